@@ -1,0 +1,164 @@
+/**
+ * Builds one block on top of `parent` from candidate transactions, on the VM it is given.
+ *
+ * Each transaction runs inside its own journal checkpoint, so one that cannot be included is undone
+ * without touching the others:
+ *  - invalid at execution time (nonce or balance moved since it entered the pool): dropped;
+ *  - its own line count for a module is above the module's limit: dropped and reported as excluded;
+ *  - it fits alone but not in what is left of the block (gas or a module's lines): deferred to a
+ *    later block, together with the sender's later nonces.
+ * The whole block runs inside one outer checkpoint that the caller commits (mining) or reverts
+ * (the `pending` block preview).
+ */
+import { Block as BlockClass, createBlock, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import type { Block, HeaderData } from '@ethereumjs/block';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
+import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
+import type { VM, RunTxResult } from '@ethereumjs/vm';
+
+import type { LineCounter, LineCounts } from './lineCounter';
+import type { LineLimits, LineOverflow } from './lineLimits';
+import type { PoolTx } from './txPool';
+import type { Receipt } from './types';
+
+export interface BuildInput {
+  vm: VM;
+  header: HeaderData;
+  candidates: PoolTx[];
+  lineCounter: LineCounter;
+  limits: LineLimits | undefined;
+}
+
+export interface Excluded {
+  ptx: PoolTx;
+  overflow: LineOverflow;
+}
+
+export interface BuildResult {
+  block: Block;
+  receipts: Receipt[];
+  included: PoolTx[];
+  excluded: Excluded[];
+  dropped: { ptx: PoolTx; error: Error }[];
+  deferred: PoolTx[];
+  lineTotals: LineCounts;
+}
+
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
+  if ('maxFeePerGas' in tx) {
+    const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
+    return baseFee + tip;
+  }
+  return (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunTxResult, baseFee: bigint): Receipt {
+  const r = result.receipt as { status?: 0 | 1; cumulativeBlockGasUsed: bigint; bitvector: Uint8Array; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
+  return {
+    txHash: tx.hash(),
+    type: tx.type,
+    status: r.status ?? 1,
+    cumulativeGasUsed: r.cumulativeBlockGasUsed,
+    gasUsed: result.totalGasSpent,
+    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+    from: sender,
+    to: tx.to?.bytes,
+    contractAddress: result.createdAddress?.bytes,
+    logs: r.logs.map(([address, topics, data]) => ({ address, topics, data })),
+    logsBloom: r.bitvector,
+  };
+}
+
+export async function buildBlock(input: BuildInput): Promise<BuildResult> {
+  const { vm, candidates, lineCounter, limits } = input;
+  const common = vm.common;
+  const header: HeaderData = { ...input.header };
+  const gasLimit = header.gasLimit as bigint;
+  const baseFee = (header.baseFeePerGas as bigint | undefined) ?? 0n;
+  // The block context the transactions see while running (roots are filled in at the end).
+  const context = createBlock({ header }, { common });
+
+  const txs: TypedTransaction[] = [];
+  const results: RunTxResult[] = [];
+  const out: BuildResult = {
+    block: context,
+    receipts: [],
+    included: [],
+    excluded: [],
+    dropped: [],
+    deferred: [],
+    lineTotals: {},
+  };
+  const blockedSenders = new Set<string>();
+  let gasUsed = 0n;
+
+  await vm.evm.journal.checkpoint();
+  for (const ptx of candidates) {
+    const senderHex = bytesToHex(ptx.sender);
+    if (blockedSenders.has(senderHex)) {
+      out.deferred.push(ptx);
+      continue;
+    }
+    if (ptx.tx.gasLimit > gasLimit - gasUsed) {
+      out.deferred.push(ptx);
+      blockedSenders.add(senderHex);
+      continue;
+    }
+    await vm.evm.journal.checkpoint();
+    lineCounter.begin();
+    let result: RunTxResult;
+    try {
+      result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
+    } catch (error) {
+      await vm.evm.journal.revert();
+      out.dropped.push({ ptx, error: error as Error });
+      blockedSenders.add(senderHex);
+      continue;
+    }
+    const counts = lineCounter.end(ptx.tx, result);
+    const own = limits?.txOverflow(counts);
+    if (own !== undefined) {
+      await vm.evm.journal.revert();
+      out.excluded.push({ ptx, overflow: own });
+      blockedSenders.add(senderHex);
+      continue;
+    }
+    if (limits?.blockOverflow(out.lineTotals, counts) !== undefined) {
+      await vm.evm.journal.revert();
+      out.deferred.push(ptx);
+      blockedSenders.add(senderHex);
+      continue;
+    }
+    await vm.evm.journal.commit();
+    for (const [module, n] of Object.entries(counts)) out.lineTotals[module] = (out.lineTotals[module] ?? 0) + n;
+    gasUsed += result.totalGasSpent;
+    txs.push(ptx.tx);
+    results.push(result);
+    out.included.push(ptx);
+    out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
+  }
+  await vm.evm.journal.commit();
+
+  const stateRoot = await vm.stateManager.getStateRoot();
+  const bloom = new Bloom(undefined, common);
+  for (const r of results) bloom.or(r.bloom);
+  let receiptTrie = KECCAK256_RLP;
+  if (results.length > 0) {
+    const trie = new MerklePatriciaTrie({ common });
+    for (let i = 0; i < results.length; i++) {
+      await trie.put(RLP.encode(i), encodeReceipt(results[i].receipt, txs[i].type));
+    }
+    receiptTrie = trie.root();
+  }
+  const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
+  // Built from the transaction objects already in hand (createBlock would decode each one again).
+  const sealed = createBlockHeader(
+    { ...header, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
+    { common },
+  );
+  out.block = new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+  return out;
+}

@@ -1,0 +1,433 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { createLegacyTx } from '@ethereumjs/tx';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+
+import { artifact, calldata, deploy, GWEI, rawSigned, send, signedTx, word } from '../test/helpers';
+import { Chain } from './chain';
+import type { Receipt } from './types';
+
+const ETH = 10n ** 18n;
+const COUNTER_COUNT = '0x06661abd';
+const COUNTER_SET = '0xd14e62b8';
+const COUNTER_INCREMENT = '0xd09de08a';
+
+function bloomOf(receipts: Receipt[]): Uint8Array {
+  const bloom = new Uint8Array(256);
+  for (const r of receipts) {
+    for (const log of r.logs) {
+      for (const item of [log.address, ...log.topics]) {
+        const h = keccak256(item);
+        for (let i = 0; i < 6; i += 2) {
+          const bit = ((h[i] << 8) | h[i + 1]) & 2047;
+          bloom[255 - (bit >> 3)] |= 1 << (bit & 7);
+        }
+      }
+    }
+  }
+  return bloom;
+}
+
+describe('Chain', () => {
+  let chain: Chain;
+  beforeEach(async () => {
+    chain = await Chain.create({});
+  });
+  afterEach(async () => {
+    await chain.close();
+  });
+
+  test('genesis funds the dev accounts and uses the documented defaults', async () => {
+    expect(chain.chainId).toBe(31337n);
+    expect(chain.hardfork).toBe('osaka');
+    expect(chain.headNumber).toBe(0n);
+    expect(chain.accounts).toHaveLength(10);
+    const genesis = await chain.headBlock();
+    expect(genesis.header.gasLimit).toBe(30_000_000n);
+    expect(genesis.header.baseFeePerGas).toBe(GWEI);
+    expect(genesis.header.transactionsTrie).toEqual(KECCAK256_RLP);
+    for (const a of chain.accounts) {
+      expect((await chain.getAccount(a.address, 0n)).balance).toBe(10_000n * ETH);
+    }
+  });
+
+  test('automine mines one block per transfer with a receipt', async () => {
+    const to = chain.accounts[1].address;
+    const hash = await send(chain, 0, { to, value: 5n, gasLimit: 21_000n });
+    expect(chain.headNumber).toBe(1n);
+    const found = await chain.getReceipt(hash);
+    expect(found?.receipt).toMatchObject({ status: 1, gasUsed: 21_000n, cumulativeGasUsed: 21_000n });
+    expect(found?.block.header.number).toBe(1n);
+    expect((await chain.getAccount(to, 1n)).balance).toBe(10_000n * ETH + 5n);
+    expect((await chain.getAccount(to, 0n)).balance).toBe(10_000n * ETH);
+    const tx = await chain.getTransaction(hash);
+    expect(bytesToHex(tx?.sender as Uint8Array)).toBe(bytesToHex(chain.accounts[0].address));
+  });
+
+  test('legacy, EIP-2930 and EIP-1559 transactions are all accepted', async () => {
+    const to = chain.accounts[2].address;
+    for (const type of [0, 1, 2] as const) {
+      const hash = await send(chain, 0, { to, value: 1n, gasLimit: 21_000n, type });
+      expect((await chain.getReceipt(hash))?.receipt.type).toBe(type);
+    }
+    expect(chain.headNumber).toBe(3n);
+  });
+
+  test('a deployed contract\'s storage is readable at the deploying block and absent before it', async () => {
+    const counter = await deploy(chain, 'Counter');
+    const deployedAt = chain.headNumber;
+    await send(chain, 0, { to: counter, data: calldata(COUNTER_SET, 42n) });
+    const slot0 = new Uint8Array(32);
+    expect(bytesToBigInt(await chain.getStorage(counter, slot0, chain.headNumber))).toBe(42n);
+    expect(bytesToBigInt(await chain.getStorage(counter, slot0, deployedAt))).toBe(0n);
+    expect((await chain.getCode(counter, deployedAt)).length).toBeGreaterThan(0);
+    expect((await chain.getCode(counter, deployedAt - 1n)).length).toBe(0);
+    const call = await chain.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+    expect(bytesToBigInt(call.returnValue)).toBe(42n);
+    const before = await chain.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, deployedAt);
+    expect(bytesToBigInt(before.returnValue)).toBe(0n);
+  });
+
+  test('block roots equal an independent trie computation over the same data', async () => {
+    const counter = await deploy(chain, 'Counter');
+    // Two transactions in one block, one of them with a log.
+    chain.setMining({ mode: 'manual' });
+    await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
+    await send(chain, 1, { to: chain.accounts[3].address, value: 7n, gasLimit: 21_000n });
+    const block = await chain.mine();
+    expect(block.transactions).toHaveLength(2);
+    const receipts = (await chain.getReceipts(block.header.number)) as Receipt[];
+    expect(receipts[0].logs).toHaveLength(1);
+
+    const txTrie = new MerklePatriciaTrie();
+    for (const [i, tx] of block.transactions.entries()) await txTrie.put(RLP.encode(i), tx.serialize());
+    expect(bytesToHex(txTrie.root())).toBe(bytesToHex(block.header.transactionsTrie));
+
+    const receiptTrie = new MerklePatriciaTrie();
+    for (const [i, r] of receipts.entries()) {
+      const body = RLP.encode([
+        bigIntToUnpaddedBytes(BigInt(r.status)),
+        bigIntToUnpaddedBytes(r.cumulativeGasUsed),
+        bloomOf([r]),
+        r.logs.map((l) => [l.address, l.topics, l.data]),
+      ]);
+      const encoded = r.type === 0 ? body : new Uint8Array([r.type, ...body]);
+      await receiptTrie.put(RLP.encode(i), encoded);
+    }
+    expect(bytesToHex(receiptTrie.root())).toBe(bytesToHex(block.header.receiptTrie));
+    expect(bytesToHex(bloomOf(receipts))).toBe(bytesToHex(block.header.logsBloom));
+
+    // State: every account that exists (dev accounts, the fee recipient, the contract).
+    const stateTrie = new MerklePatriciaTrie();
+    const addresses = [...chain.accounts.map((a) => a.address), new Uint8Array(20), counter];
+    for (const address of addresses) {
+      const a = await chain.getAccount(address, block.header.number);
+      let storageRoot = KECCAK256_RLP;
+      if (bytesToHex(address) === bytesToHex(counter)) {
+        const storage = new MerklePatriciaTrie();
+        const value = await chain.getStorage(counter, new Uint8Array(32), block.header.number);
+        await storage.put(keccak256(new Uint8Array(32)), RLP.encode(bigIntToUnpaddedBytes(bytesToBigInt(value))));
+        storageRoot = storage.root();
+      }
+      expect(bytesToHex(storageRoot)).toBe(bytesToHex(a.storageRoot));
+      const rlp = RLP.encode([bigIntToUnpaddedBytes(a.nonce), bigIntToUnpaddedBytes(a.balance), storageRoot, a.codeHash]);
+      await stateTrie.put(keccak256(address), rlp);
+    }
+    expect(bytesToHex(stateTrie.root())).toBe(bytesToHex(block.header.stateRoot));
+  });
+
+  describe('pool rejections', () => {
+    test('nonce too low', async () => {
+      await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+      const tx = await signedTx(chain, 0, { nonce: 0n, to: chain.accounts[1].address, gasLimit: 21_000n });
+      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'nonceTooLow', txNonce: 0n, stateNonce: 1n });
+      await expect(chain.submit(tx)).rejects.toThrow(/^nonce too low: address 0x[0-9a-f]{40}, tx: 0 state: 1$/);
+    });
+
+    test('insufficient funds for gas * price + value', async () => {
+      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 20_000n * ETH, gasLimit: 21_000n });
+      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'insufficientFunds' });
+      await expect(chain.submit(tx)).rejects.toThrow(/^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 10000000000000000000000 want 20000000210000000000000$/);
+    });
+
+    test('intrinsic gas too low', async () => {
+      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 20_999n });
+      await expect(chain.submit(tx)).rejects.toThrow('intrinsic gas too low: gas 20999, minimum needed 21000');
+    });
+
+    const raw = (f: { chainId?: bigint; tip?: bigint; maxFee?: bigint; gas?: bigint; type?: 2 | 3 }) =>
+      rawSigned(chain.accounts[0].privateKey, {
+        chainId: f.chainId ?? 31337n,
+        tip: f.tip ?? GWEI,
+        maxFee: f.maxFee ?? 10n * GWEI,
+        gas: f.gas ?? 21_000n,
+        to: chain.accounts[1].address,
+        type: f.type,
+      });
+
+    test('a hand-encoded valid transaction is accepted', async () => {
+      const hash = await chain.sendRawTransaction(raw({}));
+      expect((await chain.getReceipt(hash))?.receipt.status).toBe(1);
+    });
+
+    test('gas limit above the block gas limit', async () => {
+      await expect(chain.sendRawTransaction(raw({ gas: 30_000_001n }))).rejects.toThrow(
+        'exceeds block gas limit: gas 30000001, limit 30000000',
+      );
+    });
+
+    test('gas limit above the EIP-7825 transaction cap', async () => {
+      await expect(chain.sendRawTransaction(raw({ gas: 16_777_217n }))).rejects.toThrow(
+        'exceeds transaction gas limit cap: gas 16777217, limit 16777216',
+      );
+    });
+
+    test('fee cap below the base fee', async () => {
+      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
+      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'feeCapTooLow', maxFeePerGas: 1n });
+      await expect(chain.submit(tx)).rejects.toThrow(/^max fee per gas less than block base fee/);
+    });
+
+    test('tip above fee cap', async () => {
+      await expect(chain.sendRawTransaction(raw({ tip: 3n * GWEI, maxFee: 2n * GWEI }))).rejects.toThrow(
+        'max priority fee per gas higher than max fee per gas: maxPriorityFeePerGas: 3000000000, maxFeePerGas: 2000000000',
+      );
+    });
+
+    test('replacement of a pending transaction needs a 10% higher fee', async () => {
+      chain.setMining({ mode: 'manual' });
+      const to = chain.accounts[1].address;
+      await chain.submit(await signedTx(chain, 0, { nonce: 0n, to, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI }));
+      const cheap = await signedTx(chain, 0, { nonce: 0n, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI + 1n, maxPriorityFeePerGas: GWEI + 1n });
+      await expect(chain.submit(cheap)).rejects.toThrow('replacement transaction underpriced');
+      const better = await signedTx(chain, 0, { nonce: 0n, to, value: 2n, gasLimit: 21_000n, maxFeePerGas: 11n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
+      const hash = await chain.submit(better);
+      expect(chain.pool.size).toBe(1);
+      const block = await chain.mine();
+      expect(bytesToHex(block.transactions[0].hash())).toBe(bytesToHex(hash));
+    });
+
+    test('the same transaction twice is already known', async () => {
+      chain.setMining({ mode: 'manual' });
+      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+      await chain.submit(tx);
+      await expect(chain.submit(tx)).rejects.toThrow('already known');
+    });
+
+    test('a transaction signed for another chain', async () => {
+      await expect(chain.sendRawTransaction(raw({ chainId: 1n }))).rejects.toMatchObject({
+        kind: 'chainIdMismatch',
+        got: 1n,
+        expected: 31337n,
+        message: 'invalid chain id for signer: have 1 want 31337',
+      });
+    });
+
+    test('an unsigned or badly signed transaction', async () => {
+      const unsigned = createLegacyTx({ to: chain.accounts[1].address, gasLimit: 21_000n, gasPrice: 10n * GWEI }, { common: chain.common });
+      await expect(chain.sendRawTransaction(unsigned.serialize())).rejects.toMatchObject({ kind: 'invalidSender' });
+      await expect(chain.sendRawTransaction(hexToBytes('0xdeadbeef'))).rejects.toMatchObject({ kind: 'invalidTransaction' });
+    });
+
+    test('blob transactions are refused as unsupported', async () => {
+      await expect(chain.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('transaction type not supported: 3');
+    });
+  });
+
+  test('a nonce gap is queued until it is filled', async () => {
+    const to = chain.accounts[1].address;
+    const later = await signedTx(chain, 0, { nonce: 1n, to, gasLimit: 21_000n });
+    await chain.submit(later);
+    expect(chain.headNumber).toBe(0n);
+    expect(await chain.pendingNonce(chain.accounts[0].address)).toBe(0n);
+    await chain.submit(await signedTx(chain, 0, { nonce: 0n, to, gasLimit: 21_000n }));
+    expect(chain.headNumber).toBe(1n);
+    const block = await chain.headBlock();
+    expect(block.transactions.map((t) => t.nonce)).toEqual([0n, 1n]);
+    expect(chain.pool.size).toBe(0);
+  });
+
+  test('manual mining builds blocks only on request', async () => {
+    chain.setMining({ mode: 'manual' });
+    await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+    await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+    expect(chain.headNumber).toBe(0n);
+    expect(chain.pool.size).toBe(2);
+    const block = await chain.mine();
+    expect(block.transactions).toHaveLength(2);
+    expect(chain.pool.size).toBe(0);
+  });
+
+  test('interval mining mines pending transactions together', async () => {
+    chain.setMining({ mode: 'manual' });
+    await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+    await send(chain, 1, { to: chain.accounts[1].address, gasLimit: 21_000n });
+    const mined = new Promise<number>((resolve) => chain.once('block', (b) => resolve(b.transactions.length)));
+    chain.setMining({ mode: 'interval', intervalMs: 20 });
+    expect(await mined).toBe(2);
+    chain.setMining({ mode: 'manual' });
+  });
+
+  test('transactions that do not fit the block gas limit wait for the next block', async () => {
+    const small = await Chain.create({ gasLimit: 50_000n, mining: { mode: 'manual' } });
+    try {
+      await send(small, 0, { to: small.accounts[1].address, gasLimit: 30_000n });
+      await send(small, 1, { to: small.accounts[1].address, gasLimit: 30_000n });
+      expect((await small.mine()).transactions).toHaveLength(1);
+      expect((await small.mine()).transactions).toHaveLength(1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('eth_call reverts carry the decoded reason and the raw data', async () => {
+    const reverter = await deploy(chain, 'Reverter');
+    await expect(chain.call({ to: reverter, data: hexToBytes('0x5b2dd100') }, chain.headNumber)).rejects.toMatchObject({
+      kind: 'executionReverted',
+      message: 'execution reverted: nope',
+    });
+    await expect(chain.call({ to: reverter, data: hexToBytes('0x33fe3fbd') }, chain.headNumber)).rejects.toMatchObject({
+      message: 'execution reverted: panic: 0x11',
+    });
+    const custom = chain.call({ to: reverter, data: hexToBytes('0x0e64d54c') }, chain.headNumber);
+    await expect(custom).rejects.toMatchObject({ message: 'execution reverted' });
+    await custom.catch((e: { data: Uint8Array }) => {
+      expect(bytesToHex(e.data)).toBe(`0xcb362b34${bytesToHex(word(42n)).slice(2)}`);
+    });
+  });
+
+  test('estimateGas finds a limit the transaction succeeds with', async () => {
+    const token = artifact('Counter');
+    expect(token.abi.length).toBeGreaterThan(0);
+    const counter = await deploy(chain, 'Counter');
+    const { gas } = await chain.estimateGas({ from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) }, chain.headNumber);
+    const hash = await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT), gasLimit: gas });
+    const { receipt } = (await chain.getReceipt(hash))!;
+    expect(receipt.status).toBe(1);
+    expect(gas).toBeGreaterThanOrEqual(receipt.gasUsed);
+    expect(gas).toBeLessThan((receipt.gasUsed * 110n) / 100n + 3_000n);
+  });
+
+  test('logs are found through the index by address and by topic', async () => {
+    const counter = await deploy(chain, 'Counter');
+    await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
+    for (let i = 0; i < 3; i++) await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
+    const all = await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber });
+    expect(all).toHaveLength(3);
+    const byAddress = await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [counter] });
+    expect(byAddress.map((l) => bytesToBigInt(l.data))).toEqual([1n, 2n, 3n]);
+    const topic = all[0].topics[0];
+    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[topic]] })).toHaveLength(3);
+    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[new Uint8Array(32)]] })).toHaveLength(0);
+    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [chain.accounts[0].address] })).toHaveLength(0);
+    expect(await chain.getLogs({ fromBlock: all[1].blockNumber, toBlock: all[1].blockNumber })).toHaveLength(1);
+  });
+
+  test('a log query over the result limit fails', async () => {
+    const limited = await Chain.create({ maxLogResults: 2 });
+    try {
+      const counter = await deploy(limited, 'Counter');
+      for (let i = 0; i < 3; i++) await send(limited, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
+      await expect(limited.getLogs({ fromBlock: 0n, toBlock: limited.headNumber })).rejects.toThrow('query returned more than 2 results');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('Chain on disk', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'l2devnet-chain-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a restart on the same data dir resumes at the last block with state, receipts and pool', async () => {
+    const first = await Chain.create({ dataDir: dir });
+    const counter = await deploy(first, 'Counter');
+    const hash = await send(first, 0, { to: counter, data: calldata(COUNTER_SET, 7n) });
+    first.setMining({ mode: 'manual' });
+    const pending = await send(first, 1, { to: first.accounts[2].address, value: 3n, gasLimit: 21_000n });
+    const head = first.headNumber;
+    const root = (await first.headBlock()).header.stateRoot;
+    await first.close();
+
+    const second = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
+    try {
+      expect(second.headNumber).toBe(head);
+      expect(bytesToHex((await second.headBlock()).header.stateRoot)).toBe(bytesToHex(root));
+      expect(bytesToBigInt(await second.getStorage(counter, new Uint8Array(32), head))).toBe(7n);
+      expect((await second.getReceipt(hash))?.receipt.status).toBe(1);
+      expect(second.pool.size).toBe(1);
+      const block = await second.mine();
+      expect(bytesToHex(block.transactions[0].hash())).toBe(bytesToHex(pending));
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('the chain id and accounts of an existing data dir win over new options', async () => {
+    const first = await Chain.create({ dataDir: dir, chainId: 777n, accounts: 3 });
+    await first.close();
+    const second = await Chain.create({ dataDir: dir, chainId: 999n });
+    try {
+      expect(second.chainId).toBe(777n);
+      expect(second.accounts).toHaveLength(3);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('Chain from a genesis file', () => {
+  test('alloc balances, code, storage and nonces are in the genesis state', async () => {
+    const counter = artifact('Counter');
+    const chain = await Chain.create({
+      genesis: {
+        config: {
+          chainId: 4242,
+          homesteadBlock: 0,
+          eip150Block: 0,
+          eip155Block: 0,
+          eip158Block: 0,
+          byzantiumBlock: 0,
+          constantinopleBlock: 0,
+          petersburgBlock: 0,
+          istanbulBlock: 0,
+          berlinBlock: 0,
+          londonBlock: 0,
+          mergeNetsplitBlock: 0,
+          terminalTotalDifficulty: 0,
+          shanghaiTime: 0,
+          cancunTime: 0,
+          pragueTime: 0,
+        },
+        gasLimit: '0x1c9c380',
+        alloc: {
+          '0x1000000000000000000000000000000000000001': { balance: '0x100', nonce: '0x5' },
+          '0x2000000000000000000000000000000000000002': {
+            balance: '0',
+            code: counter.deployedBytecode,
+            storage: { '0x00': '0x2a' },
+          },
+        },
+      },
+    });
+    try {
+      expect(chain.chainId).toBe(4242n);
+      expect(chain.hardfork).toBe('prague');
+      const a = await chain.getAccount(hexToBytes('0x1000000000000000000000000000000000000001'), 0n);
+      expect(a).toMatchObject({ balance: 256n, nonce: 5n });
+      const c = hexToBytes('0x2000000000000000000000000000000000000002');
+      const count = await chain.call({ to: c, data: hexToBytes(COUNTER_COUNT) }, 0n);
+      expect(bytesToBigInt(count.returnValue)).toBe(42n);
+    } finally {
+      await chain.close();
+    }
+  });
+});

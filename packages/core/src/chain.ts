@@ -1,0 +1,780 @@
+/**
+ * The chain: one EVM chain in one process. It owns the state trie over the embedded database, the
+ * block store and its indexes, the transaction pool, the mining loop, the line counter and the
+ * exclusion store. It speaks typed values only (bigint, Uint8Array, ethereumjs objects).
+ *
+ * Every change to the chain (accepting a transaction, mining, time travel) runs through one queue
+ * (`exclusive`), so blocks are built one at a time. Reads never wait for it: they see the state of
+ * the block they name, through tries rooted at that block's stateRoot.
+ */
+import { EventEmitter } from 'node:events';
+
+import { createBlock } from '@ethereumjs/block';
+import type { Block, HeaderData } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
+import { createTxFromRLP, TransactionType } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import {
+  Address,
+  bytesToBigInt,
+  bytesToHex,
+  KECCAK256_NULL,
+  ValueEncoding,
+} from '@ethereumjs/util';
+import { createVM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+
+import { deriveAccounts, DEFAULT_MNEMONIC } from './accounts';
+import type { DevAccount } from './accounts';
+import { buildBlock } from './blockBuilder';
+import type { BuildResult } from './blockBuilder';
+import { ChainStore } from './chainStore';
+import { NodeClock } from './clock';
+import {
+  ChainIdMismatchError,
+  FeeCapTooLowError,
+  GasLimitExceededError,
+  HeaderNotFoundError,
+  InsufficientFundsError,
+  IntrinsicGasTooLowError,
+  InvalidSenderError,
+  InvalidTransactionError,
+  LineLimitExceededError,
+  NonceTooLowError,
+  TipAboveFeeCapError,
+  TxTypeNotSupportedError,
+} from './errors';
+import { ExclusionStore } from './exclusionStore';
+import { initFastCrypto } from './fastCrypto';
+import type { ExclusionRecord } from './exclusionStore';
+import {
+  applyAlloc,
+  DEFAULT_BALANCE,
+  DEFAULT_CHAIN_ID,
+  DEFAULT_GAS_LIMIT,
+  DEFAULT_HARDFORK,
+  devCommon,
+  gethGenesisSpec,
+  INITIAL_BASE_FEE,
+} from './genesis';
+import type { GenesisSpec } from './genesis';
+import type { KvOp, KvStore } from './kvStore';
+import { openKvStore } from './kvStore';
+import { intrinsicGas } from './intrinsicGas';
+import { LineCounter } from './lineCounter';
+import type { LineCounts } from './lineCounter';
+import type { LineLimits } from './lineLimits';
+import { LruCache } from './lru';
+import { Simulator } from './simulator';
+import type { CallRequest, CallResult, StateOverride } from './simulator';
+import { StateDB, stateCaches } from './stateDb';
+import { maxFeeOf, maxTipOf, TxPool } from './txPool';
+import type { PoolTx } from './txPool';
+import type { BlockRef, LocatedLog, LogFilter, Receipt } from './types';
+
+export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
+
+export interface ChainOptions {
+  /** Default DEFAULT_CHAIN_ID. Ignored when `genesis` is given (its config.chainId wins). */
+  chainId?: bigint;
+  /** Default DEFAULT_HARDFORK. With `genesis`, a fixed fork overriding its schedule. */
+  hardfork?: string;
+  /** Block gas limit; default DEFAULT_GAS_LIMIT. */
+  gasLimit?: bigint;
+  mnemonic?: string;
+  /** Dev accounts derived and funded; default 10. */
+  accounts?: number;
+  /** Wei per dev account; default DEFAULT_BALANCE. */
+  balance?: bigint;
+  /** A parsed geth-style genesis.json. */
+  genesis?: unknown;
+  /** Where the database lives; undefined keeps everything in memory. */
+  dataDir?: string;
+  mining?: MiningMode;
+  clock?: NodeClock;
+  /** `finalized` is this many blocks behind `latest`; default 64 (as Anvil). */
+  finalizedDepth?: bigint;
+  /** `safe` is this many blocks behind `latest`; default 32 (as Anvil). */
+  safeDepth?: bigint;
+  /** eth_getLogs limits; defaults from the spec (10,000 results, 10 s). */
+  maxLogResults?: number;
+  logQueryTimeoutMs?: number;
+  /** Line limits; undefined disables the line-count checks (counting still runs). */
+  lineLimits?: LineLimits;
+  /** Refuse overflowing transactions at submission (stage RPC); default true. */
+  rpcLineCheck?: boolean;
+}
+
+/** Spec, Limits: at most 10,000 results per eth_getLogs query. */
+export const MAX_LOG_RESULTS = 10_000;
+/** Spec, Limits: an eth_getLogs query must not run longer than 10 seconds. */
+export const LOG_QUERY_TIMEOUT_MS = 10_000;
+/** Spec, Limits: eth_call and eth_estimateGas gas is capped at 10× the block gas limit. */
+export const CALL_GAS_CAP_FACTOR = 10n;
+/** Tip suggested to wallets (eth_maxPriorityFeePerGas), as Anvil: 1 gwei. */
+export const SUGGESTED_TIP = 1_000_000_000n;
+
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+  storageRoot: Uint8Array;
+}
+
+export interface ChainTransaction {
+  tx: TypedTransaction;
+  sender: Uint8Array;
+  /** Undefined while pending. */
+  block?: Block;
+  index?: number;
+}
+
+export interface AccountProof {
+  address: Uint8Array;
+  balance: bigint;
+  nonce: bigint;
+  codeHash: Uint8Array;
+  storageHash: Uint8Array;
+  accountProof: Uint8Array[];
+  storageProof: { key: Uint8Array; value: bigint; proof: Uint8Array[] }[];
+}
+
+export interface ChainEvents {
+  block: [block: Block, receipts: Receipt[]];
+  pendingTransaction: [hash: Uint8Array];
+  excluded: [record: ExclusionRecord];
+  error: [error: Error];
+}
+
+const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
+const P_POOL = 0x70; // 'p' ‖ tx hash → raw transaction (pool contents survive a restart)
+
+interface PersistedConfig {
+  chainId: string;
+  hardfork: string | null;
+  mnemonic: string;
+  accounts: number;
+  genesis: unknown;
+}
+
+export class Chain extends EventEmitter<ChainEvents> {
+  readonly pool = new TxPool();
+  readonly clock: NodeClock;
+  readonly exclusions: ExclusionStore;
+  readonly accounts: DevAccount[];
+  readonly mnemonic: string;
+  lineLimits: LineLimits | undefined;
+  rpcLineCheck: boolean;
+  mining: MiningMode;
+  readonly finalizedDepth: bigint;
+  readonly safeDepth: bigint;
+  readonly maxLogResults: number;
+  logQueryTimeoutMs: number;
+  gasLimit: bigint;
+  coinbase = new Uint8Array(20);
+
+  private serial: Promise<unknown> = Promise.resolve();
+  private miningTimer: NodeJS.Timeout | undefined;
+  private readonly readers = new LruCache<string, MerkleStateManager>(32);
+  private readonly lineCounter: LineCounter;
+  private closed = false;
+
+  private constructor(
+    readonly common: Common,
+    private readonly scheduled: boolean,
+    readonly kv: KvStore,
+    readonly store: ChainStore,
+    private readonly stateDb: StateDB,
+    private readonly vm: VM,
+    readonly simulator: Simulator,
+    opts: ChainOptions,
+    persisted: PersistedConfig,
+  ) {
+    super();
+    this.clock = opts.clock ?? new NodeClock();
+    this.exclusions = new ExclusionStore(kv, () => this.clock.now());
+    this.mnemonic = persisted.mnemonic;
+    this.accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
+    this.lineLimits = opts.lineLimits;
+    this.rpcLineCheck = opts.rpcLineCheck ?? true;
+    this.mining = opts.mining ?? { mode: 'auto' };
+    this.finalizedDepth = opts.finalizedDepth ?? 64n;
+    this.safeDepth = opts.safeDepth ?? 32n;
+    this.maxLogResults = opts.maxLogResults ?? MAX_LOG_RESULTS;
+    this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
+    this.gasLimit = 0n;
+    this.lineCounter = new LineCounter(vm.evm as never);
+  }
+
+  /** Opens (or creates) the chain. */
+  static async create(opts: ChainOptions = {}): Promise<Chain> {
+    await initFastCrypto();
+    const kv = await openKvStore(opts.dataDir);
+    try {
+      return await Chain.open(kv, opts);
+    } catch (e) {
+      await kv.close();
+      throw e;
+    }
+  }
+
+  private static async open(kv: KvStore, opts: ChainOptions): Promise<Chain> {
+    const stored = await kv.get(META_CONFIG);
+    const persisted: PersistedConfig =
+      stored !== undefined
+        ? (JSON.parse(new TextDecoder().decode(stored)) as PersistedConfig)
+        : {
+            chainId: String(opts.chainId ?? DEFAULT_CHAIN_ID),
+            hardfork: opts.hardfork ?? null,
+            mnemonic: opts.mnemonic ?? DEFAULT_MNEMONIC,
+            accounts: opts.accounts ?? 10,
+            genesis: opts.genesis ?? null,
+          };
+    const spec: GenesisSpec | undefined =
+      persisted.genesis !== null ? gethGenesisSpec(persisted.genesis, persisted.hardfork ?? undefined) : undefined;
+    const common = spec?.common ?? devCommon(BigInt(persisted.chainId), persisted.hardfork ?? DEFAULT_HARDFORK);
+    if (spec?.scheduled === true) common.setHardforkBy({ blockNumber: 0n, timestamp: spec.timestamp ?? 0n });
+    const stateDb = new StateDB(kv);
+    const store = new ChainStore(kv, common, spec?.scheduled ?? false);
+    const head = await store.open();
+
+    const trie = new MerklePatriciaTrie({ db: stateDb, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    const sm = new MerkleStateManager({ trie, common, caches: stateCaches(100_000) });
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const hash = await store.getBlockHash(BigInt(n));
+        return { hash: () => hash ?? new Uint8Array(32) };
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({ common, stateManager: sm, blockchain });
+    const simulator = await Simulator.create(common, stateDb, blockchain);
+    const chain = new Chain(common, spec?.scheduled ?? false, kv, store, stateDb, vm, simulator, opts, persisted);
+
+    if (head < 0n) {
+      await chain.writeGenesis(spec, opts, persisted);
+    } else {
+      const headBlock = (await store.getBlock(head)) as Block;
+      chain.setForkAt(headBlock.header.number + 1n, headBlock.header.timestamp);
+      await sm.setStateRoot(headBlock.header.stateRoot);
+      chain.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
+      await chain.restorePool();
+    }
+    chain.setMining(chain.mining);
+    return chain;
+  }
+
+  private async writeGenesis(spec: GenesisSpec | undefined, opts: ChainOptions, persisted: PersistedConfig): Promise<void> {
+    const sm = this.vm.stateManager as MerkleStateManager;
+    const balance = opts.balance ?? DEFAULT_BALANCE;
+    const alloc = spec?.alloc ?? this.accounts.map((a) => ({ address: a.address, balance }));
+    await sm.checkpoint();
+    await applyAlloc(sm, alloc);
+    await sm.commit();
+    const stateRoot = await sm.getStateRoot();
+    this.gasLimit = opts.gasLimit ?? spec?.gasLimit ?? DEFAULT_GAS_LIMIT;
+    const timestamp = spec?.timestamp ?? this.clock.nowSeconds();
+    this.setForkAt(0n, timestamp);
+    const header: HeaderData = {
+      number: 0n,
+      gasLimit: this.gasLimit,
+      timestamp,
+      stateRoot,
+      extraData: spec?.extraData ?? new TextEncoder().encode('l2devnet'),
+      coinbase: spec?.coinbase,
+      difficulty: 0n,
+    };
+    if (this.common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? INITIAL_BASE_FEE;
+    const genesis = createBlock({ header }, { common: this.common });
+    const ops: KvOp[] = [];
+    this.stateDb.drainInto(ops);
+    ops.push(...this.store.blockOps(genesis, []));
+    ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
+    await this.store.commit(ops, genesis, []);
+  }
+
+  private async restorePool(): Promise<void> {
+    for await (const [, raw] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1))) {
+      try {
+        const tx = createTxFromRLP(raw, { common: this.common });
+        this.pool.add({ tx, hash: tx.hash(), sender: tx.getSenderAddress().bytes, nonce: tx.nonce, addedAt: this.clock.now() });
+      } catch {
+        // A transaction the pool accepted decodes; anything else is not worth keeping.
+      }
+    }
+    if (this.pool.size > 0) await this.dropStale();
+  }
+
+  /** With a genesis file's fork schedule, selects the fork of the block at (number, timestamp). */
+  private setForkAt(number: bigint, timestamp: bigint): void {
+    if (this.scheduled) this.vm.common.setHardforkBy({ blockNumber: number, timestamp });
+  }
+
+  /** Runs `fn` after every earlier change to the chain has finished. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(fn, fn);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  get headNumber(): bigint {
+    return this.store.headNumber;
+  }
+
+  get chainId(): bigint {
+    return this.common.chainId();
+  }
+
+  get hardfork(): string {
+    return this.vm.common.hardfork();
+  }
+
+  async headBlock(): Promise<Block> {
+    return (await this.store.getBlock(this.store.headNumber)) as Block;
+  }
+
+  /** The block number a tag or number stands for; undefined when no such block exists. */
+  async resolveNumber(ref: BlockRef): Promise<bigint | undefined> {
+    const head = this.store.headNumber;
+    switch (ref.kind) {
+      case 'latest':
+      case 'pending':
+        return head;
+      case 'earliest':
+        return 0n;
+      case 'finalized':
+        return head > this.finalizedDepth ? head - this.finalizedDepth : 0n;
+      case 'safe':
+        return head > this.safeDepth ? head - this.safeDepth : 0n;
+      case 'number':
+        return ref.number <= head && ref.number >= 0n ? ref.number : undefined;
+      case 'hash':
+        return this.store.getBlockNumber(ref.hash);
+    }
+  }
+
+  async getBlock(ref: BlockRef): Promise<Block | undefined> {
+    const n = await this.resolveNumber(ref);
+    return n === undefined ? undefined : this.store.getBlock(n);
+  }
+
+  async getBlockByNumber(n: bigint): Promise<Block | undefined> {
+    return this.store.getBlock(n);
+  }
+
+  async getReceipts(n: bigint): Promise<Receipt[] | undefined> {
+    return this.store.getReceipts(n);
+  }
+
+  /** A mined transaction with its block, or a pending one from the pool. */
+  async getTransaction(hash: Uint8Array): Promise<ChainTransaction | undefined> {
+    const loc = await this.store.getTxLocation(hash);
+    if (loc !== undefined) {
+      const block = await this.store.getBlock(loc.blockNumber);
+      const receipts = await this.store.getReceipts(loc.blockNumber);
+      if (block !== undefined && receipts !== undefined) {
+        return { tx: block.transactions[loc.index], sender: receipts[loc.index].from, block, index: loc.index };
+      }
+    }
+    const pending = this.pool.get(hash);
+    return pending === undefined ? undefined : { tx: pending.tx, sender: pending.sender };
+  }
+
+  async getReceipt(hash: Uint8Array): Promise<{ receipt: Receipt; block: Block; index: number } | undefined> {
+    const loc = await this.store.getTxLocation(hash);
+    if (loc === undefined) return undefined;
+    const [block, receipts] = await Promise.all([this.store.getBlock(loc.blockNumber), this.store.getReceipts(loc.blockNumber)]);
+    if (block === undefined || receipts === undefined) return undefined;
+    return { receipt: receipts[loc.index], block, index: loc.index };
+  }
+
+  /** A read-only view of the state after block `n`. */
+  private async stateAt(n: bigint): Promise<MerkleStateManager> {
+    const block = await this.store.getBlock(n);
+    if (block === undefined) throw new HeaderNotFoundError();
+    const key = bytesToHex(block.header.stateRoot);
+    let sm = this.readers.get(key);
+    if (sm === undefined) {
+      const trie = new MerklePatriciaTrie({
+        db: this.stateDb,
+        root: block.header.stateRoot,
+        useKeyHashing: true,
+        valueEncoding: ValueEncoding.Bytes,
+        common: this.common,
+      });
+      sm = new MerkleStateManager({ trie, common: this.common, caches: stateCaches(0) });
+      this.readers.set(key, sm);
+    }
+    return sm;
+  }
+
+  async getAccount(address: Uint8Array, n: bigint): Promise<AccountState> {
+    const account = await (await this.stateAt(n)).getAccount(new Address(address));
+    return {
+      nonce: account?.nonce ?? 0n,
+      balance: account?.balance ?? 0n,
+      codeHash: account?.codeHash ?? KECCAK256_NULL,
+      storageRoot: account?.storageRoot ?? new MerklePatriciaTrie().EMPTY_TRIE_ROOT,
+    };
+  }
+
+  /** The head state through the mining VM's warm caches; only inside `exclusive`, where no block is half built. */
+  private async headAccount(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }> {
+    const account = await this.vm.stateManager.getAccount(new Address(address));
+    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+  }
+
+  async getCode(address: Uint8Array, n: bigint): Promise<Uint8Array> {
+    return (await this.stateAt(n)).getCode(new Address(address));
+  }
+
+  async getStorage(address: Uint8Array, slot: Uint8Array, n: bigint): Promise<Uint8Array> {
+    return (await this.stateAt(n)).getStorage(new Address(address), slot);
+  }
+
+  /** The nonce the sender's next transaction should carry, counting pool transactions. */
+  async pendingNonce(address: Uint8Array): Promise<bigint> {
+    const { nonce } = await this.getAccount(address, this.headNumber);
+    return this.pool.nextNonce(address, nonce);
+  }
+
+  /** EIP-1186 proof of an account and storage slots at block `n`. */
+  async getProof(address: Uint8Array, slots: Uint8Array[], n: bigint): Promise<AccountProof> {
+    const sm = await this.stateAt(n);
+    const proof = await getMerkleStateProof(sm, new Address(address), slots);
+    const hex = (h: string) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
+    return {
+      address,
+      balance: BigInt(proof.balance),
+      nonce: BigInt(proof.nonce),
+      codeHash: hex(proof.codeHash),
+      storageHash: hex(proof.storageHash),
+      accountProof: proof.accountProof.map(hex),
+      storageProof: proof.storageProof.map((s, i) => ({
+        key: slots[i],
+        value: BigInt(s.value),
+        proof: s.proof.map(hex),
+      })),
+    };
+  }
+
+  async getLogs(filter: LogFilter): Promise<LocatedLog[]> {
+    return this.store.queryLogs(filter, {
+      maxResults: this.maxLogResults,
+      deadline: performance.now() + this.logQueryTimeoutMs,
+    });
+  }
+
+  /** Base fee of the next block. */
+  async nextBaseFee(): Promise<bigint> {
+    const head = await this.headBlock();
+    return this.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n;
+  }
+
+  // ---------------------------------------------------------------- simulation
+
+  /** Runs a call on the state after block `n` without creating a transaction. */
+  async call(
+    req: CallRequest,
+    n: bigint,
+    opts: { countLines?: boolean; overrides?: StateOverride[] } = {},
+  ): Promise<CallResult> {
+    const block = await this.store.getBlock(n);
+    if (block === undefined) throw new HeaderNotFoundError();
+    return this.simulator.call(req, block, this.callGasCap(), opts.countLines ?? false, opts.overrides);
+  }
+
+  async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+    const block = await this.store.getBlock(n);
+    if (block === undefined) throw new HeaderNotFoundError();
+    const result = await this.simulator.estimateGas(req, block, this.callGasCap());
+    const overflow = this.lineLimits?.txOverflow(result.lineCounts);
+    if (overflow !== undefined) throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+    return result;
+  }
+
+  callGasCap(): bigint {
+    return this.gasLimit * CALL_GAS_CAP_FACTOR;
+  }
+
+  // ---------------------------------------------------------------- transactions
+
+  /** Decodes and submits a signed transaction; returns its hash once accepted (and mined, with automine). */
+  async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    const tx = this.decodeTransaction(raw);
+    return this.submit(tx);
+  }
+
+  /**
+   * Decodes a raw transaction. The checks ethereumjs would make while constructing it (chain id,
+   * fee cap against tip, the EIP-7825 gas cap, supported type) are made first on the raw fields, so
+   * each gets its own typed error.
+   */
+  decodeTransaction(raw: Uint8Array): TypedTransaction {
+    const fields = peekTransaction(raw);
+    if (fields.type === TransactionType.BlobEIP4844 || fields.type > TransactionType.EOACodeEIP7702) {
+      throw new TxTypeNotSupportedError(fields.type);
+    }
+    const common = this.vm.common;
+    const supported = [0, 1, 2, 4].filter((t) => t === 0 || common.isActivatedEIP(t === 1 ? 2930 : t === 2 ? 1559 : 7702));
+    if (!supported.includes(fields.type)) throw new TxTypeNotSupportedError(fields.type);
+    if (fields.chainId !== undefined && fields.chainId !== this.chainId) {
+      throw new ChainIdMismatchError(this.chainId, fields.chainId);
+    }
+    if (fields.maxTip > fields.maxFee) throw new TipAboveFeeCapError(undefined, fields.maxTip, fields.maxFee);
+    this.checkGasLimit(fields.gasLimit);
+    try {
+      return createTxFromRLP(raw, { common });
+    } catch (e) {
+      throw new InvalidTransactionError((e as Error).message.split(' (tx type')[0]);
+    }
+  }
+
+  /** The block gas limit, and the EIP-7825 per-transaction cap where active. */
+  private checkGasLimit(gasLimit: bigint): void {
+    if (gasLimit > this.gasLimit) throw new GasLimitExceededError(gasLimit, this.gasLimit);
+    if (this.vm.common.isActivatedEIP(7825)) {
+      const cap = this.vm.common.param('maxTransactionGasLimit');
+      if (gasLimit > cap) throw new GasLimitExceededError(gasLimit, cap, 'transaction gas limit cap');
+    }
+  }
+
+  /** Signs a transaction with a dev account's key. */
+  signWithDevAccount(tx: TypedTransaction, from: Uint8Array): TypedTransaction | undefined {
+    const account = this.accounts.find((a) => bytesToHex(a.address) === bytesToHex(from));
+    return account === undefined ? undefined : tx.sign(account.privateKey);
+  }
+
+  /**
+   * Validates a signed transaction against the latest state and the pool, runs the RPC-stage line
+   * check, and adds it to the pool. With automine, the block that includes it is mined before this
+   * returns.
+   */
+  submit(tx: TypedTransaction, sender?: Uint8Array): Promise<Uint8Array> {
+    return this.exclusive(async () => {
+      const from = sender ?? this.senderOf(tx);
+      await this.validate(tx, from);
+      const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
+      if (this.lineLimits !== undefined && this.rpcLineCheck) await this.checkLinesAtRpc(ptx);
+      this.pool.add(ptx);
+      this.emit('pendingTransaction', ptx.hash);
+      const ready = this.pool.nextNonce(from, (await this.headAccount(from)).nonce) > ptx.nonce;
+      if (this.mining.mode === 'auto' && ready) {
+        await this.mineLocked();
+      } else {
+        await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: tx.serialize() }]);
+      }
+      return ptx.hash;
+    });
+  }
+
+  private senderOf(tx: TypedTransaction): Uint8Array {
+    try {
+      if (!tx.isSigned() || !tx.verifySignature()) throw new InvalidSenderError();
+      return tx.getSenderAddress().bytes;
+    } catch {
+      throw new InvalidSenderError();
+    }
+  }
+
+  private async validate(tx: TypedTransaction, from: Uint8Array): Promise<void> {
+    const minimum = intrinsicGas(tx);
+    if (tx.gasLimit < minimum) throw new IntrinsicGasTooLowError(tx.gasLimit, minimum);
+    this.checkGasLimit(tx.gasLimit);
+    const maxFee = maxFeeOf(tx);
+    if (maxTipOf(tx) > maxFee) throw new TipAboveFeeCapError(from, maxTipOf(tx), maxFee);
+    const baseFee = await this.nextBaseFee();
+    if (maxFee < baseFee) throw new FeeCapTooLowError(from, maxFee, baseFee);
+    const account = await this.headAccount(from);
+    if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);
+    const cost = tx.gasLimit * maxFee + tx.value;
+    if (account.balance < cost) throw new InsufficientFundsError(from, account.balance, cost);
+  }
+
+  /** Stage RPC: simulate on the pending state; refuse and record a transaction that overflows. */
+  private async checkLinesAtRpc(ptx: PoolTx): Promise<void> {
+    const head = await this.headBlock();
+    const counts = await this.simulator.countTransaction(ptx.tx, ptx.sender, head, await this.nextHeader(head));
+    const overflow = counts === undefined ? undefined : this.lineLimits?.txOverflow(counts);
+    if (overflow === undefined) return;
+    const error = new LineLimitExceededError(ptx.hash, overflow.module, overflow.count, overflow.limit);
+    const record: ExclusionRecord = {
+      txHash: ptx.hash,
+      from: ptx.sender,
+      nonce: ptx.nonce,
+      stage: 'RPC',
+      reasonMessage: error.message,
+      blockNumber: undefined,
+      timestamp: this.clock.now(),
+      rawTx: ptx.tx.serialize(),
+      overflows: [overflow],
+    };
+    await this.exclusions.put(record);
+    this.emit('excluded', record);
+    throw error;
+  }
+
+  // ---------------------------------------------------------------- mining
+
+  setMining(mode: MiningMode): void {
+    this.mining = mode;
+    if (this.miningTimer !== undefined) clearInterval(this.miningTimer);
+    this.miningTimer = undefined;
+    if (mode.mode === 'interval') {
+      this.miningTimer = setInterval(() => {
+        if (!this.closed) this.mine().catch((e) => this.emit('error', e));
+      }, mode.intervalMs);
+    }
+  }
+
+  /** Mines one block with the pool's ready transactions that fit. */
+  mine(opts: { timestamp?: bigint } = {}): Promise<Block> {
+    return this.exclusive(() => this.mineLocked(opts));
+  }
+
+  private async nextHeader(parent: Block, timestamp?: bigint): Promise<HeaderData> {
+    const now = this.clock.nowSeconds();
+    const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const number = parent.header.number + 1n;
+    const header: HeaderData = {
+      parentHash: parent.hash(),
+      number,
+      gasLimit: this.gasLimit,
+      timestamp: ts,
+      coinbase: this.coinbase,
+      difficulty: 0n,
+      // prevRandao: deterministic per block so runs repeat exactly.
+      mixHash: numberWord(number),
+    };
+    const common = this.vm.common;
+    if (common.isActivatedEIP(1559)) header.baseFeePerGas = parent.header.calcNextBaseFee();
+    if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
+    if (common.isActivatedEIP(4844)) {
+      header.excessBlobGas = parent.header.calcNextExcessBlobGas(common);
+      header.blobGasUsed = 0n;
+    }
+    return header;
+  }
+
+  private async mineLocked(opts: { timestamp?: bigint } = {}): Promise<Block> {
+    const parent = await this.headBlock();
+    const header = await this.nextHeader(parent, opts.timestamp);
+    this.setForkAt(header.number as bigint, header.timestamp as bigint);
+    const candidates = await this.pool.ordered(
+      (header.baseFeePerGas as bigint | undefined) ?? 0n,
+      async (sender) => (await this.headAccount(sender)).nonce,
+    );
+    let result: BuildResult;
+    try {
+      result = await buildBlock({
+        vm: this.vm,
+        header,
+        candidates,
+        lineCounter: this.lineCounter,
+        limits: this.lineLimits,
+      });
+    } catch (e) {
+      this.stateDb.discardPending();
+      await (this.vm.stateManager as MerkleStateManager).setStateRoot(parent.header.stateRoot);
+      throw e;
+    }
+    const { block, receipts } = result;
+    const ops: KvOp[] = [];
+    this.stateDb.drainInto(ops);
+    ops.push(...this.store.blockOps(block, receipts));
+    const removed = [...result.included, ...result.excluded.map((e) => e.ptx), ...result.dropped.map((d) => d.ptx)];
+    for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
+    const records: ExclusionRecord[] = result.excluded.map(({ ptx, overflow }) => ({
+      txHash: ptx.hash,
+      from: ptx.sender,
+      nonce: ptx.nonce,
+      stage: 'SEQUENCER',
+      reasonMessage: new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit).message,
+      blockNumber: block.header.number,
+      timestamp: this.clock.now(),
+      rawTx: ptx.tx.serialize(),
+      overflows: [overflow],
+    }));
+    for (const r of records) ops.push(...this.exclusions.ops(r));
+    await this.store.commit(ops, block, receipts);
+    for (const ptx of removed) this.pool.remove(ptx.hash);
+    await this.dropStale();
+    for (const r of records) this.emit('excluded', r);
+    this.emit('block', block, receipts);
+    return block;
+  }
+
+  /** Removes pool transactions whose nonce the chain has passed. */
+  private async dropStale(): Promise<void> {
+    const ops: KvOp[] = [];
+    for (const ptx of this.pool.all()) {
+      const { nonce } = await this.headAccount(ptx.sender);
+      for (const dropped of this.pool.dropMined(ptx.sender, nonce)) ops.push({ type: 'del', key: poolKey(dropped.hash) });
+    }
+    await this.store.write(ops);
+  }
+
+  /** The block that would be mined next from the pool, built on a scratch state and thrown away. */
+  async pendingBlock(): Promise<{ block: Block; receipts: Receipt[] }> {
+    const parent = await this.headBlock();
+    const header = await this.nextHeader(parent);
+    const candidates = await this.pool.ordered(
+      (header.baseFeePerGas as bigint | undefined) ?? 0n,
+      async (sender) => (await this.getAccount(sender, parent.header.number)).nonce,
+    );
+    return this.simulator.preview(parent, header, candidates, this.lineLimits);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.miningTimer !== undefined) clearInterval(this.miningTimer);
+    await this.serial;
+    await this.kv.close();
+  }
+}
+
+/** The fields of a raw transaction that are checked before ethereumjs constructs it. */
+function peekTransaction(raw: Uint8Array): { type: number; chainId?: bigint; gasLimit: bigint; maxFee: bigint; maxTip: bigint } {
+  if (raw.length === 0) throw new InvalidTransactionError('empty payload');
+  let fields: Uint8Array[];
+  const type = raw[0] >= 0xc0 ? 0 : raw[0];
+  if (type > 0x7f) throw new InvalidTransactionError(`unknown transaction envelope 0x${type.toString(16)}`);
+  try {
+    fields = RLP.decode(type === 0 ? raw : raw.subarray(1)) as Uint8Array[];
+  } catch (e) {
+    throw new InvalidTransactionError(`rlp: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(fields) || fields.some((f, i) => i < 5 && !(f instanceof Uint8Array))) {
+    throw new InvalidTransactionError('rlp: expected a list of transaction fields');
+  }
+  const n = (i: number) => bytesToBigInt(fields[i] ?? new Uint8Array());
+  if (type === 0) {
+    const v = n(6);
+    return { type, chainId: v >= 35n ? (v - 35n) / 2n : undefined, gasLimit: n(2), maxFee: n(1), maxTip: n(1) };
+  }
+  if (type === 1) return { type, chainId: n(0), gasLimit: n(3), maxFee: n(2), maxTip: n(2) };
+  return { type, chainId: n(0), gasLimit: n(4), maxFee: n(3), maxTip: n(2) };
+}
+
+function poolKey(hash: Uint8Array): Uint8Array {
+  const key = new Uint8Array(33);
+  key[0] = P_POOL;
+  key.set(hash, 1);
+  return key;
+}
+
+function numberWord(n: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  new DataView(out.buffer).setBigUint64(24, n);
+  return out;
+}
+

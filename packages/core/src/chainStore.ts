@@ -1,0 +1,291 @@
+/**
+ * Blocks, receipts and indexes in the embedded database, one table per key prefix:
+ *
+ *   'm' meta (head number)             'h' number → hash           'H' hash → number
+ *   'b' number → block RLP             'r' number → receipts RLP  't' tx hash → (number, index)
+ *   'a' address ‖ number → ''          'o' topic ‖ number → ''     'l' number → '' (block has logs)
+ *
+ * The log index ('a', 'o', 'l') maps each address and topic to the blocks whose logs mention it, so a
+ * query for one contract or topic reads only those blocks' receipts instead of every receipt of the
+ * range. `commitBlock` writes a block, its receipts, its indexes, the state nodes it created and any
+ * extra rows (pool, exclusions) in one atomic batch: after a crash the head is either the old block
+ * or the new one, never half of it.
+ */
+import { createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes, equalsBytes } from '@ethereumjs/util';
+
+import { LogQueryLimitError, LogQueryTimeoutError } from './errors';
+import type { KvOp, KvStore } from './kvStore';
+import { LruCache } from './lru';
+import type { LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
+
+const P_META = 0x6d;
+const P_HASH_BY_NUMBER = 0x68;
+const P_NUMBER_BY_HASH = 0x48;
+const P_BLOCK = 0x62;
+const P_RECEIPTS = 0x72;
+const P_TX = 0x74;
+const P_LOG_ADDRESS = 0x61;
+const P_LOG_TOPIC = 0x6f;
+const P_LOG_BLOCK = 0x6c;
+
+const HEAD_KEY = concatBytes(Uint8Array.of(P_META), new TextEncoder().encode('head'));
+const EMPTY = new Uint8Array(0);
+const BLOCK_CACHE_ENTRIES = 2048;
+
+export function u64(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n);
+  return out;
+}
+
+function readU64(bytes: Uint8Array, offset = 0): bigint {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(offset);
+}
+
+function key(prefix: number, ...parts: Uint8Array[]): Uint8Array {
+  return concatBytes(Uint8Array.of(prefix), ...parts);
+}
+
+function encodeReceipts(receipts: Receipt[]): Uint8Array {
+  return RLP.encode(
+    receipts.map((r) => [
+      r.txHash,
+      bigIntToUnpaddedBytes(BigInt(r.type)),
+      bigIntToUnpaddedBytes(BigInt(r.status)),
+      bigIntToUnpaddedBytes(r.cumulativeGasUsed),
+      bigIntToUnpaddedBytes(r.gasUsed),
+      bigIntToUnpaddedBytes(r.effectiveGasPrice),
+      r.from,
+      r.to ?? EMPTY,
+      r.contractAddress ?? EMPTY,
+      r.logs.map((l) => [l.address, l.topics, l.data]),
+      r.logsBloom,
+    ]),
+  );
+}
+
+function decodeReceipts(bytes: Uint8Array): Receipt[] {
+  const rows = RLP.decode(bytes) as unknown as Uint8Array[][];
+  return rows.map((row) => {
+    const logs = row[9] as unknown as [Uint8Array, Uint8Array[], Uint8Array][];
+    return {
+      txHash: row[0],
+      type: Number(bytesToBigInt(row[1])),
+      status: bytesToBigInt(row[2]) === 1n ? 1 : 0,
+      cumulativeGasUsed: bytesToBigInt(row[3]),
+      gasUsed: bytesToBigInt(row[4]),
+      effectiveGasPrice: bytesToBigInt(row[5]),
+      from: row[6],
+      to: row[7].length === 0 ? undefined : row[7],
+      contractAddress: row[8].length === 0 ? undefined : row[8],
+      logs: logs.map(([address, topics, data]) => ({ address, topics, data })),
+      logsBloom: row[10],
+    };
+  });
+}
+
+export interface LogQueryLimits {
+  maxResults: number;
+  /** Absolute time (ms, performance clock) after which the query gives up. */
+  deadline: number;
+}
+
+export class ChainStore {
+  private head = -1n;
+  private readonly blocks = new LruCache<bigint, Block>(BLOCK_CACHE_ENTRIES);
+  private readonly receipts = new LruCache<bigint, Receipt[]>(BLOCK_CACHE_ENTRIES);
+  private readonly hashes = new LruCache<bigint, Uint8Array>(BLOCK_CACHE_ENTRIES * 4);
+
+  constructor(
+    readonly kv: KvStore,
+    private readonly common: Common,
+    /** True when the hardfork follows a schedule (genesis file): blocks pick theirs by number/time. */
+    private readonly scheduled: boolean,
+  ) {}
+
+  /** Reads the head pointer; -1 when the database is empty. */
+  async open(): Promise<bigint> {
+    const head = await this.kv.get(HEAD_KEY);
+    this.head = head === undefined ? -1n : readU64(head);
+    return this.head;
+  }
+
+  get headNumber(): bigint {
+    return this.head;
+  }
+
+  /** The rows that store `block` and move the head to it; the caller adds state and commits once. */
+  blockOps(block: Block, receipts: Receipt[]): KvOp[] {
+    const n = block.header.number;
+    const num = u64(n);
+    const hash = block.hash();
+    const ops: KvOp[] = [
+      { type: 'put', key: key(P_HASH_BY_NUMBER, num), value: hash },
+      { type: 'put', key: key(P_NUMBER_BY_HASH, hash), value: num },
+      { type: 'put', key: key(P_BLOCK, num), value: block.serialize() },
+      { type: 'put', key: key(P_RECEIPTS, num), value: encodeReceipts(receipts) },
+      { type: 'put', key: HEAD_KEY, value: num },
+    ];
+    block.transactions.forEach((tx, i) => {
+      const loc = new Uint8Array(12);
+      loc.set(num);
+      new DataView(loc.buffer).setUint32(8, i);
+      ops.push({ type: 'put', key: key(P_TX, tx.hash()), value: loc });
+    });
+    const addresses = new Map<string, Uint8Array>();
+    const topics = new Map<string, Uint8Array>();
+    for (const r of receipts) {
+      for (const log of r.logs) {
+        addresses.set(bytesToHex(log.address), log.address);
+        for (const t of log.topics) topics.set(bytesToHex(t), t);
+      }
+    }
+    for (const a of addresses.values()) ops.push({ type: 'put', key: key(P_LOG_ADDRESS, a, num), value: EMPTY });
+    for (const t of topics.values()) ops.push({ type: 'put', key: key(P_LOG_TOPIC, t, num), value: EMPTY });
+    if (addresses.size > 0) ops.push({ type: 'put', key: key(P_LOG_BLOCK, num), value: EMPTY });
+    return ops;
+  }
+
+  /** Writes `ops` (which include `blockOps(block, receipts)`) in one batch and advances the head. */
+  async commit(ops: KvOp[], block: Block, receipts: Receipt[]): Promise<void> {
+    await this.kv.batch(ops);
+    const n = block.header.number;
+    this.blocks.set(n, block);
+    this.receipts.set(n, receipts);
+    this.hashes.set(n, block.hash());
+    this.head = n;
+  }
+
+  /** Writes rows that belong to no block (exclusion records, pool contents). */
+  async write(ops: KvOp[]): Promise<void> {
+    if (ops.length > 0) await this.kv.batch(ops);
+  }
+
+  async getBlock(n: bigint): Promise<Block | undefined> {
+    if (n < 0n || n > this.head) return undefined;
+    const cached = this.blocks.get(n);
+    if (cached !== undefined) return cached;
+    const bytes = await this.kv.get(key(P_BLOCK, u64(n)));
+    if (bytes === undefined) return undefined;
+    const block = createBlockFromRLP(bytes, { common: this.common, setHardfork: this.scheduled });
+    this.blocks.set(n, block);
+    return block;
+  }
+
+  async getBlockHash(n: bigint): Promise<Uint8Array | undefined> {
+    if (n < 0n || n > this.head) return undefined;
+    const cached = this.hashes.get(n) ?? this.blocks.get(n)?.hash();
+    if (cached !== undefined) return cached;
+    const hash = await this.kv.get(key(P_HASH_BY_NUMBER, u64(n)));
+    if (hash !== undefined) this.hashes.set(n, hash);
+    return hash;
+  }
+
+  async getBlockNumber(hash: Uint8Array): Promise<bigint | undefined> {
+    const num = await this.kv.get(key(P_NUMBER_BY_HASH, hash));
+    if (num === undefined) return undefined;
+    const n = readU64(num);
+    return n <= this.head ? n : undefined;
+  }
+
+  async getReceipts(n: bigint): Promise<Receipt[] | undefined> {
+    if (n < 0n || n > this.head) return undefined;
+    const cached = this.receipts.get(n);
+    if (cached !== undefined) return cached;
+    const bytes = await this.kv.get(key(P_RECEIPTS, u64(n)));
+    if (bytes === undefined) return undefined;
+    const receipts = decodeReceipts(bytes);
+    this.receipts.set(n, receipts);
+    return receipts;
+  }
+
+  async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
+    const loc = await this.kv.get(key(P_TX, txHash));
+    if (loc === undefined) return undefined;
+    const blockNumber = readU64(loc);
+    if (blockNumber > this.head) return undefined;
+    return { blockNumber, index: new DataView(loc.buffer, loc.byteOffset).getUint32(8) };
+  }
+
+  /**
+   * Logs matching `filter`, in chain order. Candidate blocks come from the log index (the most
+   * selective constraint given: addresses, else the first constrained topic position, else blocks
+   * that have any log); only their receipts are read and matched exactly.
+   */
+  async queryLogs(filter: LogFilter, limits: LogQueryLimits): Promise<LocatedLog[]> {
+    const from = filter.fromBlock < 0n ? 0n : filter.fromBlock;
+    const to = filter.toBlock > this.head ? this.head : filter.toBlock;
+    if (from > to) return [];
+    const candidates = await this.candidateBlocks(filter, from, to, limits);
+    const out: LocatedLog[] = [];
+    for (const n of candidates) {
+      if (performance.now() > limits.deadline) throw new LogQueryTimeoutError();
+      const [receipts, blockHash] = await Promise.all([this.getReceipts(n), this.getBlockHash(n)]);
+      if (receipts === undefined || blockHash === undefined) continue;
+      let logIndex = 0;
+      receipts.forEach((r, transactionIndex) => {
+        for (const log of r.logs) {
+          if (matchesLog(log, filter)) {
+            out.push({
+              ...log,
+              blockNumber: n,
+              blockHash,
+              transactionHash: r.txHash,
+              transactionIndex,
+              logIndex,
+              removed: false,
+            });
+          }
+          logIndex++;
+        }
+      });
+      if (out.length > limits.maxResults) throw new LogQueryLimitError(limits.maxResults);
+    }
+    return out;
+  }
+
+  private async candidateBlocks(
+    filter: LogFilter,
+    from: bigint,
+    to: bigint,
+    limits: LogQueryLimits,
+  ): Promise<bigint[]> {
+    let prefixes: Uint8Array[];
+    if (filter.addresses !== undefined && filter.addresses.length > 0) {
+      prefixes = filter.addresses.map((a) => key(P_LOG_ADDRESS, a));
+    } else {
+      const position = filter.topics?.find((t) => t !== null && t.length > 0);
+      prefixes = position ? position.map((t) => key(P_LOG_TOPIC, t)) : [Uint8Array.of(P_LOG_BLOCK)];
+    }
+    const found = new Set<bigint>();
+    for (const prefix of prefixes) {
+      const gte = concatBytes(prefix, u64(from));
+      const lt = concatBytes(prefix, u64(to + 1n));
+      let scanned = 0;
+      for await (const [k] of this.kv.range(gte, lt)) {
+        found.add(readU64(k, k.length - 8));
+        if (++scanned % 1024 === 0 && performance.now() > limits.deadline) throw new LogQueryTimeoutError();
+      }
+    }
+    return [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+}
+
+/** Exact match of one log against a filter (address set, then topics by position). */
+export function matchesLog(log: Log, filter: Pick<LogFilter, 'addresses' | 'topics'>): boolean {
+  if (filter.addresses !== undefined && filter.addresses.length > 0) {
+    if (!filter.addresses.some((a) => equalsBytes(a, log.address))) return false;
+  }
+  const topics = filter.topics ?? [];
+  for (let i = 0; i < topics.length; i++) {
+    const wanted = topics[i];
+    if (wanted === null || wanted.length === 0) continue;
+    const actual = log.topics[i];
+    if (actual === undefined || !wanted.some((t) => equalsBytes(t, actual))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,241 @@
+/**
+ * Typed failures of the chain. Every rejection the core can produce is a subclass of ChainError with a
+ * `kind` and the values involved; the RPC layer maps kinds to JSON-RPC codes in one place. Messages
+ * use geth's phrases where geth has one, because wallets and libraries match on them.
+ */
+import { bytesToHex } from '@ethereumjs/util';
+
+export type ChainErrorKind =
+  | 'invalidTransaction'
+  | 'invalidSender'
+  | 'chainIdMismatch'
+  | 'txTypeNotSupported'
+  | 'nonceTooLow'
+  | 'nonceTooHigh'
+  | 'insufficientFunds'
+  | 'intrinsicGasTooLow'
+  | 'gasLimitExceeded'
+  | 'feeCapTooLow'
+  | 'tipAboveFeeCap'
+  | 'replacementUnderpriced'
+  | 'alreadyKnown'
+  | 'unknownAccount'
+  | 'headerNotFound'
+  | 'executionReverted'
+  | 'executionHalted'
+  | 'lineLimitExceeded'
+  | 'logQueryLimit'
+  | 'logQueryTimeout'
+  | 'invalidLimits'
+  | 'invalidGenesis';
+
+export abstract class ChainError extends Error {
+  abstract readonly kind: ChainErrorKind;
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+export class InvalidTransactionError extends ChainError {
+  readonly kind = 'invalidTransaction';
+  constructor(reason: string) {
+    super(`invalid transaction: ${reason}`);
+  }
+}
+
+export class InvalidSenderError extends ChainError {
+  readonly kind = 'invalidSender';
+  constructor() {
+    super('invalid sender');
+  }
+}
+
+export class ChainIdMismatchError extends ChainError {
+  readonly kind = 'chainIdMismatch';
+  constructor(
+    readonly expected: bigint,
+    readonly got: bigint | undefined,
+  ) {
+    super(`invalid chain id for signer: have ${got ?? 'unknown'} want ${expected}`);
+  }
+}
+
+export class TxTypeNotSupportedError extends ChainError {
+  readonly kind = 'txTypeNotSupported';
+  constructor(readonly type: number) {
+    super(`transaction type not supported: ${type}`);
+  }
+}
+
+export class NonceTooLowError extends ChainError {
+  readonly kind = 'nonceTooLow';
+  constructor(
+    readonly address: Uint8Array,
+    readonly txNonce: bigint,
+    readonly stateNonce: bigint,
+  ) {
+    super(`nonce too low: address ${bytesToHex(address)}, tx: ${txNonce} state: ${stateNonce}`);
+  }
+}
+
+export class NonceTooHighError extends ChainError {
+  readonly kind = 'nonceTooHigh';
+  constructor(
+    readonly address: Uint8Array,
+    readonly txNonce: bigint,
+    readonly maxNonce: bigint,
+  ) {
+    super(`nonce too high: address ${bytesToHex(address)}, tx: ${txNonce} max queued: ${maxNonce}`);
+  }
+}
+
+export class InsufficientFundsError extends ChainError {
+  readonly kind = 'insufficientFunds';
+  constructor(
+    readonly address: Uint8Array,
+    readonly have: bigint,
+    readonly want: bigint,
+  ) {
+    super(`insufficient funds for gas * price + value: address ${bytesToHex(address)} have ${have} want ${want}`);
+  }
+}
+
+export class IntrinsicGasTooLowError extends ChainError {
+  readonly kind = 'intrinsicGasTooLow';
+  constructor(
+    readonly gas: bigint,
+    readonly minimum: bigint,
+  ) {
+    super(`intrinsic gas too low: gas ${gas}, minimum needed ${minimum}`);
+  }
+}
+
+export class GasLimitExceededError extends ChainError {
+  readonly kind = 'gasLimitExceeded';
+  constructor(
+    readonly gas: bigint,
+    readonly limit: bigint,
+    what = 'block gas limit',
+  ) {
+    super(`exceeds ${what}: gas ${gas}, limit ${limit}`);
+  }
+}
+
+export class FeeCapTooLowError extends ChainError {
+  readonly kind = 'feeCapTooLow';
+  constructor(
+    readonly address: Uint8Array,
+    readonly maxFeePerGas: bigint,
+    readonly baseFee: bigint,
+  ) {
+    super(
+      `max fee per gas less than block base fee: address ${bytesToHex(address)}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`,
+    );
+  }
+}
+
+export class TipAboveFeeCapError extends ChainError {
+  readonly kind = 'tipAboveFeeCap';
+  constructor(
+    readonly address: Uint8Array | undefined,
+    readonly maxPriorityFeePerGas: bigint,
+    readonly maxFeePerGas: bigint,
+  ) {
+    const who = address === undefined ? '' : `address ${bytesToHex(address)}, `;
+    super(
+      `max priority fee per gas higher than max fee per gas: ${who}maxPriorityFeePerGas: ${maxPriorityFeePerGas}, maxFeePerGas: ${maxFeePerGas}`,
+    );
+  }
+}
+
+export class ReplacementUnderpricedError extends ChainError {
+  readonly kind = 'replacementUnderpriced';
+  constructor() {
+    super('replacement transaction underpriced');
+  }
+}
+
+export class AlreadyKnownError extends ChainError {
+  readonly kind = 'alreadyKnown';
+  constructor() {
+    super('already known');
+  }
+}
+
+export class UnknownAccountError extends ChainError {
+  readonly kind = 'unknownAccount';
+  constructor(readonly address: Uint8Array) {
+    super(`unknown account ${bytesToHex(address)}`);
+  }
+}
+
+export class HeaderNotFoundError extends ChainError {
+  readonly kind = 'headerNotFound';
+  constructor() {
+    super('header not found');
+  }
+}
+
+/** A call or estimate ended in REVERT; `data` holds the raw revert payload. */
+export class ExecutionRevertedError extends ChainError {
+  readonly kind = 'executionReverted';
+  constructor(
+    readonly data: Uint8Array,
+    readonly reason: string | undefined,
+  ) {
+    super(reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`);
+  }
+}
+
+/** A call or estimate halted exceptionally (out of gas, invalid opcode, ...). */
+export class ExecutionHaltedError extends ChainError {
+  readonly kind = 'executionHalted';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** One module's line count for one transaction is above its limit (reference: line-counts.md). */
+export class LineLimitExceededError extends ChainError {
+  readonly kind = 'lineLimitExceeded';
+  constructor(
+    readonly txHash: Uint8Array | undefined,
+    readonly module: string,
+    readonly count: number,
+    readonly limit: number,
+  ) {
+    super(
+      txHash === undefined
+        ? `Transaction line count for module ${module}=${count} is above the limit ${limit}`
+        : `Transaction ${bytesToHex(txHash)} line count for module ${module}=${count} is above the limit ${limit}`,
+    );
+  }
+}
+
+export class LogQueryLimitError extends ChainError {
+  readonly kind = 'logQueryLimit';
+  constructor(readonly limit: number) {
+    super(`query returned more than ${limit} results`);
+  }
+}
+
+export class LogQueryTimeoutError extends ChainError {
+  readonly kind = 'logQueryTimeout';
+  constructor() {
+    super('query timeout exceeded');
+  }
+}
+
+export class InvalidLimitsError extends ChainError {
+  readonly kind = 'invalidLimits';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+export class InvalidGenesisError extends ChainError {
+  readonly kind = 'invalidGenesis';
+  constructor(message: string) {
+    super(message);
+  }
+}

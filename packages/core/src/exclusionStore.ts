@@ -1,0 +1,133 @@
+/**
+ * Records of transactions excluded for line-count overflow, served by
+ * l2_getTransactionExclusionStatusV1. A record lives for seven days of node time after the
+ * rejection (spec: Limits); expired records read as absent and are purged.
+ *
+ *   'x' ‖ tx hash → record (JSON)        'X' ‖ rejected-at ms ‖ tx hash → '' (purge order)
+ *
+ * Stages: SEQUENCER (dropped while building a block), RPC (refused at eth_sendRawTransaction /
+ * eth_sendTransaction). P2P is part of the type for fidelity with the real store, but this node has
+ * no peers, so nothing is ever recorded with it.
+ */
+import { bytesToHex, concatBytes, hexToBytes } from '@ethereumjs/util';
+
+import { u64 } from './chainStore';
+import type { KvOp, KvStore } from './kvStore';
+import type { LineOverflow } from './lineLimits';
+
+/** Spec: "Rejected-transaction data is retained for seven days." */
+export const EXCLUSION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export type RejectionStage = 'SEQUENCER' | 'RPC' | 'P2P';
+
+export interface ExclusionRecord {
+  txHash: Uint8Array;
+  from: Uint8Array;
+  nonce: bigint;
+  stage: RejectionStage;
+  reasonMessage: string;
+  /** The block being built, stage SEQUENCER only. */
+  blockNumber: bigint | undefined;
+  /** Node time of the rejection, ms since the epoch. */
+  timestamp: number;
+  rawTx: Uint8Array;
+  overflows: LineOverflow[];
+}
+
+const P_RECORD = 0x78; // 'x'
+const P_BY_TIME = 0x58; // 'X'
+
+type StoredRecord = Omit<ExclusionRecord, 'txHash' | 'from' | 'nonce' | 'blockNumber' | 'rawTx'> & {
+  txHash: string;
+  from: string;
+  nonce: string;
+  blockNumber?: string;
+  rawTx: string;
+};
+
+function encode(r: ExclusionRecord): Uint8Array {
+  const stored: StoredRecord = {
+    txHash: bytesToHex(r.txHash),
+    from: bytesToHex(r.from),
+    nonce: r.nonce.toString(),
+    stage: r.stage,
+    reasonMessage: r.reasonMessage,
+    blockNumber: r.blockNumber?.toString(),
+    timestamp: r.timestamp,
+    rawTx: bytesToHex(r.rawTx),
+    overflows: r.overflows,
+  };
+  return new TextEncoder().encode(JSON.stringify(stored));
+}
+
+function decode(bytes: Uint8Array): ExclusionRecord {
+  const s = JSON.parse(new TextDecoder().decode(bytes)) as StoredRecord;
+  return {
+    txHash: hexToBytes(s.txHash as `0x${string}`),
+    from: hexToBytes(s.from as `0x${string}`),
+    nonce: BigInt(s.nonce),
+    stage: s.stage,
+    reasonMessage: s.reasonMessage,
+    blockNumber: s.blockNumber === undefined ? undefined : BigInt(s.blockNumber),
+    timestamp: s.timestamp,
+    rawTx: hexToBytes(s.rawTx as `0x${string}`),
+    overflows: s.overflows,
+  };
+}
+
+export class ExclusionStore {
+  constructor(
+    private readonly kv: KvStore,
+    private readonly now: () => number,
+  ) {}
+
+  /** Rows that store `record`; written with the block (SEQUENCER) or on their own (RPC). */
+  ops(record: ExclusionRecord): KvOp[] {
+    return [
+      { type: 'put', key: concatBytes(Uint8Array.of(P_RECORD), record.txHash), value: encode(record) },
+      {
+        type: 'put',
+        key: concatBytes(Uint8Array.of(P_BY_TIME), u64(BigInt(record.timestamp)), record.txHash),
+        value: new Uint8Array(0),
+      },
+    ];
+  }
+
+  async put(record: ExclusionRecord): Promise<void> {
+    await this.kv.batch(this.ops(record));
+  }
+
+  /** The record, or undefined when the transaction was never excluded or its record expired. */
+  async get(txHash: Uint8Array): Promise<ExclusionRecord | undefined> {
+    const bytes = await this.kv.get(concatBytes(Uint8Array.of(P_RECORD), txHash));
+    if (bytes === undefined) return undefined;
+    const record = decode(bytes);
+    if (this.now() - record.timestamp > EXCLUSION_RETENTION_MS) {
+      await this.purgeExpired();
+      return undefined;
+    }
+    return record;
+  }
+
+  /** Deletes every record older than the retention period; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const cutoff = this.now() - EXCLUSION_RETENTION_MS;
+    if (cutoff < 0) return 0;
+    const ops: KvOp[] = [];
+    const from = Uint8Array.of(P_BY_TIME);
+    const to = concatBytes(Uint8Array.of(P_BY_TIME), u64(BigInt(cutoff)));
+    let purged = 0;
+    for await (const [key] of this.kv.range(from, to)) {
+      ops.push({ type: 'del', key });
+      const recordKey = concatBytes(Uint8Array.of(P_RECORD), key.subarray(9));
+      const bytes = await this.kv.get(recordKey);
+      // A transaction excluded again later has a newer record under the same key: keep it.
+      if (bytes !== undefined && decode(bytes).timestamp <= cutoff) {
+        ops.push({ type: 'del', key: recordKey });
+        purged++;
+      }
+    }
+    if (ops.length > 0) await this.kv.batch(ops);
+    return purged;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Genesis: either the dev accounts derived from a mnemonic, or a geth-style genesis.json (alloc with
+ * balances, code, storage and nonces; config with chainId and fork blocks/times).
+ */
+import { createCommonFromGethGenesis, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import type { Common, GethGenesis } from '@ethereumjs/common';
+import { Account, Address, hexToBytes, setLengthLeft, toBytes } from '@ethereumjs/util';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+
+import { InvalidGenesisError } from './errors';
+import { fastCrypto } from './fastCrypto';
+import { prepareCommon } from './preparedCommon';
+
+/** Chain id used when none is given: Anvil's and Hardhat's, so their users' configs work; no public network uses it. */
+export const DEFAULT_CHAIN_ID = 31337n;
+/** The most recent hardfork @ethereumjs/vm v10 implements completely. */
+export const DEFAULT_HARDFORK = Hardfork.Osaka;
+export const DEFAULT_GAS_LIMIT = 30_000_000n;
+export const DEFAULT_BALANCE = 10_000n * 10n ** 18n;
+/** Base fee of the genesis block (1 gwei, as Anvil and geth's dev mode). */
+export const INITIAL_BASE_FEE = 1_000_000_000n;
+
+export const SUPPORTED_HARDFORKS: string[] = Object.values(Hardfork).filter(
+  (h) => ![Hardfork.Dao, Hardfork.MergeNetsplitBlock].includes(h as never),
+);
+
+export interface GenesisAllocation {
+  address: Uint8Array;
+  balance: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  storage?: [Uint8Array, Uint8Array][];
+}
+
+export interface GenesisSpec {
+  common: Common;
+  /** True when the hardfork follows a fork schedule (genesis file), false when one fork is fixed. */
+  scheduled: boolean;
+  alloc: GenesisAllocation[];
+  gasLimit: bigint;
+  timestamp: bigint | undefined;
+  extraData: Uint8Array;
+  baseFeePerGas: bigint;
+  coinbase: Uint8Array;
+}
+
+export function devCommon(chainId: bigint, hardfork: string): Common {
+  if (!SUPPORTED_HARDFORKS.includes(hardfork)) {
+    throw new InvalidGenesisError(`unknown hardfork "${hardfork}"; supported: ${SUPPORTED_HARDFORKS.join(', ')}`);
+  }
+  return prepareCommon(
+    createCustomCommon({ chainId: Number(chainId), name: 'l2devnet' }, Mainnet, {
+      hardfork,
+      customCrypto: fastCrypto,
+    }),
+  );
+}
+
+function big(value: unknown, what: string): bigint {
+  try {
+    if (typeof value === 'number' || typeof value === 'bigint') return BigInt(value);
+    if (typeof value === 'string' && value !== '') return BigInt(value);
+  } catch {
+    // fall through to the error below
+  }
+  throw new InvalidGenesisError(`genesis: ${what} must be a number or a hex/decimal string; got ${JSON.stringify(value)}`);
+}
+
+/** Reads a geth-style genesis.json (already parsed). */
+export function gethGenesisSpec(json: unknown, hardfork: string | undefined): GenesisSpec {
+  if (typeof json !== 'object' || json === null) throw new InvalidGenesisError('genesis: must be a JSON object');
+  const g = json as Record<string, unknown>;
+  const config = g.config as Record<string, unknown> | undefined;
+  if (typeof config !== 'object' || config === null || config.chainId === undefined) {
+    throw new InvalidGenesisError('genesis: config.chainId is required');
+  }
+  const alloc = (g.alloc ?? {}) as Record<string, Record<string, unknown>>;
+  const withDefaults = {
+    ...g,
+    gasLimit: g.gasLimit ?? `0x${DEFAULT_GAS_LIMIT.toString(16)}`,
+    difficulty: g.difficulty ?? '0x0',
+    timestamp: g.timestamp ?? '0x0',
+    extraData: g.extraData ?? '0x',
+    nonce: g.nonce ?? '0x0',
+    mixHash: g.mixHash ?? `0x${'00'.repeat(32)}`,
+    coinbase: g.coinbase ?? `0x${'00'.repeat(20)}`,
+    alloc,
+  } as unknown as GethGenesis;
+  let common: Common;
+  try {
+    common = prepareCommon(
+      createCommonFromGethGenesis(withDefaults, { chain: 'l2devnet', hardfork, customCrypto: fastCrypto }),
+    );
+  } catch (e) {
+    throw new InvalidGenesisError(`genesis: ${(e as Error).message}`);
+  }
+  const entries = Object.entries(alloc).map(([addr, acct]): GenesisAllocation => {
+    const hex = addr.startsWith('0x') ? addr : `0x${addr}`;
+    if (!/^0x[0-9a-fA-F]{40}$/.test(hex)) throw new InvalidGenesisError(`genesis: alloc key ${addr} is not an address`);
+    return {
+      address: hexToBytes(hex as `0x${string}`),
+      balance: acct.balance === undefined ? 0n : big(acct.balance, `alloc ${addr} balance`),
+      nonce: acct.nonce === undefined ? undefined : big(acct.nonce, `alloc ${addr} nonce`),
+      code: typeof acct.code === 'string' ? toBytes(acct.code as `0x${string}`) : undefined,
+      storage: Object.entries((acct.storage ?? {}) as Record<string, string>).map(([k, v]) => [
+        setLengthLeft(toBytes(k as `0x${string}`), 32),
+        toBytes(v as `0x${string}`),
+      ]),
+    };
+  });
+  return {
+    common,
+    scheduled: hardfork === undefined,
+    alloc: entries,
+    gasLimit: big(withDefaults.gasLimit, 'gasLimit'),
+    timestamp: g.timestamp === undefined ? undefined : big(g.timestamp, 'timestamp'),
+    extraData: toBytes(withDefaults.extraData as `0x${string}`),
+    baseFeePerGas: g.baseFeePerGas === undefined ? INITIAL_BASE_FEE : big(g.baseFeePerGas, 'baseFeePerGas'),
+    coinbase: toBytes(withDefaults.coinbase as `0x${string}`),
+  };
+}
+
+/** Writes the allocations into a fresh state. */
+export async function applyAlloc(sm: MerkleStateManager, alloc: GenesisAllocation[]): Promise<void> {
+  for (const a of alloc) {
+    const address = new Address(a.address);
+    await sm.putAccount(address, new Account(a.nonce ?? 0n, a.balance));
+    if (a.code !== undefined && a.code.length > 0) await sm.putCode(address, a.code);
+    for (const [slot, value] of a.storage ?? []) await sm.putStorage(address, slot, value);
+  }
+}

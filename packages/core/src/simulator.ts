@@ -1,0 +1,292 @@
+/**
+ * Runs what must leave no trace: eth_call, eth_estimateGas, the RPC-stage line check and the
+ * `pending` block preview. It has its own VM over the same state database; each use moves that VM
+ * to the wanted state root, opens a journal checkpoint and reverts it afterwards, so nothing is ever
+ * written. Uses are serialised (the VM has one journal).
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { Block, HeaderData } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { EVMResult } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, ValueEncoding } from '@ethereumjs/util';
+import { createVM, runTx } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+
+import { buildBlock } from './blockBuilder';
+import { ExecutionHaltedError, ExecutionRevertedError, InsufficientFundsError } from './errors';
+import { intrinsicGas } from './intrinsicGas';
+import { LineCounter } from './lineCounter';
+import type { LineCounts } from './lineCounter';
+import type { LineLimits } from './lineLimits';
+import { LruCache } from './lru';
+import { stateCaches } from './stateDb';
+import type { StateDB } from './stateDb';
+import type { PoolTx } from './txPool';
+import type { Receipt } from './types';
+
+export interface CallRequest {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+}
+
+/** geth's per-account state override (the optional third param of eth_call). */
+export interface StateOverride {
+  address: Uint8Array;
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  /** Replaces the whole storage. */
+  state?: [Uint8Array, Uint8Array][];
+  /** Patches single slots. */
+  stateDiff?: [Uint8Array, Uint8Array][];
+}
+
+export interface CallResult {
+  returnValue: Uint8Array;
+  gasUsed: bigint;
+  lineCounts: LineCounts | undefined;
+}
+
+type Blockchain = { getBlock(n: number): Promise<{ hash(): Uint8Array }>; putBlock(): Promise<void>; shallowCopy(): Blockchain };
+
+const ZERO_ADDRESS = new Uint8Array(20);
+/** geth's eth_estimateGas stops when the bracket is within 1.5% of the answer. */
+const ESTIMATE_ERROR_RATIO = 0.015;
+
+export class Simulator {
+  private serial: Promise<unknown> = Promise.resolve();
+  private root: Uint8Array | undefined;
+  private readonly contexts = new LruCache<string, Block>(64);
+  private readonly precompiles: string[];
+
+  private constructor(
+    private readonly vm: VM,
+    private readonly counter: LineCounter,
+  ) {
+    this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
+  }
+
+  static async create(common: Common, stateDb: StateDB, blockchain: Blockchain): Promise<Simulator> {
+    const trie = new MerklePatriciaTrie({ db: stateDb, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
+    const vm = await createVM({ common, stateManager: sm, blockchain });
+    return new Simulator(vm, new LineCounter(vm.evm as never));
+  }
+
+  /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */
+  private withState<T>(root: Uint8Array, fn: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(async () => {
+      if (this.root === undefined || !equalsBytes(this.root, root)) {
+        await this.vm.stateManager.setStateRoot(root);
+        this.root = root;
+      }
+      await this.vm.evm.journal.checkpoint();
+      try {
+        return await fn();
+      } finally {
+        await this.vm.evm.journal.revert();
+      }
+    });
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
+  private context(block: Block, zeroBaseFee: boolean): Block {
+    if (!zeroBaseFee || block.header.baseFeePerGas === undefined) return block;
+    const key = bytesToHex(block.hash());
+    let ctx = this.contexts.get(key);
+    if (ctx === undefined) {
+      ctx = createBlock({ header: { ...block.header.toJSON(), baseFeePerGas: 0n } }, { common: this.vm.common });
+      this.contexts.set(key, ctx);
+    }
+    return ctx;
+  }
+
+  private async applyOverrides(overrides: StateOverride[]): Promise<void> {
+    const sm = this.vm.stateManager;
+    for (const o of overrides) {
+      const address = new Address(o.address);
+      const account = (await sm.getAccount(address)) ?? createAccount({});
+      if (o.balance !== undefined) account.balance = o.balance;
+      if (o.nonce !== undefined) account.nonce = o.nonce;
+      await sm.putAccount(address, account);
+      if (o.code !== undefined) await sm.putCode(address, o.code);
+      if (o.state !== undefined) {
+        await sm.clearStorage(address);
+        for (const [k, v] of o.state) await sm.putStorage(address, k, v);
+      }
+      for (const [k, v] of o.stateDiff ?? []) await sm.putStorage(address, k, v);
+    }
+  }
+
+  /** One message call; the journal has been checkpointed by the caller. */
+  private async runCall(req: CallRequest, block: Block, gasLimit: bigint): Promise<EVMResult> {
+    const caller = new Address(req.from ?? ZERO_ADDRESS);
+    const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
+    const value = req.value ?? 0n;
+    if (gasPrice > 0n || value > 0n) {
+      const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
+      const want = gasLimit * gasPrice + value;
+      if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
+    }
+    // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
+    const journal = this.vm.evm.journal;
+    for (const p of this.precompiles) journal.addAlwaysWarmAddress(p);
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
+    if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
+    try {
+      return await this.vm.evm.runCall({
+        caller,
+        origin: caller,
+        to: req.to === undefined ? undefined : new Address(req.to),
+        value,
+        data: req.data ?? new Uint8Array(),
+        gasLimit,
+        gasPrice,
+        block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
+      });
+    } finally {
+      await journal.cleanup();
+    }
+  }
+
+  private intrinsicGas(req: CallRequest): bigint {
+    return intrinsicGas(this.unsignedTx(req, 0n));
+  }
+
+  private unsignedTx(req: CallRequest, gasLimit: bigint): TypedTransaction {
+    const data = {
+      to: req.to,
+      value: req.value ?? 0n,
+      data: req.data ?? new Uint8Array(),
+      gasLimit,
+    };
+    return this.vm.common.isActivatedEIP(1559)
+      ? createFeeMarket1559Tx(data, { common: this.vm.common })
+      : createLegacyTx(data, { common: this.vm.common });
+  }
+
+  /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */
+  call(req: CallRequest, block: Block, gasCap: bigint, countLines: boolean, overrides: StateOverride[] = []): Promise<CallResult> {
+    const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    return this.withState(block.header.stateRoot, async () => {
+      await this.applyOverrides(overrides);
+      const intrinsic = this.intrinsicGas(req);
+      if (countLines) this.counter.begin();
+      const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
+      const lineCounts = countLines ? this.counter.end(undefined, undefined) : undefined;
+      throwIfFailed(result);
+      return {
+        returnValue: result.execResult.returnValue,
+        gasUsed: intrinsic + result.execResult.executionGasUsed,
+        lineCounts,
+      };
+    });
+  }
+
+  /**
+   * eth_estimateGas: the smallest gas limit (within 1.5%) at which the call succeeds, found by
+   * binary search as geth does; plus the line counts of the run at that limit.
+   */
+  estimateGas(req: CallRequest, block: Block, gasCap: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+    const hi0 = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    return this.withState(block.header.stateRoot, async () => {
+      const intrinsic = this.intrinsicGas(req);
+      const attempt = async (gas: bigint): Promise<EVMResult> => {
+        await this.vm.evm.journal.checkpoint();
+        try {
+          return await this.runCall(req, block, gas - intrinsic);
+        } finally {
+          await this.vm.evm.journal.revert();
+        }
+      };
+      if (hi0 < intrinsic) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
+      this.counter.begin();
+      const first = await attempt(hi0);
+      const lineCounts = this.counter.end(undefined, undefined);
+      if (first.execResult.exceptionError !== undefined) {
+        throwIfFailed(first);
+      }
+      const used = intrinsic + first.execResult.executionGasUsed;
+      let lo = used - 1n;
+      let hi = hi0;
+      // Most calls succeed with what they used plus the 1/64 kept back by each call frame.
+      const guess = (used + (first.execResult.gasRefund ?? 0n) + 2300n) * 64n / 63n;
+      if (guess < hi) {
+        const r = await attempt(guess);
+        if (r.execResult.exceptionError === undefined) hi = guess;
+        else lo = guess;
+      }
+      while (hi - lo > 1n && Number(hi - lo) / Number(hi) > ESTIMATE_ERROR_RATIO) {
+        const mid = (hi + lo) / 2n;
+        const r = await attempt(mid);
+        if (r.execResult.exceptionError === undefined) hi = mid;
+        else lo = mid;
+      }
+      return { gas: hi, lineCounts };
+    });
+  }
+
+  /** Line counts of a signed transaction run on the state after `parent` (stage RPC check). */
+  countTransaction(tx: TypedTransaction, sender: Uint8Array, parent: Block, header: HeaderData): Promise<LineCounts | undefined> {
+    return this.withState(parent.header.stateRoot, async () => {
+      const context = createBlock({ header }, { common: this.vm.common });
+      this.counter.begin();
+      try {
+        const result = await runTx(this.vm, { tx, block: context, skipNonce: true, skipHardForkValidation: true });
+        return this.counter.end(tx, result);
+      } catch {
+        // It cannot run on the pending state (yet); the sequencer stage still checks it.
+        void sender;
+        return undefined;
+      }
+    });
+  }
+
+  /** The block the pool would produce next, built on a scratch state. */
+  preview(parent: Block, header: HeaderData, candidates: PoolTx[], limits: LineLimits | undefined): Promise<{ block: Block; receipts: Receipt[] }> {
+    return this.withState(parent.header.stateRoot, async () => {
+      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits });
+      return { block: result.block, receipts: result.receipts };
+    });
+  }
+}
+
+/** Decodes a revert payload: Error(string) → the string, Panic(uint256) → `panic: 0x..`, else none. */
+export function decodeRevertReason(data: Uint8Array): string | undefined {
+  const selector = bytesToHex(data.subarray(0, 4));
+  if (selector === '0x08c379a0' && data.length >= 68) {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const length = Number(view.getBigUint64(4 + 32 + 24));
+    const start = 4 + 64;
+    if (start + length <= data.length) return new TextDecoder().decode(data.subarray(start, start + length));
+    return undefined;
+  }
+  if (selector === '0x4e487b71' && data.length >= 36) {
+    const code = BigInt(bytesToHex(data.subarray(4, 36)));
+    return `panic: 0x${code.toString(16).padStart(2, '0')}`;
+  }
+  return undefined;
+}
+
+function throwIfFailed(result: EVMResult): void {
+  const error = result.execResult.exceptionError;
+  if (error === undefined) return;
+  if (error.error === 'revert') {
+    const data = result.execResult.returnValue;
+    throw new ExecutionRevertedError(data, decodeRevertReason(data));
+  }
+  throw new ExecutionHaltedError(error.error);
+}

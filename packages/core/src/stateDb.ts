@@ -1,0 +1,88 @@
+/**
+ * The key-value store under the state trie. Trie nodes and contract code are content-addressed, so
+ * nothing is ever deleted (no pruning: the state of every past block stays readable).
+ *
+ * Writes made while a block is built are held in `pending` and leave memory only through
+ * `drainInto`, which hands them to the chain store's atomic block batch: a block, its receipts, its
+ * indexes and the state nodes it created reach the disk in one write or not at all.
+ */
+import { unprefixedHexToBytes } from '@ethereumjs/util';
+import { CacheType, Caches } from '@ethereumjs/statemanager';
+import type { BatchDBOp, DB } from '@ethereumjs/util';
+
+import { LruCache } from './lru';
+import type { KvStore, KvOp } from './kvStore';
+
+/** Level key prefix for state trie nodes and code. */
+export const STATE_PREFIX = 0x73; // 's'
+
+/** Recently read or written nodes kept decoded-free in memory; ~100 MB at 500 bytes a node. */
+const NODE_CACHE_ENTRIES = 200_000;
+
+function levelKey(key: string): Uint8Array {
+  const hex = unprefixedHexToBytes(key.length % 2 === 0 ? key : `0${key}`);
+  const out = new Uint8Array(hex.length + 1);
+  out[0] = STATE_PREFIX;
+  out.set(hex, 1);
+  return out;
+}
+
+export class StateDB implements DB<string, string | Uint8Array> {
+  private pending = new Map<string, Uint8Array>();
+  private readonly cache = new LruCache<string, Uint8Array>(NODE_CACHE_ENTRIES);
+
+  constructor(private readonly kv: KvStore) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const value = this.pending.get(key) ?? this.cache.get(key);
+    if (value !== undefined) return value;
+    const stored = await this.kv.get(levelKey(key));
+    if (stored !== undefined) this.cache.set(key, stored);
+    return stored;
+  }
+
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.pending.set(key, typeof value === 'string' ? unprefixedHexToBytes(value) : value);
+  }
+
+  /** Nodes are shared between blocks' tries; deleting one could break an older state. */
+  async del(_key: string): Promise<void> {}
+
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'put') await this.put(op.key, op.value);
+    }
+  }
+
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+
+  async open(): Promise<void> {}
+
+  /** Moves the writes made since the last drain into `ops`, to be committed with the block. */
+  drainInto(ops: KvOp[]): void {
+    for (const [key, value] of this.pending) {
+      ops.push({ type: 'put', key: levelKey(key), value });
+      this.cache.set(key, value);
+    }
+    this.pending = new Map();
+  }
+
+  /** Forgets writes that will never be committed (a block build that failed). */
+  discardPending(): void {
+    this.pending = new Map();
+  }
+}
+
+
+/**
+ * Account, storage and code caches for a state manager over this database: LRU-bounded for the
+ * long-lived ones (`size` > 0), small unbounded maps for short-lived read views (`size` 0), which
+ * are cheap to create.
+ */
+export function stateCaches(size: number): Caches {
+  if (size === 0) return new Caches({ account: { type: CacheType.ORDERED_MAP, size: 1 }, storage: { type: CacheType.ORDERED_MAP, size: 1 }, code: { type: CacheType.ORDERED_MAP, size: 1 } });
+  const lru = { type: CacheType.LRU, size };
+  return new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: Math.max(64, size / 10) } });
+}

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { createFeeMarket1559Tx, createLegacyTx, createAccessList2930Tx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+import secp256k1 from 'secp256k1';
+
+import type { Chain } from '../src';
+
+export const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
+
+export interface Artifact {
+  abi: unknown[];
+  bytecode: `0x${string}`;
+  deployedBytecode: `0x${string}`;
+}
+
+export function artifact(name: string): Artifact {
+  return JSON.parse(readFileSync(join(FIXTURES, 'contracts', `${name}.json`), 'utf8')) as Artifact;
+}
+
+export const GWEI = 1_000_000_000n;
+
+export interface TxFields {
+  nonce?: bigint;
+  to?: Uint8Array;
+  value?: bigint;
+  data?: Uint8Array;
+  gasLimit?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  gasPrice?: bigint;
+  type?: 0 | 1 | 2;
+}
+
+/** A signed transaction from dev account `from` (index). Nonce defaults to the pending nonce. */
+export async function signedTx(chain: Chain, from: number, fields: TxFields): Promise<TypedTransaction> {
+  const account = chain.accounts[from];
+  const nonce = fields.nonce ?? (await chain.pendingNonce(account.address));
+  const base = {
+    nonce,
+    to: fields.to,
+    value: fields.value ?? 0n,
+    data: fields.data ?? new Uint8Array(),
+    gasLimit: fields.gasLimit ?? 1_000_000n,
+  };
+  const opts = { common: chain.common };
+  if (fields.type === 0) return createLegacyTx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
+  if (fields.type === 1) return createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
+  return createFeeMarket1559Tx(
+    { ...base, maxFeePerGas: fields.maxFeePerGas ?? 10n * GWEI, maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? GWEI },
+    opts,
+  ).sign(account.privateKey);
+}
+
+export async function send(chain: Chain, from: number, fields: TxFields): Promise<Uint8Array> {
+  return chain.submit(await signedTx(chain, from, fields));
+}
+
+/** Deploys a fixture contract; returns its address. */
+export async function deploy(chain: Chain, name: string, from = 0, args: Uint8Array = new Uint8Array()): Promise<Uint8Array> {
+  const code = hexToBytes(artifact(name).bytecode);
+  const data = new Uint8Array(code.length + args.length);
+  data.set(code);
+  data.set(args, code.length);
+  const hash = await send(chain, from, { data, gasLimit: 5_000_000n });
+  const found = await chain.getReceipt(hash);
+  if (found?.receipt.contractAddress === undefined || found.receipt.status !== 1) throw new Error(`deploying ${name} failed`);
+  return found.receipt.contractAddress;
+}
+
+/** ABI-encodes a call of `signature` with uint256/address arguments. */
+export function calldata(selector: string, ...args: (bigint | Uint8Array)[]): Uint8Array {
+  const out = new Uint8Array(4 + 32 * args.length);
+  out.set(hexToBytes(selector as `0x${string}`));
+  args.forEach((a, i) => {
+    const word = new Uint8Array(32);
+    if (typeof a === 'bigint') {
+      const hex = a.toString(16).padStart(64, '0');
+      word.set(hexToBytes(`0x${hex}`));
+    } else word.set(a, 32 - a.length);
+    out.set(word, 4 + 32 * i);
+  });
+  return out;
+}
+
+export function word(n: bigint): Uint8Array {
+  return hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
+}
+
+/**
+ * A signed EIP-1559 (or, with `type: 3`, blob) transaction encoded by hand, for payloads ethereumjs
+ * refuses to build: another chain id, a tip above the fee cap, a gas limit above the EIP-7825 cap.
+ */
+export function rawSigned(
+  privateKey: Uint8Array,
+  f: { type?: 2 | 3; chainId: bigint; nonce?: bigint; tip: bigint; maxFee: bigint; gas: bigint; to: Uint8Array },
+): Uint8Array {
+  const type = f.type ?? 2;
+  const n = bigIntToUnpaddedBytes;
+  const body: (Uint8Array | Uint8Array[])[] = [n(f.chainId), n(f.nonce ?? 0n), n(f.tip), n(f.maxFee), n(f.gas), f.to, n(0n), new Uint8Array(), []];
+  if (type === 3) body.push(n(1n), [new Uint8Array(32).fill(1).map((v, i) => (i === 0 ? 1 : v))]);
+  const hash = keccak256(new Uint8Array([type, ...RLP.encode(body)]));
+  const { signature, recid } = secp256k1.ecdsaSign(hash, privateKey);
+  const signed = [...body, n(BigInt(recid)), n(BigInt(`0x${Buffer.from(signature.subarray(0, 32)).toString('hex')}`)), n(BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`))];
+  return new Uint8Array([type, ...RLP.encode(signed)]);
+}
