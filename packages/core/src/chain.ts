@@ -501,6 +501,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     return result;
   }
 
+  async createAccessList(req: CallRequest, n: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+    const block = await this.store.getBlock(n);
+    if (block === undefined) throw new HeaderNotFoundError();
+    return this.simulator.createAccessList(req, block, this.callGasCap());
+  }
+
   callGasCap(): bigint {
     return this.gasLimit * CALL_GAS_CAP_FACTOR;
   }

@@ -12,7 +12,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, ValueEncoding } from '@ethereumjs/util';
+import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
@@ -236,6 +236,29 @@ export class Simulator {
         else lo = mid;
       }
       return { gas: hi, lineCounts };
+    });
+  }
+
+  /**
+   * eth_createAccessList: the accounts and slots the call touches, less the sender, the target and
+   * the precompiles (which every transaction warms anyway), as geth reports it.
+   */
+  createAccessList(req: CallRequest, block: Block, gasCap: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+    const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    return this.withState(block.header.stateRoot, async () => {
+      const journal = this.vm.evm.journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
+      journal.startReportingAccessList();
+      const intrinsic = this.intrinsicGas(req);
+      const result = await this.runCall(req, block, gas - intrinsic);
+      const touched = journal.accessList ?? new Map<string, Set<string>>();
+      throwIfFailed(result);
+      const skip = new Set([...this.precompiles, bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS), req.to ? bytesToUnprefixedHex(req.to) : '']);
+      const accessList: [Uint8Array, Uint8Array[]][] = [];
+      for (const [addr, slots] of touched) {
+        if (skip.has(addr) && slots.size === 0) continue;
+        accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+      }
+      return { accessList, gasUsed: intrinsic + result.execResult.executionGasUsed };
     });
   }
 

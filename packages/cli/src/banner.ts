@@ -1,0 +1,42 @@
+/** What the command prints at start, in the shape Anvil users know. */
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import type { Chain } from '@l2devnet/core';
+
+function formatEther(wei: bigint): string {
+  const whole = wei / 10n ** 18n;
+  const frac = (wei % 10n ** 18n).toString().padStart(18, '0');
+  return `${whole}.${frac}`;
+}
+
+export async function banner(chain: Chain, info: { dataDir: string | undefined; limitsFile: string; rpcLineCheck: boolean; version: string }): Promise<string> {
+  const lines: string[] = [];
+  const rule = '==================';
+  lines.push('', `l2devnet v${info.version}`, '', 'Available Accounts', rule);
+  for (const [i, a] of chain.accounts.entries()) {
+    const { balance } = await chain.getAccount(a.address, chain.headNumber);
+    lines.push(`(${i}) ${toChecksumAddress(bytesToHex(a.address))} (${formatEther(balance)} ETH)`);
+  }
+  lines.push('', 'Private Keys', rule);
+  for (const [i, a] of chain.accounts.entries()) lines.push(`(${i}) ${bytesToHex(a.privateKey)}`);
+  lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   m/44'/60'/0'/0/`);
+  const head = await chain.headBlock();
+  const mining = chain.mining.mode === 'interval' ? `every ${chain.mining.intervalMs / 1000} s` : chain.mining.mode === 'auto' ? 'automine' : 'manual';
+  lines.push(
+    '',
+    'Chain ID',
+    rule,
+    String(chain.chainId),
+    '',
+    'Chain',
+    rule,
+    `Hardfork:          ${chain.hardfork}`,
+    `Block gas limit:   ${chain.gasLimit}`,
+    `Next base fee:     ${await chain.nextBaseFee()}`,
+    `Head block:        ${head.header.number}`,
+    `Mining:            ${mining}`,
+    `Data directory:    ${info.dataDir ?? '(in memory)'}`,
+    `Line limits:       ${info.limitsFile}${info.rpcLineCheck ? '' : ' (RPC-stage check off)'}`,
+    '',
+  );
+  return lines.join('\n');
+}

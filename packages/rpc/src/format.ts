@@ -1,0 +1,240 @@
+/**
+ * Encoding to the wire: quantities as minimal 0x hex, hashes and addresses as lowercase 0x hex, and
+ * `null` where the spec says (pending block and transaction fields, creation `to`, ...).
+ */
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import type { AccountProof, ExclusionRecord, LocatedLog, Receipt } from '@l2devnet/core';
+import { effectiveGasPrice } from '@l2devnet/core';
+
+export type Hex = `0x${string}`;
+
+export function quantity(n: bigint | number): Hex {
+  return `0x${n.toString(16)}`;
+}
+
+export function hex(b: Uint8Array): Hex {
+  return bytesToHex(b);
+}
+
+export interface RpcLog {
+  removed: boolean;
+  logIndex: Hex | null;
+  transactionIndex: Hex | null;
+  transactionHash: Hex | null;
+  blockHash: Hex | null;
+  blockNumber: Hex | null;
+  address: Hex;
+  data: Hex;
+  topics: Hex[];
+}
+
+export function formatLog(log: LocatedLog): RpcLog {
+  return {
+    address: hex(log.address),
+    topics: log.topics.map(hex),
+    data: hex(log.data),
+    blockNumber: quantity(log.blockNumber),
+    transactionHash: hex(log.transactionHash),
+    transactionIndex: quantity(log.transactionIndex),
+    blockHash: hex(log.blockHash),
+    logIndex: quantity(log.logIndex),
+    removed: log.removed,
+  };
+}
+
+export interface RpcTransaction {
+  blockHash: Hex | null;
+  blockNumber: Hex | null;
+  from: Hex;
+  gas: Hex;
+  gasPrice: Hex;
+  maxFeePerGas?: Hex;
+  maxPriorityFeePerGas?: Hex;
+  hash: Hex;
+  input: Hex;
+  nonce: Hex;
+  to: Hex | null;
+  transactionIndex: Hex | null;
+  value: Hex;
+  type: Hex;
+  accessList?: { address: Hex; storageKeys: Hex[] }[];
+  chainId?: Hex;
+  v: Hex;
+  r: Hex;
+  s: Hex;
+  yParity?: Hex;
+  authorizationList?: unknown[];
+}
+
+/** A transaction; `at` is its block and index, absent while pending. */
+export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?: { block: Block; index: number }): RpcTransaction {
+  const baseFee = at?.block.header.baseFeePerGas;
+  const dynamic = 'maxFeePerGas' in tx;
+  const out: RpcTransaction = {
+    blockHash: at === undefined ? null : hex(at.block.hash()),
+    blockNumber: at === undefined ? null : quantity(at.block.header.number),
+    from: hex(sender),
+    gas: quantity(tx.gasLimit),
+    // geth: the price actually paid once mined; the fee cap while pending.
+    gasPrice: quantity(dynamic && baseFee === undefined ? tx.maxFeePerGas : effectiveGasPrice(tx, baseFee ?? 0n)),
+    hash: hex(tx.hash()),
+    input: hex(tx.data),
+    nonce: quantity(tx.nonce),
+    to: tx.to === undefined ? null : hex(tx.to.bytes),
+    transactionIndex: at === undefined ? null : quantity(at.index),
+    value: quantity(tx.value),
+    type: quantity(tx.type),
+    v: quantity(tx.v ?? 0n),
+    r: quantity(tx.r ?? 0n),
+    s: quantity(tx.s ?? 0n),
+  };
+  if (dynamic) {
+    out.maxFeePerGas = quantity(tx.maxFeePerGas);
+    out.maxPriorityFeePerGas = quantity(tx.maxPriorityFeePerGas);
+  }
+  if (tx.type !== 0) {
+    const typed = tx as unknown as { chainId: bigint; accessList: [Uint8Array, Uint8Array[]][]; authorizationList?: Uint8Array[][] };
+    out.accessList = typed.accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) }));
+    out.chainId = quantity(typed.chainId);
+    out.yParity = quantity(tx.v ?? 0n);
+    if (typed.authorizationList !== undefined) {
+      out.authorizationList = typed.authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
+        chainId: quantity(BigInt(hex(chainId.length === 0 ? new Uint8Array([0]) : chainId))),
+        address: hex(address),
+        nonce: quantity(BigInt(hex(nonce.length === 0 ? new Uint8Array([0]) : nonce))),
+        yParity: quantity(BigInt(hex(yParity.length === 0 ? new Uint8Array([0]) : yParity))),
+        r: hex(r),
+        s: hex(s),
+      }));
+    }
+  } else if (tx.v !== undefined && tx.v >= 35n) {
+    out.chainId = quantity((tx.v - 35n) / 2n);
+  }
+  return out;
+}
+
+export interface RpcReceipt {
+  blockHash: Hex;
+  blockNumber: Hex;
+  contractAddress: Hex | null;
+  cumulativeGasUsed: Hex;
+  effectiveGasPrice: Hex;
+  from: Hex;
+  gasUsed: Hex;
+  logs: RpcLog[];
+  logsBloom: Hex;
+  status: Hex;
+  to: Hex | null;
+  transactionHash: Hex;
+  transactionIndex: Hex;
+  type: Hex;
+}
+
+/** Receipt `index` of `block`; `receipts` are the block's, to number its logs within the block. */
+export function formatReceipt(block: Block, receipts: Receipt[], index: number): RpcReceipt {
+  const r = receipts[index];
+  let logIndex = 0;
+  for (let i = 0; i < index; i++) logIndex += receipts[i].logs.length;
+  const blockHash = block.hash();
+  return {
+    blockHash: hex(blockHash),
+    blockNumber: quantity(block.header.number),
+    contractAddress: r.contractAddress === undefined ? null : hex(r.contractAddress),
+    cumulativeGasUsed: quantity(r.cumulativeGasUsed),
+    effectiveGasPrice: quantity(r.effectiveGasPrice),
+    from: hex(r.from),
+    gasUsed: quantity(r.gasUsed),
+    logs: r.logs.map((log, i) =>
+      formatLog({
+        ...log,
+        blockNumber: block.header.number,
+        blockHash,
+        transactionHash: r.txHash,
+        transactionIndex: index,
+        logIndex: logIndex + i,
+        removed: false,
+      }),
+    ),
+    logsBloom: hex(r.logsBloom),
+    status: quantity(r.status),
+    to: r.to === undefined ? null : hex(r.to),
+    transactionHash: hex(r.txHash),
+    transactionIndex: quantity(index),
+    type: quantity(r.type),
+  };
+}
+
+export type RpcBlock = Record<string, Hex | Hex[] | RpcTransaction[] | null>;
+
+/**
+ * A block. `receipts` supply each transaction's sender for full transaction objects. The pending
+ * block has `hash`, `number`, `nonce` and `logsBloom` null (spec: States).
+ */
+export function formatBlock(block: Block, receipts: Receipt[], fullTransactions: boolean, pending = false): RpcBlock {
+  const h = block.header;
+  const out: RpcBlock = {
+    number: pending ? null : quantity(h.number),
+    hash: pending ? null : hex(block.hash()),
+    parentHash: hex(h.parentHash),
+    nonce: pending ? null : hex(h.nonce),
+    sha3Uncles: hex(h.uncleHash),
+    logsBloom: pending ? null : hex(h.logsBloom),
+    transactionsRoot: hex(h.transactionsTrie),
+    stateRoot: hex(h.stateRoot),
+    receiptsRoot: hex(h.receiptTrie),
+    miner: hex(h.coinbase.bytes),
+    difficulty: quantity(h.difficulty),
+    // Proof-of-stake from genesis: every block's difficulty is 0, so the total is too.
+    totalDifficulty: quantity(0n),
+    extraData: hex(h.extraData),
+    size: quantity(block.serialize().length),
+    gasLimit: quantity(h.gasLimit),
+    gasUsed: quantity(h.gasUsed),
+    timestamp: quantity(h.timestamp),
+    mixHash: hex(h.mixHash),
+  };
+  if (h.baseFeePerGas !== undefined) out.baseFeePerGas = quantity(h.baseFeePerGas);
+  if (h.withdrawalsRoot !== undefined) {
+    out.withdrawalsRoot = hex(h.withdrawalsRoot);
+    (out as Record<string, unknown>).withdrawals = [];
+  }
+  if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
+  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = hex(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) out.requestsHash = hex(h.requestsHash);
+  out.transactions = fullTransactions
+    ? block.transactions.map((tx, index) =>
+        formatTransaction(tx, receipts[index]?.from ?? tx.getSenderAddress().bytes, pending ? undefined : { block, index }),
+      )
+    : block.transactions.map((tx) => hex(tx.hash()));
+  out.uncles = [];
+  return out;
+}
+
+export function formatProof(p: AccountProof, keys: string[]): Record<string, unknown> {
+  return {
+    address: hex(p.address),
+    accountProof: p.accountProof.map(hex),
+    balance: quantity(p.balance),
+    codeHash: hex(p.codeHash),
+    nonce: quantity(p.nonce),
+    storageHash: hex(p.storageHash),
+    storageProof: p.storageProof.map((s, i) => ({ key: keys[i], value: quantity(s.value), proof: s.proof.map(hex) })),
+  };
+}
+
+/** Spec: Transaction exclusion object; `blockNumber` only where the record has one (stage SEQUENCER). */
+export function formatExclusion(r: ExclusionRecord): Record<string, string> {
+  const out: Record<string, string> = {
+    txHash: hex(r.txHash),
+    from: hex(r.from),
+    nonce: quantity(r.nonce),
+    txRejectionStage: r.stage,
+    reasonMessage: r.reasonMessage,
+  };
+  if (r.blockNumber !== undefined) out.blockNumber = quantity(r.blockNumber);
+  out.timestamp = new Date(r.timestamp).toISOString();
+  return out;
+}

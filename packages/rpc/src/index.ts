@@ -1,0 +1,10 @@
+export { CREDITS_FILE, creditsOf, DEFAULT_CREDITS } from './credits';
+export * from './errors';
+export * from './format';
+export { method, optional, required, withDefault } from './method';
+export type { Method, ParamSpec, RpcContext } from './method';
+export * as params from './params';
+export { createProvider, Eip1193Provider, ProviderRpcError } from './provider';
+export type { RequestArguments } from './provider';
+export { CLIENT_VERSION, createRpc, Rpc } from './rpc';
+export type { Authorize, JsonRpcFailure, JsonRpcId, JsonRpcResponse, JsonRpcSuccess, RpcOptions } from './rpc';

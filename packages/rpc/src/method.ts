@@ -1,0 +1,65 @@
+/**
+ * The shape of a method table entry: its params (each with a parser from params.ts) and a handler
+ * that receives them already typed. `describeParams` checks count and presence before parsing.
+ */
+import type { Chain } from '@l2devnet/core';
+
+import { invalidParams } from './errors';
+import type { Parser } from './params';
+
+export interface RpcContext {
+  chain: Chain;
+  clientVersion: string;
+}
+
+export interface ParamSpec<T> {
+  name: string;
+  parse: Parser<T>;
+  required: boolean;
+  fallback?: () => T;
+}
+
+export function required<T>(name: string, parse: Parser<T>): ParamSpec<T> {
+  return { name, parse, required: true };
+}
+
+export function optional<T>(name: string, parse: Parser<T>): ParamSpec<T | undefined> {
+  return { name, parse, required: false };
+}
+
+export function withDefault<T>(name: string, parse: Parser<T>, fallback: () => T): ParamSpec<T> {
+  return { name, parse, required: false, fallback };
+}
+
+export interface Method {
+  params: ParamSpec<unknown>[];
+  handler: (ctx: RpcContext, args: unknown[]) => Promise<unknown> | unknown;
+}
+
+export function method<A extends unknown[]>(
+  params: { [K in keyof A]: ParamSpec<A[K]> },
+  handler: (ctx: RpcContext, ...args: A) => Promise<unknown> | unknown,
+): Method {
+  return {
+    params: params as ParamSpec<unknown>[],
+    handler: (ctx, args) => handler(ctx, ...(args as A)),
+  };
+}
+
+/** Parses a request's `params` against a method's specs. */
+export function parseParams(specs: ParamSpec<unknown>[], raw: unknown): unknown[] {
+  if (raw !== undefined && !Array.isArray(raw)) throw invalidParams('params must be an array');
+  const values = (raw ?? []) as unknown[];
+  if (values.length > specs.length) {
+    throw invalidParams(`too many params: expected at most ${specs.length}, got ${values.length}`);
+  }
+  return specs.map((spec, i) => {
+    const value = values[i];
+    const slot = { position: i + 1, name: spec.name };
+    if (value === undefined || (value === null && !spec.required)) {
+      if (spec.required) throw invalidParams(`missing required param ${slot.position} (${spec.name})`);
+      return spec.fallback?.();
+    }
+    return spec.parse(value, slot);
+  });
+}

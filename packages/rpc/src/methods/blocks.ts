@@ -1,0 +1,65 @@
+/** Blocks and their receipts (spec: eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts). */
+import type { Block } from '@ethereumjs/block';
+import type { BlockRef, Receipt } from '@l2devnet/core';
+
+import { formatBlock, formatReceipt, quantity } from '../format';
+import type { Method, RpcContext } from '../method';
+import { method, required } from '../method';
+import { blockRef, bool, hash, smallQuantity } from '../params';
+
+async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
+  const n = await ctx.chain.resolveNumber(ref);
+  if (n === undefined) return undefined;
+  const [block, receipts] = await Promise.all([ctx.chain.getBlockByNumber(n), ctx.chain.getReceipts(n)]);
+  return block === undefined || receipts === undefined ? undefined : { block, receipts };
+}
+
+async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
+  if (ref.kind === 'pending') {
+    const { block, receipts } = await ctx.chain.pendingBlock();
+    return formatBlock(block, receipts, full, true);
+  }
+  const found = await loadBlock(ctx, ref);
+  return found === undefined ? null : formatBlock(found.block, found.receipts, full);
+}
+
+async function txCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
+  if (ref.kind === 'pending') return quantity((await ctx.chain.pendingBlock()).block.transactions.length);
+  const found = await loadBlock(ctx, ref);
+  return found === undefined ? null : quantity(found.block.transactions.length);
+}
+
+async function uncleCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
+  return (await ctx.chain.resolveNumber(ref)) === undefined ? null : quantity(0);
+}
+
+const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h });
+
+export const blockMethods: Record<string, Method> = {
+  /** eth_getBlockByNumber (spec): block parameter (`safe` unsupported) and details flag, both required. */
+  eth_getBlockByNumber: method([required('block', blockRef()), required('fullTransactions', bool)], (ctx, ref, full) =>
+    blockResult(ctx, ref, full),
+  ),
+  /** eth_getBlockByHash (spec). */
+  eth_getBlockByHash: method([required('blockHash', hash), required('fullTransactions', bool)], (ctx, h, full) =>
+    blockResult(ctx, byHash(h), full),
+  ),
+  eth_getBlockTransactionCountByNumber: method([required('block', blockRef())], (ctx, ref) => txCount(ctx, ref)),
+  eth_getBlockTransactionCountByHash: method([required('blockHash', hash)], (ctx, h) => txCount(ctx, byHash(h))),
+  eth_getUncleCountByBlockNumber: method([required('block', blockRef())], (ctx, ref) => uncleCount(ctx, ref)),
+  eth_getUncleCountByBlockHash: method([required('blockHash', hash)], (ctx, h) => uncleCount(ctx, byHash(h))),
+  eth_getUncleByBlockNumberAndIndex: method([required('block', blockRef()), required('index', smallQuantity)], (_ctx, _ref, _i) => null),
+  eth_getUncleByBlockHashAndIndex: method([required('blockHash', hash), required('index', smallQuantity)], (_ctx, _h, _i) => null),
+  /**
+   * eth_getBlockReceipts (spec): a hex or decimal number, a tag (including `safe`), or a block hash;
+   * `pending` returns the same as `latest`.
+   */
+  eth_getBlockReceipts: method(
+    [required('block', blockRef({ allowSafe: true, allowDecimal: true, allowObject: true }))],
+    async (ctx, ref) => {
+      const found = await loadBlock(ctx, ref.kind === 'pending' ? { kind: 'latest' } : ref);
+      if (found === undefined) return null;
+      return found.receipts.map((_, i) => formatReceipt(found.block, found.receipts, i));
+    },
+  ),
+};

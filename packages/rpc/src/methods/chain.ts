@@ -1,0 +1,77 @@
+/** Node and fee information: what wallets ask before anything else. */
+import { SUGGESTED_TIP } from '@l2devnet/core';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+
+import { hex, quantity } from '../format';
+import type { Method } from '../method';
+import { method, optional, required } from '../method';
+import { blockRef, count, data, percentiles } from '../params';
+
+/** eth_feeHistory: at most this many blocks per request (geth's limit). */
+const MAX_FEE_HISTORY_BLOCKS = 1024;
+
+export const chainMethods: Record<string, Method> = {
+  /** eth_chainId (EIP-695). */
+  eth_chainId: method([], ({ chain }) => quantity(chain.chainId)),
+  /** net_version: the chain id in decimal. */
+  net_version: method([], ({ chain }) => chain.chainId.toString()),
+  net_listening: method([], () => true),
+  net_peerCount: method([], () => quantity(0)),
+  web3_clientVersion: method([], ({ clientVersion }) => clientVersion),
+  web3_sha3: method([required('data', data)], (_ctx, input) => hex(keccak256(input))),
+  /** eth_blockNumber: the head. */
+  eth_blockNumber: method([], ({ chain }) => quantity(chain.headNumber)),
+  eth_accounts: method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
+  eth_syncing: method([], () => false),
+  eth_mining: method([], ({ chain }) => chain.mining.mode !== 'manual'),
+  eth_hashrate: method([], () => quantity(0)),
+  eth_coinbase: method([], ({ chain }) => hex(chain.coinbase)),
+  eth_protocolVersion: method([], () => quantity(68)),
+  /** eth_gasPrice: next block's base fee plus the suggested tip. */
+  eth_gasPrice: method([], async ({ chain }) => quantity((await chain.nextBaseFee()) + SUGGESTED_TIP)),
+  eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
+  eth_blobBaseFee: method([], () => quantity(1)),
+  /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */
+  eth_feeHistory: method(
+    [required('blockCount', count), required('newestBlock', blockRef()), optional('rewardPercentiles', percentiles)],
+    async ({ chain }, blockCount, newest, rewardPercentiles) => {
+      const newestNumber = (await chain.resolveNumber(newest)) ?? chain.headNumber;
+      const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newestNumber) + 1);
+      const oldest = newestNumber - BigInt(n) + 1n;
+      const baseFees: string[] = [];
+      const ratios: number[] = [];
+      const rewards: string[][] = [];
+      for (let b = oldest; b <= newestNumber; b++) {
+        const block = await chain.getBlockByNumber(b);
+        if (block === undefined) break;
+        const baseFee = block.header.baseFeePerGas ?? 0n;
+        baseFees.push(quantity(baseFee));
+        ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit));
+        if (rewardPercentiles !== undefined) {
+          const receipts = (await chain.getReceipts(b)) ?? [];
+          const tips = receipts
+            .map((r) => ({ tip: r.effectiveGasPrice - baseFee, gas: r.gasUsed }))
+            .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
+          rewards.push(
+            rewardPercentiles.map((p) => {
+              if (tips.length === 0) return quantity(0);
+              const threshold = (Number(block.header.gasUsed) * p) / 100;
+              let sum = 0;
+              for (const t of tips) {
+                sum += Number(t.gas);
+                if (sum >= threshold) return quantity(t.tip);
+              }
+              return quantity(tips[tips.length - 1].tip);
+            }),
+          );
+        }
+      }
+      const last = await chain.getBlockByNumber(newestNumber);
+      baseFees.push(quantity(last?.header.calcNextBaseFee() ?? 0n));
+      const out: Record<string, unknown> = { oldestBlock: quantity(oldest), baseFeePerGas: baseFees, gasUsedRatio: ratios };
+      if (rewardPercentiles !== undefined) out.reward = rewards;
+      return out;
+    },
+  ),
+};
+

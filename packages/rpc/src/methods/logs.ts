@@ -1,0 +1,34 @@
+/** eth_getLogs (spec): served from the log index; result-count and time limits from the spec. */
+import type { BlockRef } from '@l2devnet/core';
+
+import { formatLog } from '../format';
+import type { Method, RpcContext } from '../method';
+import { method, required } from '../method';
+import type { RawLogFilter } from '../params';
+import { logFilter } from '../params';
+
+async function numberOf(ctx: RpcContext, ref: BlockRef | undefined): Promise<bigint> {
+  if (ref === undefined) return ctx.chain.headNumber;
+  // A number past the head is a range end the chain has not reached: nothing there yet.
+  if (ref.kind === 'number') return ref.number;
+  return (await ctx.chain.resolveNumber(ref)) ?? ctx.chain.headNumber;
+}
+
+export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<unknown[]> {
+  let fromBlock: bigint;
+  let toBlock: bigint;
+  if (filter.blockHash !== undefined) {
+    const n = await ctx.chain.resolveNumber({ kind: 'hash', hash: filter.blockHash });
+    if (n === undefined) return [];
+    fromBlock = toBlock = n;
+  } else {
+    fromBlock = await numberOf(ctx, filter.fromBlock);
+    toBlock = await numberOf(ctx, filter.toBlock);
+  }
+  const logs = await ctx.chain.getLogs({ fromBlock, toBlock, addresses: filter.addresses, topics: filter.topics });
+  return logs.map(formatLog);
+}
+
+export const logMethods: Record<string, Method> = {
+  eth_getLogs: method([required('filter', logFilter)], queryLogs),
+};

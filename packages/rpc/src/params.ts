@@ -1,0 +1,264 @@
+/**
+ * Decoding from the wire. Every method's params are parsed here, at the boundary, into typed values
+ * before any work; a bad value fails with an invalid-params error naming the param, its position
+ * and what was wrong.
+ */
+import { hexToBytes } from '@ethereumjs/util';
+import type { BlockRef, CallRequest, LogFilter, StateOverride } from '@l2devnet/core';
+
+import { invalidParams } from './errors';
+
+/** A param's position (1-based) and name, for messages. */
+export interface ParamSlot {
+  position: number;
+  name: string;
+}
+
+export type Parser<T> = (value: unknown, slot: ParamSlot) => T;
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const json = JSON.stringify(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+export function fail(slot: ParamSlot, expected: string, value: unknown): never {
+  throw invalidParams(`param ${slot.position} (${slot.name}) must be ${expected}; got ${describe(value)}`);
+}
+
+const HEX = /^0x[0-9a-fA-F]*$/;
+
+/** Hex quantity, e.g. "0x1a". Leading zeros are accepted; "0x" alone is not a number. */
+export const quantity: Parser<bigint> = (value, slot) => {
+  if (typeof value !== 'string' || !HEX.test(value) || value.length < 3 || value.length > 66) {
+    return fail(slot, 'a hex quantity', value);
+  }
+  return BigInt(value);
+};
+
+/** A quantity that fits a JS number (indexes, counts). */
+export const smallQuantity: Parser<number> = (value, slot) => {
+  const n = quantity(value, slot);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) return fail(slot, 'a hex quantity below 2^53', value);
+  return Number(n);
+};
+
+/** Hex data of any length, e.g. "0x" or "0xdeadbeef". */
+export const data: Parser<Uint8Array> = (value, slot) => {
+  if (typeof value !== 'string' || !HEX.test(value) || value.length % 2 !== 0) {
+    return fail(slot, 'hex data (0x followed by an even number of hex digits)', value);
+  }
+  return hexToBytes(value as `0x${string}`);
+};
+
+function fixed(bytes: number, what: string): Parser<Uint8Array> {
+  return (value, slot) => {
+    if (typeof value !== 'string' || !HEX.test(value) || value.length !== 2 + 2 * bytes) {
+      return fail(slot, what, value);
+    }
+    return hexToBytes(value as `0x${string}`);
+  };
+}
+
+export const address = fixed(20, 'a 20-byte hex address');
+export const hash = fixed(32, 'a 32-byte hex hash');
+
+export const bool: Parser<boolean> = (value, slot) => (typeof value === 'boolean' ? value : fail(slot, 'a boolean', value));
+
+/** A storage key: a hex quantity of at most 32 bytes, as a 32-byte word. */
+export const storageKey: Parser<Uint8Array> = (value, slot) => {
+  const n = quantity(value, slot);
+  const out = new Uint8Array(32);
+  const hex = n.toString(16).padStart(64, '0');
+  out.set(hexToBytes(`0x${hex}`));
+  return out;
+};
+
+const TAGS = ['latest', 'earliest', 'pending', 'finalized', 'safe'] as const;
+
+export interface BlockRefOptions {
+  /** `safe` is refused unless the method accepts it (spec: only eth_call and eth_getBlockReceipts). */
+  allowSafe?: boolean;
+  /** eth_getBlockReceipts also takes plain decimal numbers. */
+  allowDecimal?: boolean;
+  /** EIP-1898 `{ blockNumber }` / `{ blockHash }` objects, accepted by state methods. */
+  allowObject?: boolean;
+}
+
+/** A block number or tag (and per options, a decimal number or an EIP-1898 object). */
+export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
+  const expected = `a hex block number or one of ${TAGS.filter((t) => t !== 'safe' || opts.allowSafe).join(', ')}`;
+  return (value, slot) => {
+    if (typeof value === 'string') {
+      if (value === 'safe' && !opts.allowSafe) {
+        throw invalidParams(`param ${slot.position} (${slot.name}): the "safe" tag is not supported by this method; use "finalized"`);
+      }
+      if ((TAGS as readonly string[]).includes(value)) return { kind: value as (typeof TAGS)[number] };
+      if (HEX.test(value) && value.length > 2 && value.length <= 18) return { kind: 'number', number: BigInt(value) };
+      if (opts.allowDecimal && /^[0-9]{1,16}$/.test(value)) return { kind: 'number', number: BigInt(value) };
+    }
+    if (opts.allowDecimal && typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+      return { kind: 'number', number: BigInt(value) };
+    }
+    if (opts.allowObject && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const o = value as Record<string, unknown>;
+      if (o.blockHash !== undefined) return { kind: 'hash', hash: hash(o.blockHash, { ...slot, name: `${slot.name}.blockHash` }) };
+      if (o.blockNumber !== undefined) return blockRef(opts)(o.blockNumber, { ...slot, name: `${slot.name}.blockNumber` });
+    }
+    return fail(slot, expected, value);
+  };
+}
+
+function object(value: unknown, slot: ParamSlot): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(slot, 'an object', value);
+  return value as Record<string, unknown>;
+}
+
+function member<T>(o: Record<string, unknown>, key: string, parse: Parser<T>, slot: ParamSlot): T | undefined {
+  const v = o[key];
+  return v === undefined || v === null ? undefined : parse(v, { position: slot.position, name: `${slot.name}.${key}` });
+}
+
+export interface TransactionRequest extends CallRequest {
+  nonce?: bigint;
+  type?: number;
+  chainId?: bigint;
+}
+
+/** The call object of eth_call / eth_estimateGas / eth_sendTransaction. */
+export function callObject(opts: { requireFrom?: boolean } = {}): Parser<TransactionRequest> {
+  return (value, slot) => {
+    const o = object(value, slot);
+    const from = member(o, 'from', address, slot);
+    if (opts.requireFrom && from === undefined) {
+      throw invalidParams(`param ${slot.position} (${slot.name}.from) is required`);
+    }
+    const input = member(o, 'input', data, slot);
+    const dataField = member(o, 'data', data, slot);
+    if (input !== undefined && dataField !== undefined && Buffer.compare(input, dataField) !== 0) {
+      throw invalidParams(`param ${slot.position} (${slot.name}): "data" and "input" differ; send one of them`);
+    }
+    const req: TransactionRequest = {
+      from,
+      to: member(o, 'to', address, slot),
+      gas: member(o, 'gas', quantity, slot),
+      gasPrice: member(o, 'gasPrice', quantity, slot),
+      maxFeePerGas: member(o, 'maxFeePerGas', quantity, slot),
+      maxPriorityFeePerGas: member(o, 'maxPriorityFeePerGas', quantity, slot),
+      value: member(o, 'value', quantity, slot),
+      data: input ?? dataField,
+      nonce: member(o, 'nonce', quantity, slot),
+      chainId: member(o, 'chainId', quantity, slot),
+    };
+    const type = member(o, 'type', quantity, slot);
+    if (type !== undefined) req.type = Number(type);
+    if (req.gasPrice !== undefined && (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined)) {
+      throw invalidParams(`param ${slot.position} (${slot.name}): both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
+    }
+    return req;
+  };
+}
+
+/** geth's state override set: { address: { balance, nonce, code, state, stateDiff } }. */
+export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
+  const o = object(value, slot);
+  return Object.entries(o).map(([key, v]) => {
+    const at = { position: slot.position, name: `${slot.name}[${key}]` };
+    const a = address(key, at);
+    const fields = object(v, at);
+    const slots = (name: 'state' | 'stateDiff'): [Uint8Array, Uint8Array][] | undefined => {
+      const m = fields[name];
+      if (m === undefined || m === null) return undefined;
+      return Object.entries(object(m, { ...at, name: `${at.name}.${name}` })).map(([k, val]) => [
+        hash(k, { ...at, name: `${at.name}.${name} key` }),
+        hash(val, { ...at, name: `${at.name}.${name}[${k}]` }),
+      ]);
+    };
+    return {
+      address: a,
+      balance: member(fields, 'balance', quantity, at),
+      nonce: member(fields, 'nonce', quantity, at),
+      code: member(fields, 'code', data, at),
+      state: slots('state'),
+      stateDiff: slots('stateDiff'),
+    };
+  });
+};
+
+/** Spec, Limits: at most 5,000 parameters (addresses plus topic entries) in one eth_getLogs request. */
+export const MAX_LOG_FILTER_PARAMS = 5_000;
+
+export interface RawLogFilter {
+  fromBlock?: BlockRef;
+  toBlock?: BlockRef;
+  blockHash?: Uint8Array;
+  addresses?: Uint8Array[];
+  topics?: LogFilter['topics'];
+}
+
+/** The eth_getLogs / eth_newFilter filter object. */
+export const logFilter: Parser<RawLogFilter> = (value, slot) => {
+  const o = object(value, slot);
+  const ref = blockRef();
+  const filter: RawLogFilter = {
+    fromBlock: member(o, 'fromBlock', ref, slot),
+    toBlock: member(o, 'toBlock', ref, slot),
+    blockHash: member(o, 'blockHash', hash, slot),
+  };
+  if (filter.blockHash !== undefined && (filter.fromBlock !== undefined || filter.toBlock !== undefined)) {
+    throw invalidParams(`param ${slot.position} (${slot.name}): blockHash cannot be combined with fromBlock or toBlock`);
+  }
+  let count = 0;
+  const addr = o.address;
+  if (addr !== undefined && addr !== null) {
+    const list = Array.isArray(addr) ? addr : [addr];
+    filter.addresses = list.map((a, i) => address(a, { position: slot.position, name: `${slot.name}.address[${i}]` }));
+    count += list.length;
+  }
+  const topics = o.topics;
+  if (topics !== undefined && topics !== null) {
+    if (!Array.isArray(topics)) return fail({ ...slot, name: `${slot.name}.topics` }, 'an array', topics);
+    if (topics.length > 4) return fail({ ...slot, name: `${slot.name}.topics` }, 'an array of at most 4 positions', topics);
+    filter.topics = topics.map((t, i) => {
+      const at = { position: slot.position, name: `${slot.name}.topics[${i}]` };
+      if (t === null) return null;
+      const list = Array.isArray(t) ? t : [t];
+      count += list.length;
+      return list.map((x, j) => hash(x, { ...at, name: Array.isArray(t) ? `${at.name}[${j}]` : at.name }));
+    });
+  }
+  if (count > MAX_LOG_FILTER_PARAMS) {
+    throw invalidParams(
+      `param ${slot.position} (${slot.name}) has ${count} addresses and topics; at most ${MAX_LOG_FILTER_PARAMS} are allowed`,
+    );
+  }
+  return filter;
+};
+
+export function arrayOf<T>(item: Parser<T>, maxItems = 1_000): Parser<T[]> {
+  return (value, slot) => {
+    if (!Array.isArray(value)) return fail(slot, 'an array', value);
+    if (value.length > maxItems) return fail(slot, `an array of at most ${maxItems} items`, `${value.length} items`);
+    return value.map((v, i) => item(v, { position: slot.position, name: `${slot.name}[${i}]` }));
+  };
+}
+
+/** A non-negative integer given as a JSON number or a hex quantity. */
+export const count: Parser<number> = (value, slot) => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  if (typeof value === 'string') return smallQuantity(value, slot);
+  return fail(slot, 'a non-negative integer or hex quantity', value);
+};
+
+/** An array of numbers between 0 and 100, ascending (eth_feeHistory reward percentiles). */
+export const percentiles: Parser<number[]> = (value, slot) => {
+  if (!Array.isArray(value) || value.length > 100) return fail(slot, 'an array of at most 100 percentiles', value);
+  let last = -1;
+  for (const p of value) {
+    if (typeof p !== 'number' || p < 0 || p > 100 || p < last) {
+      return fail(slot, 'ascending numbers between 0 and 100', value);
+    }
+    last = p;
+  }
+  return value as number[];
+};

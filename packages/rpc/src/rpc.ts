@@ -1,0 +1,145 @@
+/**
+ * JSON-RPC 2.0 dispatch: one method table, one place that turns failures into error objects.
+ * Transports hand it parsed bodies (single requests or batches); in-process callers use `request`.
+ */
+import type { Chain } from '@l2devnet/core';
+
+import { creditsOf } from './credits';
+import type { ErrorLogger } from './errors';
+import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toRpcError } from './errors';
+import type { Method, RpcContext } from './method';
+import { parseParams } from './method';
+import { blockMethods } from './methods/blocks';
+import { chainMethods } from './methods/chain';
+import { executionMethods } from './methods/execution';
+import { l2Methods } from './methods/l2';
+import { logMethods } from './methods/logs';
+import { stateMethods } from './methods/state';
+import { transactionMethods } from './methods/transactions';
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcSuccess {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: unknown;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: { code: number; message: string; data?: string };
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+
+export interface RpcOptions {
+  clientVersion?: string;
+  /** Spec rule: eth_call needs `from`. Default true. */
+  requireCallFrom?: boolean;
+  logError?: ErrorLogger;
+  /** Extra methods (devnet control, subscriptions) merged into the table. */
+  extraMethods?: Record<string, Method>;
+}
+
+/** Lets a transport refuse a call before it runs (API key credits); returns the error to answer with. */
+export type Authorize = (method: string, credits: number) => RpcError | undefined;
+
+export const CLIENT_VERSION = `l2devnet/v0.1.0/${process.platform}-${process.arch}/node${process.versions.node}`;
+
+export class Rpc {
+  readonly methods: Record<string, Method>;
+  private readonly ctx: RpcContext;
+  private readonly logError: ErrorLogger;
+
+  constructor(
+    readonly chain: Chain,
+    opts: RpcOptions = {},
+  ) {
+    this.ctx = { chain, clientVersion: opts.clientVersion ?? CLIENT_VERSION };
+    this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
+    this.methods = {
+      ...chainMethods,
+      ...stateMethods,
+      ...blockMethods,
+      ...transactionMethods,
+      ...executionMethods({ requireCallFrom: opts.requireCallFrom ?? true }),
+      ...logMethods,
+      ...l2Methods,
+      ...opts.extraMethods,
+    };
+  }
+
+  /** Runs one method with positional params; throws RpcError. */
+  async request(method: string, params?: unknown): Promise<unknown> {
+    const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
+    if (entry === undefined) throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
+    try {
+      return await entry.handler(this.ctx, parseParams(entry.params, params));
+    } catch (e) {
+      throw toRpcError(e, this.logError);
+    }
+  }
+
+  /** Answers a parsed body: a request object or a batch. `undefined` when nothing is to be sent back. */
+  async handle(body: unknown, authorize?: Authorize): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    if (Array.isArray(body)) {
+      if (body.length === 0) return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: empty batch'));
+      // In order, one after another, as geth does: a later element sees what an earlier one did.
+      const sent: JsonRpcResponse[] = [];
+      for (const item of body) {
+        const answer = await this.handleOne(item, authorize);
+        if (answer !== undefined) sent.push(answer);
+      }
+      return sent.length === 0 ? undefined : sent;
+    }
+    return this.handleOne(body, authorize);
+  }
+
+  /** Answers a raw text body (parse errors included). */
+  async handleText(text: string, authorize?: Authorize): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return failure(null, new RpcError(PARSE_ERROR, 'parse error: the body is not valid JSON'));
+    }
+    return this.handle(body, authorize);
+  }
+
+  private async handleOne(item: unknown, authorize?: Authorize): Promise<JsonRpcResponse | undefined> {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: expected a JSON-RPC request object'));
+    }
+    const req = item as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
+    const hasId = 'id' in req;
+    const id = req.id;
+    if (hasId && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+      return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: id must be a string, a number or null'));
+    }
+    const rid = (hasId ? id : null) as JsonRpcId;
+    if (req.jsonrpc !== '2.0') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));
+    if (typeof req.method !== 'string') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: method must be a string'));
+    const refused = authorize?.(req.method, creditsOf(req.method));
+    let response: JsonRpcResponse;
+    if (refused !== undefined) {
+      response = failure(rid, refused);
+    } else {
+      try {
+        response = { jsonrpc: '2.0', id: rid, result: await this.request(req.method, req.params) };
+      } catch (e) {
+        response = failure(rid, e as RpcError);
+      }
+    }
+    // A notification (no id) is answered with nothing.
+    return hasId ? response : undefined;
+  }
+}
+
+function failure(id: JsonRpcId, error: RpcError): JsonRpcFailure {
+  return { jsonrpc: '2.0', id, error: error.toJSON() };
+}
+
+export function createRpc(chain: Chain, opts?: RpcOptions): Rpc {
+  return new Rpc(chain, opts);
+}

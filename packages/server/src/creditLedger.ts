@@ -1,0 +1,108 @@
+/**
+ * Credits spent per API key per UTC day. Each key has a daily balance (`dailyCredits`, unlimited
+ * when undefined, still counted) that resets at 00:00 UTC. Spending is kept in memory for the hot
+ * path and written to the node's database every second and at shutdown, so a restart does not
+ * reset a day's spending (at most the last second of it can be lost to a crash).
+ *
+ *   'c' ‖ utf8(day) ‖ 0x00 ‖ utf8(key) → credits used (decimal text)
+ */
+import type { KvStore } from '@l2devnet/core';
+
+const P_CREDITS = 0x63; // 'c'
+const FLUSH_INTERVAL_MS = 1_000;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface ChargeResult {
+  ok: boolean;
+  used: number;
+  /** Undefined when the balance is unlimited. */
+  remaining: number | undefined;
+}
+
+/** The UTC date (YYYY-MM-DD) of `ms`. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function rowKey(day: string, key: string): Uint8Array {
+  return new Uint8Array([P_CREDITS, ...enc.encode(day), 0, ...enc.encode(key)]);
+}
+
+export class CreditLedger {
+  private day: string;
+  private used = new Map<string, number>();
+  private dirty = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly kv: KvStore | undefined,
+    readonly dailyCredits: number | undefined,
+    private readonly now: () => number,
+  ) {
+    this.day = utcDay(now());
+  }
+
+  /** Loads today's spending from the database and starts the periodic flush. */
+  static async open(kv: KvStore | undefined, dailyCredits: number | undefined, now: () => number = Date.now): Promise<CreditLedger> {
+    const ledger = new CreditLedger(kv, dailyCredits, now);
+    await ledger.load();
+    ledger.timer = setInterval(() => void ledger.flush(), FLUSH_INTERVAL_MS);
+    ledger.timer.unref();
+    return ledger;
+  }
+
+  private async load(): Promise<void> {
+    if (this.kv === undefined) return;
+    const prefix = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 0]);
+    const end = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 1]);
+    for await (const [k, v] of this.kv.range(prefix, end)) {
+      this.used.set(dec.decode(k.subarray(prefix.length)), Number(dec.decode(v)));
+    }
+  }
+
+  private rollDay(): void {
+    const today = utcDay(this.now());
+    if (today !== this.day) {
+      void this.flush();
+      this.day = today;
+      this.used = new Map();
+      this.dirty = new Set();
+    }
+  }
+
+  /** What `key` has spent today and has left. */
+  balance(key: string): ChargeResult {
+    this.rollDay();
+    const used = this.used.get(key) ?? 0;
+    return { ok: true, used, remaining: this.dailyCredits === undefined ? undefined : Math.max(0, this.dailyCredits - used) };
+  }
+
+  /** Charges `credits` to `key` if its balance can pay for them; otherwise charges nothing. */
+  charge(key: string, credits: number): ChargeResult {
+    this.rollDay();
+    const used = this.used.get(key) ?? 0;
+    if (this.dailyCredits !== undefined && used + credits > this.dailyCredits) {
+      return { ok: false, used, remaining: Math.max(0, this.dailyCredits - used) };
+    }
+    this.used.set(key, used + credits);
+    this.dirty.add(key);
+    return { ok: true, used: used + credits, remaining: this.dailyCredits === undefined ? undefined : this.dailyCredits - used - credits };
+  }
+
+  async flush(): Promise<void> {
+    if (this.kv === undefined || this.dirty.size === 0) return;
+    const ops = [...this.dirty].map((key) => ({
+      type: 'put' as const,
+      key: rowKey(this.day, key),
+      value: enc.encode(String(this.used.get(key) ?? 0)),
+    }));
+    this.dirty = new Set();
+    await this.kv.batch(ops);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.flush();
+  }
+}

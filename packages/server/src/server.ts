@@ -1,0 +1,316 @@
+/**
+ * The network transport: HTTP POST and WebSocket on one port (uWebSockets.js), over the in-process
+ * RPC. It decides only HTTP outcomes — bad key (401), out of credits (429), body too large (413),
+ * wrong content type (415), unknown path (404) — and every other answer is a JSON-RPC response
+ * built by the rpc package. No exception reaches a socket, and a client that goes away mid-request
+ * is noticed (onAborted / close) before anything is written to it.
+ */
+import type { Authorize, JsonRpcResponse, Rpc } from '@l2devnet/rpc';
+import { creditsOf, INVALID_REQUEST, LIMIT_EXCEEDED, RpcError } from '@l2devnet/rpc';
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
+
+import type { CreditLedger } from './creditLedger';
+
+/** Default request body limit: 5 MiB. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Default number of requests in one batch. */
+export const MAX_BATCH = 1_000;
+/** Default WebSocket message limit, as the body limit. */
+export const MAX_WS_MESSAGE_BYTES = MAX_BODY_BYTES;
+/** Bytes queued for a slow WebSocket reader before it is disconnected. */
+export const MAX_WS_BACKPRESSURE_BYTES = 16 * 1024 * 1024;
+/** Seconds a WebSocket may stay silent (pings are sent automatically). uWS wants a multiple of 4. */
+export const WS_IDLE_TIMEOUT_S = 120;
+/** JSON-RPC code for a missing or unknown API key (the code hosted node APIs use). */
+export const UNAUTHORIZED = -32001;
+
+export interface ServerOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Keyed mode when non-empty: only these keys are accepted. Open mode otherwise. */
+  apiKeys?: string[];
+  ledger: CreditLedger;
+  maxBodyBytes?: number;
+  maxBatch?: number;
+  maxWsMessageBytes?: number;
+  maxWsBackpressureBytes?: number;
+  /** For GET /health. */
+  health?: () => Record<string, unknown>;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  host: string;
+  port: number;
+  url: string;
+  wsUrl: string;
+  close(): Promise<void>;
+}
+
+/** Enough of a key to recognise it in a log line, never the whole key. */
+export function maskKey(key: string): string {
+  return key.length <= 4 ? '****' : `${key.slice(0, 4)}…`;
+}
+
+const CORS_HEADERS: [string, string][] = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Allow-Methods', 'POST, GET, OPTIONS'],
+  ['Access-Control-Allow-Headers', 'Content-Type'],
+  ['Access-Control-Expose-Headers', 'X-Credits-Used, X-Credits-Remaining'],
+];
+
+type Route = { key: string } | { error: 'not-found' };
+
+/** `/` and `/ws` (open mode) or `/v3/<key>` and `/ws/v3/<key>`. */
+function route(url: string, ws: boolean): Route | undefined {
+  const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
+  const prefix = ws ? '/ws' : '';
+  if (path === (prefix || '/')) return { key: '' };
+  const match = /^\/v3\/([^/]+)$/.exec(ws ? path.slice(3) : path);
+  if (ws && !path.startsWith('/ws/')) return undefined;
+  return match === null ? undefined : { key: decodeURIComponent(match[1]) };
+}
+
+interface SocketData {
+  key: string;
+  closed: boolean;
+}
+
+interface Outcome {
+  status: string;
+  body: string;
+  headers: [string, string][];
+}
+
+function envelope(error: RpcError): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: error.toJSON() });
+}
+
+export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const maxBatch = opts.maxBatch ?? MAX_BATCH;
+  const keys = new Set(opts.apiKeys ?? []);
+  const keyed = keys.size > 0;
+  const log = opts.log ?? (() => undefined);
+  const ledger = opts.ledger;
+  const sockets = new Set<WebSocket<SocketData>>();
+
+  /** The key a request is charged to, or the 401 error. */
+  function authenticate(key: string): string | RpcError {
+    if (!keyed) return key === '' ? 'anonymous' : key;
+    if (key === '') return new RpcError(UNAUTHORIZED, 'unauthorized: this node requires an API key in the path (/v3/<API_KEY>)');
+    if (!keys.has(key)) {
+      log(`refused unknown API key ${maskKey(key)}`);
+      return new RpcError(UNAUTHORIZED, 'unauthorized: unknown API key');
+    }
+    return key;
+  }
+
+  /** Runs a body for `key`, charging each call; notes whether any call was refused for credits. */
+  async function execute(text: string, key: string): Promise<{ response: JsonRpcResponse | JsonRpcResponse[] | undefined; outOfCredits: boolean }> {
+    let outOfCredits = false;
+    const authorize: Authorize = (_method, credits) => {
+      const charge = ledger.charge(key, credits);
+      if (charge.ok) return undefined;
+      outOfCredits = true;
+      return new RpcError(
+        LIMIT_EXCEEDED,
+        `daily credit limit exhausted: the call costs ${credits} credits and ${charge.remaining} of ${ledger.dailyCredits} are left today; the balance resets at 00:00 UTC`,
+      );
+    };
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { response: await rpc.handleText(text), outOfCredits };
+    }
+    if (Array.isArray(body) && body.length > maxBatch) {
+      const error = new RpcError(INVALID_REQUEST, `invalid request: a batch of ${body.length} requests is over the limit of ${maxBatch}`);
+      return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits };
+    }
+    return { response: await rpc.handle(body, authorize), outOfCredits };
+  }
+
+  function creditHeaders(key: string): [string, string][] {
+    const b = ledger.balance(key);
+    return [
+      ['X-Credits-Used', String(b.used)],
+      ['X-Credits-Remaining', b.remaining === undefined ? 'unlimited' : String(b.remaining)],
+    ];
+  }
+
+  function send(res: HttpResponse, state: { aborted: boolean }, out: Outcome): void {
+    if (state.aborted) return;
+    res.cork(() => {
+      res.writeStatus(out.status);
+      for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+      for (const [k, v] of out.headers) res.writeHeader(k, v);
+      if (out.body !== '') res.writeHeader('Content-Type', 'application/json');
+      res.end(out.body);
+    });
+  }
+
+  function onPost(res: HttpResponse, req: HttpRequest): void {
+    const state = { aborted: false };
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+    const target = route(req.getUrl(), false);
+    const contentType = req.getHeader('content-type');
+    if (target === undefined || 'error' in target) {
+      send(res, state, { status: '404 Not Found', body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)), headers: [] });
+      return;
+    }
+    const who = authenticate(target.key);
+    if (who instanceof RpcError) {
+      send(res, state, { status: '401 Unauthorized', body: envelope(who), headers: [] });
+      return;
+    }
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      const error = new RpcError(INVALID_REQUEST, `invalid content type ${JSON.stringify(contentType)}: only application/json is supported`);
+      send(res, state, { status: '415 Unsupported Media Type', body: envelope(error), headers: [] });
+      return;
+    }
+    const declared = Number(req.getHeader('content-length'));
+    if (declared > maxBody) {
+      tooLarge(res, state);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (state.aborted) return;
+      size += chunk.byteLength;
+      if (size > maxBody) {
+        tooLarge(res, state);
+        return;
+      }
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (!isLast) return;
+      const text = Buffer.concat(chunks).toString('utf8');
+      execute(text, who).then(
+        ({ response, outOfCredits }) => {
+          send(res, state, {
+            status: outOfCredits ? '429 Too Many Requests' : '200 OK',
+            body: response === undefined ? '' : JSON.stringify(response),
+            headers: creditHeaders(who),
+          });
+        },
+        (e: unknown) => {
+          log(`internal error: ${(e as Error).stack ?? String(e)}`);
+          send(res, state, { status: '500 Internal Server Error', body: envelope(new RpcError(-32603, 'internal error')), headers: [] });
+        },
+      );
+    });
+  }
+
+  function tooLarge(res: HttpResponse, state: { aborted: boolean }): void {
+    if (state.aborted) return;
+    const error = new RpcError(INVALID_REQUEST, `request body too large: the limit is ${maxBody} bytes`);
+    res.cork(() => {
+      res.writeStatus('413 Payload Too Large');
+      for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+      res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Connection', 'close');
+      res.end(envelope(error), true);
+    });
+    state.aborted = true;
+  }
+
+  const app: TemplatedApp = uWS.App();
+  app
+    .options('/*', (res) => {
+      res.cork(() => {
+        res.writeStatus('204 No Content');
+        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        res.end();
+      });
+    })
+    .get('/health', (res) => {
+      res.cork(() => {
+        res.writeStatus('200 OK');
+        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        res.writeHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ status: 'ok', ...opts.health?.() }));
+      });
+    })
+    .post('/*', onPost)
+    .any('/*', (res, req) => {
+      const error = new RpcError(INVALID_REQUEST, `${req.getMethod().toUpperCase()} ${req.getUrl()} is not served: send JSON-RPC with POST`);
+      res.cork(() => {
+        res.writeStatus(req.getUrl() === '/' || req.getUrl().startsWith('/v3/') ? '405 Method Not Allowed' : '404 Not Found');
+        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        res.writeHeader('Content-Type', 'application/json');
+        res.end(envelope(error));
+      });
+    })
+    .ws<SocketData>('/*', {
+      compression: uWS.DISABLED,
+      maxPayloadLength: opts.maxWsMessageBytes ?? MAX_WS_MESSAGE_BYTES,
+      maxBackpressure: opts.maxWsBackpressureBytes ?? MAX_WS_BACKPRESSURE_BYTES,
+      closeOnBackpressureLimit: 1,
+      idleTimeout: WS_IDLE_TIMEOUT_S,
+      sendPingsAutomatically: true,
+      upgrade: (res, req, context) => {
+        const target = route(req.getUrl(), true);
+        const secKey = req.getHeader('sec-websocket-key');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        const fail = (status: string, error: RpcError) =>
+          res.cork(() => {
+            res.writeStatus(status);
+            res.writeHeader('Content-Type', 'application/json');
+            res.end(envelope(error));
+          });
+        if (target === undefined || 'error' in target) {
+          fail('404 Not Found', new RpcError(INVALID_REQUEST, `no WebSocket endpoint at ${req.getUrl()}; use /ws/v3/<API_KEY>`));
+          return;
+        }
+        const who = authenticate(target.key);
+        if (who instanceof RpcError) {
+          fail('401 Unauthorized', who);
+          return;
+        }
+        res.upgrade<SocketData>({ key: who, closed: false }, secKey, protocol, extensions, context);
+      },
+      open: (ws) => {
+        sockets.add(ws);
+      },
+      message: (ws, message) => {
+        const text = Buffer.from(message).toString('utf8');
+        const data = ws.getUserData();
+        execute(text, data.key).then(
+          ({ response }) => {
+            if (!data.closed && response !== undefined) ws.send(JSON.stringify(response), false);
+          },
+          (e: unknown) => log(`internal error: ${(e as Error).stack ?? String(e)}`),
+        );
+      },
+      close: (ws) => {
+        ws.getUserData().closed = true;
+        sockets.delete(ws);
+      },
+    });
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(host, opts.port ?? 8545, (socket) => {
+      if (socket === false) reject(new Error(`cannot listen on ${host}:${opts.port ?? 8545} (address in use?)`));
+      else resolve(socket);
+    });
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+  return {
+    host,
+    port,
+    url: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}`,
+    async close() {
+      uWS.us_listen_socket_close(listenSocket);
+      for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
+      await ledger.close();
+    },
+  };
+}
