@@ -458,11 +458,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       codeHash: hex(proof.codeHash),
       storageHash: hex(proof.storageHash),
       accountProof: proof.accountProof.map(hex),
-      storageProof: proof.storageProof.map((s, i) => ({
-        key: slots[i],
-        value: BigInt(s.value),
-        proof: s.proof.map(hex),
-      })),
+      // An absent account has the empty storage trie: every slot is zero, with nothing to show.
+      storageProof: slots.map((key, i) => {
+        const s = proof.storageProof[i];
+        return { key, value: s === undefined ? 0n : BigInt(s.value), proof: s === undefined ? [] : s.proof.map(hex) };
+      }),
     };
   }
 

@@ -204,6 +204,16 @@ export class Simulator {
     const hi0 = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
     return this.withState(block.header.stateRoot, async () => {
       const intrinsic = this.intrinsicGas(req);
+      // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
+      if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
+        const code = await this.vm.stateManager.getCode(new Address(req.to));
+        if (code.length === 0 && hi0 >= intrinsic) {
+          this.counter.begin();
+          const probe = await this.runCall(req, block, 0n);
+          throwIfFailed(probe);
+          return { gas: intrinsic, lineCounts: this.counter.end(undefined, undefined) };
+        }
+      }
       const attempt = async (gas: bigint): Promise<EVMResult> => {
         await this.vm.evm.journal.checkpoint();
         try {
@@ -248,9 +258,10 @@ export class Simulator {
     return this.withState(block.header.stateRoot, async () => {
       const journal = this.vm.evm.journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
       journal.startReportingAccessList();
+      // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
+      const touched = journal.accessList as Map<string, Set<string>>;
       const intrinsic = this.intrinsicGas(req);
       const result = await this.runCall(req, block, gas - intrinsic);
-      const touched = journal.accessList ?? new Map<string, Set<string>>();
       throwIfFailed(result);
       const skip = new Set([...this.precompiles, bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS), req.to ? bytesToUnprefixedHex(req.to) : '']);
       const accessList: [Uint8Array, Uint8Array[]][] = [];
