@@ -1,14 +1,16 @@
 import type { Config } from 'jest';
 
+const transpile = { isolatedModules: true, tsconfig: { allowJs: true, esModuleInterop: true, target: 'es2022', module: 'commonjs' } };
+
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+    '^.+\\.ts$': ['ts-jest', transpile],
     // ESM-only dependencies (the @noble/@scure v2 line under ethereumjs) are compiled to CommonJS for
     // jest, which cannot require() ES modules on Node 20.
-    '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.m?js$': ['ts-jest', transpile],
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure)/).*/node_modules/'],
   moduleNameMapper: {
