@@ -18,6 +18,7 @@ const config: Config = {
     // ethereumjs exposes its TypeScript sources under a `typescript` export condition; use the build.
     '^@ethereumjs/([a-z]+)$': '<rootDir>/node_modules/@ethereumjs/$1/dist/cjs/index.js',
   },
+  globalSetup: '<rootDir>/jest.globalSetup.ts',
   testTimeout: 60_000,
 };
 

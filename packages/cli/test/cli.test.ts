@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import { Chain } from '@l2devnet/core';
+
+import { HELP } from '../src/flags';
+import { rpcCall, runCommand, runToEnd } from './command';
+
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'l2devnet-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Nothing listens on the port any more: a connection is refused. */
+function nobodyListens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+}
+
+test('--help documents every flag', async () => {
+  const { code, stdout } = await runToEnd(['--help']);
+  expect(code).toBe(0);
+  expect(stdout).toBe(HELP);
+  for (const flag of ['--host', '--port', '--chain-id', '--hardfork', '--gas-limit', '--mnemonic', '--accounts', '--balance', '--genesis', '--data-dir', '--in-memory', '--block-time', '--no-mining', '--limits', '--no-rpc-line-check', '--api-key', '--api-keys', '--daily-credits', '--finality-depth', '--safe-depth']) {
+    expect(stdout).toContain(flag);
+  }
+});
+
+test.each([
+  [['--port', 'abc'], '--port must be an integer of at least 0; got "abc"'],
+  [['--hardfork', 'nope'], '--hardfork must be one of'],
+  [['--in-memory', '--data-dir', 'x'], '--in-memory and --data-dir cannot be combined'],
+  [['--bogus'], "Unknown option '--bogus'"],
+  [['--balance', 'lots'], '--balance must be an amount of ETH'],
+])('a bad flag %j exits with code 2 and says why', async (args, message) => {
+  const { code, stderr } = await runToEnd(args);
+  expect(code).toBe(2);
+  expect(stderr).toContain(message);
+});
+
+test('an unknown module in the limits file stops the start, naming the module', async () => {
+  const file = join(dir, 'limits.toml');
+  writeFileSync(file, '[traces-limits]\nADD = 1\nNOT_A_MODULE = 5\n');
+  const { code, stderr } = await runToEnd(['--in-memory', '--limits', file]);
+  expect(code).toBe(2);
+  expect(stderr).toContain(`limits file ${file}: unknown module NOT_A_MODULE`);
+});
+
+test('prints chain id, accounts, keys, mnemonic, data dir and address, then a ready line; SIGTERM shuts it down cleanly', async () => {
+  const node = await runCommand(['--data-dir', dir, '--port', '0', '--chain-id', '1234']);
+  const out = node.stdout();
+  expect(out).toContain('Available Accounts');
+  expect(out).toContain('(0) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (10000.000000000000000000 ETH)');
+  expect(out).toContain('(0) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+  expect(out).toContain('Mnemonic:          test test test test test test test test test test test junk');
+  expect(out).toContain(`Data directory:    ${dir}`);
+  expect(out).toMatch(/Chain ID\n=+\n1234\n/);
+  expect((await rpcCall(node.url, 'eth_chainId')).result).toBe('0x4d2');
+  const port = Number(new URL(node.url).port);
+  node.child.kill('SIGTERM');
+  expect(await node.exited).toEqual({ code: 0, signal: null });
+  expect(await nobodyListens(port)).toBe(true);
+});
+
+test('a restart on the same data dir resumes the chain', async () => {
+  const first = await runCommand(['--data-dir', dir, '--port', '0']);
+  const hash = (await rpcCall(first.url, 'eth_sendTransaction', [{ from: ALICE, to: BOB, value: '0x7' }])).result;
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const second = await runCommand(['--data-dir', dir, '--port', '0']);
+  try {
+    expect((await rpcCall(second.url, 'eth_blockNumber')).result).toBe('0x1');
+    expect((await rpcCall(second.url, 'eth_getTransactionReceipt', [hash])).result.status).toBe('0x1');
+    expect((await rpcCall(second.url, 'eth_getBalance', [BOB, 'latest'])).result).toBe('0x21e19e0c9bab2400007');
+  } finally {
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }
+});
+
+test('SIGKILL during a stream of transactions loses nothing acknowledged', async () => {
+  // Sign the stream up front with the dev key, as a wallet would.
+  const signer = await Chain.create({ accounts: 1 });
+  const key = signer.accounts[0].privateKey;
+  const raws = Array.from({ length: 400 }, (_, nonce) =>
+    bytesToHex(
+      createFeeMarket1559Tx(
+        { nonce: BigInt(nonce), to: BOB, value: 1n, gasLimit: 21_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n },
+        { common: signer.common },
+      )
+        .sign(key)
+        .serialize(),
+    ),
+  );
+  await signer.close();
+
+  const node = await runCommand(['--data-dir', dir, '--port', '0']);
+  const acknowledged: string[] = [];
+  let killed = false;
+  const stream = (async () => {
+    for (const raw of raws) {
+      try {
+        const answer = await rpcCall(node.url, 'eth_sendRawTransaction', [raw]);
+        if (answer.result === undefined) throw new Error(JSON.stringify(answer.error));
+        acknowledged.push(answer.result);
+      } catch (e) {
+        if (killed) return;
+        throw e;
+      }
+    }
+  })();
+  const deadline = Date.now() + 30_000;
+  while (acknowledged.length < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  killed = true;
+  node.child.kill('SIGKILL');
+  await node.exited;
+  await stream;
+  expect(acknowledged.length).toBeGreaterThanOrEqual(50);
+
+  const again = await runCommand(['--data-dir', dir, '--port', '0']);
+  try {
+    const head = BigInt((await rpcCall(again.url, 'eth_blockNumber')).result);
+    expect(head).toBeGreaterThanOrEqual(BigInt(acknowledged.length));
+    for (const hash of acknowledged) {
+      expect((await rpcCall(again.url, 'eth_getTransactionReceipt', [hash])).result?.status).toBe('0x1');
+    }
+    const nonce = BigInt((await rpcCall(again.url, 'eth_getTransactionCount', [ALICE, 'latest'])).result);
+    expect(nonce).toBe(head);
+    // The head block and its state are whole: its stateRoot opens and the chain goes on from it.
+    expect((await rpcCall(again.url, 'eth_getBalance', [BOB, 'latest'])).result).toBe(`0x${(10_000n * 10n ** 18n + head).toString(16)}`);
+    const next = await rpcCall(again.url, 'eth_sendRawTransaction', [raws[Number(head)]]);
+    expect(next.error).toBeUndefined();
+  } finally {
+    again.child.kill('SIGTERM');
+    await again.exited;
+  }
+});
