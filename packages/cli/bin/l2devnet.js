@@ -1,3 +1,36 @@
 #!/usr/bin/env node
 'use strict';
-require('../dist/main.js');
+/**
+ * Starts the bundled command (dist/l2devnet.js, see scripts/bundle.js) through V8's code cache,
+ * or the unbundled build when there is no bundle.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+const bundle = path.join(__dirname, '..', 'dist', 'l2devnet.js');
+const cacheFile = `${bundle}.cache`;
+
+let source;
+try {
+  source = fs.readFileSync(bundle, 'utf8');
+} catch {
+  require('../dist/main.js');
+  return;
+}
+let cachedData;
+try {
+  cachedData = fs.readFileSync(cacheFile);
+} catch {
+  cachedData = undefined;
+}
+const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
+const mod = new Module(bundle, module);
+mod.filename = bundle;
+mod.paths = Module._nodeModulePaths(path.dirname(bundle));
+const run = script.runInThisContext();
+if (process.env.L2DEVNET_WRITE_CODE_CACHE === '1') {
+  process.once('beforeExit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
+}
+run.call(mod.exports, mod.exports, (id) => mod.require(id), mod, bundle, path.dirname(bundle));

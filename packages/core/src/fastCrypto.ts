@@ -19,7 +19,8 @@ export async function initFastCrypto(): Promise<void> {
   keccakHasher ??= await createKeccak(256);
 }
 
-function keccak256(msg: Uint8Array): Uint8Array {
+/** keccak-256 through hash-wasm; also usable once `initFastCrypto()` has resolved. */
+export function keccak256(msg: Uint8Array): Uint8Array {
   const h = keccakHasher as Hasher;
   h.init();
   h.update(msg);
