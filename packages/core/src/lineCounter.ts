@@ -59,6 +59,7 @@ function newTally(): Tally {
     pairingCalls: 0,
     blakeRounds: 0,
     txBytes: 0,
+    txTouches: 0,
     logs: 0,
     logTopics: 0,
     l2l1Logs: 0,
@@ -96,10 +97,13 @@ export class LineCounter {
     this.t = newTally();
   }
 
-  /** Ends the transaction and returns its count per module. */
-  end(tx: TypedTransaction | undefined, result: RunTxResult | undefined): LineCounts {
+  /** Ends the transaction (or call) and returns its count per module. */
+  end(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
     const t = this.t;
-    if (tx !== undefined) t.txBytes = tx.serialize().length;
+    if (tx !== undefined) {
+      t.txBytes = tx.serialize().length;
+      t.txTouches = 2;
+    }
     const logs = (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][];
     for (const [, topics] of logs) {
       t.logs++;

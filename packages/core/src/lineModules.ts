@@ -33,6 +33,8 @@ export interface Tally {
   blakeRounds: number;
   /** Per transaction. */
   txBytes: number;
+  /** Accounts the transaction itself touches (sender and recipient). */
+  txTouches: number;
   logs: number;
   logTopics: number;
   l2l1Logs: number;
@@ -89,7 +91,7 @@ export const MODULE_RULES: readonly ModuleRule[] = [
   { module: 'EUC', approximates: 'one line per Euclidean division (DIV/SDIV/MOD/SMOD/ADDMOD/MULMOD) (exact in proportion)', count: (t) => sum(t, [OP.DIV, OP.SDIV, OP.MOD, OP.SMOD, OP.ADDMOD, OP.MULMOD]) },
   { module: 'EXP', approximates: 'one line per EXP plus one per exponent byte (close)', count: (t) => t.ops[OP.EXP] + t.expBytes },
   { module: 'EXT', approximates: 'one line per ADDMOD/MULMOD (exact in proportion)', count: (t) => sum(t, [OP.ADDMOD, OP.MULMOD]) },
-  { module: 'HUB', approximates: 'one line per executed opcode, plus 2 per call frame and 1 per account or storage touch (close)', count: (t) => totalOps(t) + 2 * t.frames + sum(t, STATE_TOUCHES) + sum(t, CALLS) },
+  { module: 'HUB', approximates: 'one line per executed opcode, plus 2 per call frame and 1 per account or storage touch (close)', count: (t) => totalOps(t) + 2 * t.frames + t.txTouches + sum(t, STATE_TOUCHES) + sum(t, CALLS) },
   { module: 'LOG_DATA', approximates: 'logged data in 16-byte limbs (close)', count: (t) => limbs(t.logBytes) },
   { module: 'LOG_INFO', approximates: 'one line per LOG (exact)', count: (t) => t.logs },
   { module: 'MMIO', approximates: 'two lines per 16-byte limb moved plus one per memory opcode (rough)', count: (t) => 2 * limbs(t.copyBytes) + sum(t, MEMORY_OPS) },

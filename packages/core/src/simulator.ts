@@ -186,7 +186,7 @@ export class Simulator {
       const intrinsic = this.intrinsicGas(req);
       if (countLines) this.counter.begin();
       const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
-      const lineCounts = countLines ? this.counter.end(undefined, undefined) : undefined;
+      const lineCounts = countLines ? this.counter.end(this.unsignedTx(req, 0n), result) : undefined;
       throwIfFailed(result);
       return {
         returnValue: result.execResult.returnValue,
@@ -211,7 +211,7 @@ export class Simulator {
           this.counter.begin();
           const probe = await this.runCall(req, block, 0n);
           throwIfFailed(probe);
-          return { gas: intrinsic, lineCounts: this.counter.end(undefined, undefined) };
+          return { gas: intrinsic, lineCounts: this.counter.end(this.unsignedTx(req, 0n), probe) };
         }
       }
       const attempt = async (gas: bigint): Promise<EVMResult> => {
@@ -225,7 +225,7 @@ export class Simulator {
       if (hi0 < intrinsic) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
       this.counter.begin();
       const first = await attempt(hi0);
-      const lineCounts = this.counter.end(undefined, undefined);
+      const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
       if (first.execResult.exceptionError !== undefined) {
         throwIfFailed(first);
       }
