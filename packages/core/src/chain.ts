@@ -49,7 +49,7 @@ import {
 } from './errors';
 import { ExclusionStore } from './exclusionStore';
 import { initFastCrypto } from './fastCrypto';
-import type { ExclusionRecord } from './exclusionStore';
+import type { ExclusionRecord, RejectionStage } from './exclusionStore';
 import {
   applyAlloc,
   DEFAULT_BALANCE,
@@ -66,7 +66,7 @@ import { openKvStore } from './kvStore';
 import { intrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
-import type { LineLimits } from './lineLimits';
+import type { LineLimits, LineOverflow } from './lineLimits';
 import { LruCache } from './lru';
 import { Simulator } from './simulator';
 import type { CallRequest, CallResult, StateOverride } from './simulator';
@@ -106,6 +106,8 @@ export interface ChainOptions {
   lineLimits?: LineLimits;
   /** Refuse overflowing transactions at submission (stage RPC); default true. */
   rpcLineCheck?: boolean;
+  /** Count lines at all; default true. Off only to measure what counting costs. */
+  lineCounting?: boolean;
 }
 
 /** Spec, Limits: at most 10,000 results per eth_getLogs query. */
@@ -206,7 +208,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.maxLogResults = opts.maxLogResults ?? MAX_LOG_RESULTS;
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
     this.gasLimit = 0n;
-    this.lineCounter = new LineCounter(vm.evm as never);
+    this.lineCounter = new LineCounter(vm.evm as never, opts.lineCounting ?? true);
   }
 
   /** Opens (or creates) the chain. */
@@ -254,7 +256,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    const simulator = await Simulator.create(common, stateDb, blockchain);
+    const simulator = await Simulator.create(common, stateDb, blockchain, opts.lineCounting ?? true);
     const chain = new Chain(common, spec?.scheduled ?? false, kv, store, stateDb, vm, simulator, opts, persisted);
 
     if (head < 0n) {
@@ -569,13 +571,18 @@ export class Chain extends EventEmitter<ChainEvents> {
       const from = sender ?? this.senderOf(tx);
       await this.validate(tx, from);
       const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
-      if (this.lineLimits !== undefined && this.rpcLineCheck) await this.checkLinesAtRpc(ptx);
+      const stateNonce = (await this.headAccount(from)).nonce;
+      const automine = this.mining.mode === 'auto';
+      const check = this.lineLimits !== undefined && this.rpcLineCheck;
+      // With automine and an empty pool, the block about to be built runs the transaction on exactly
+      // the pending state, so its count is the RPC-stage verdict: the transaction runs once, not twice.
+      const checkInBlock = check && automine && this.pool.size === 0 && tx.nonce === stateNonce;
+      if (check && !checkInBlock) await this.checkLinesAtRpc(ptx);
       this.pool.add(ptx);
-      this.emit('pendingTransaction', ptx.hash);
-      const ready = this.pool.nextNonce(from, (await this.headAccount(from)).nonce) > ptx.nonce;
-      if (this.mining.mode === 'auto' && ready) {
-        await this.mineLocked();
+      if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
+        await this.mineLocked({ rpcStageFor: checkInBlock ? ptx : undefined });
       } else {
+        this.emit('pendingTransaction', ptx.hash);
         await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: tx.serialize() }]);
       }
       return ptx.hash;
@@ -610,22 +617,36 @@ export class Chain extends EventEmitter<ChainEvents> {
     const head = await this.headBlock();
     const counts = await this.simulator.countTransaction(ptx.tx, ptx.sender, head, await this.nextHeader(head));
     const overflow = counts === undefined ? undefined : this.lineLimits?.txOverflow(counts);
-    if (overflow === undefined) return;
+    if (overflow !== undefined) await this.refuseAtRpc(ptx, overflow);
+  }
+
+  /** Records a stage-RPC exclusion and throws the refusal. */
+  private async refuseAtRpc(ptx: PoolTx, overflow: LineOverflow): Promise<never> {
     const error = new LineLimitExceededError(ptx.hash, overflow.module, overflow.count, overflow.limit);
-    const record: ExclusionRecord = {
+    const record = this.exclusionRecord(ptx, overflow, 'RPC', undefined, error.message);
+    await this.exclusions.put(record);
+    this.emit('excluded', record);
+    throw error;
+  }
+
+  private exclusionRecord(
+    ptx: PoolTx,
+    overflow: LineOverflow,
+    stage: RejectionStage,
+    blockNumber: bigint | undefined,
+    reasonMessage = new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit).message,
+  ): ExclusionRecord {
+    return {
       txHash: ptx.hash,
       from: ptx.sender,
       nonce: ptx.nonce,
-      stage: 'RPC',
-      reasonMessage: error.message,
-      blockNumber: undefined,
+      stage,
+      reasonMessage,
+      blockNumber,
       timestamp: this.clock.now(),
       rawTx: ptx.tx.serialize(),
       overflows: [overflow],
     };
-    await this.exclusions.put(record);
-    this.emit('excluded', record);
-    throw error;
   }
 
   // ---------------------------------------------------------------- mining
@@ -670,7 +691,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     return header;
   }
 
-  private async mineLocked(opts: { timestamp?: bigint } = {}): Promise<Block> {
+  /**
+   * Builds and commits the next block. `rpcStageFor` is a transaction just submitted whose RPC-stage
+   * check is this build: if it overflows, the block is thrown away and the transaction refused.
+   */
+  private async mineLocked(opts: { timestamp?: bigint; rpcStageFor?: PoolTx } = {}): Promise<Block> {
     const parent = await this.headBlock();
     const header = await this.nextHeader(parent, opts.timestamp);
     this.setForkAt(header.number as bigint, header.timestamp as bigint);
@@ -688,27 +713,23 @@ export class Chain extends EventEmitter<ChainEvents> {
         limits: this.lineLimits,
       });
     } catch (e) {
-      this.stateDb.discardPending();
-      await (this.vm.stateManager as MerkleStateManager).setStateRoot(parent.header.stateRoot);
+      await this.discardBuild(parent);
       throw e;
     }
+    const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor);
+    if (refused !== undefined) {
+      await this.discardBuild(parent);
+      this.pool.remove(refused.ptx.hash);
+      return this.refuseAtRpc(refused.ptx, refused.overflow);
+    }
+    if (opts.rpcStageFor !== undefined) this.emit('pendingTransaction', opts.rpcStageFor.hash);
     const { block, receipts } = result;
     const ops: KvOp[] = [];
     this.stateDb.drainInto(ops);
     ops.push(...this.store.blockOps(block, receipts));
     const removed = [...result.included, ...result.excluded.map((e) => e.ptx), ...result.dropped.map((d) => d.ptx)];
     for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
-    const records: ExclusionRecord[] = result.excluded.map(({ ptx, overflow }) => ({
-      txHash: ptx.hash,
-      from: ptx.sender,
-      nonce: ptx.nonce,
-      stage: 'SEQUENCER',
-      reasonMessage: new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit).message,
-      blockNumber: block.header.number,
-      timestamp: this.clock.now(),
-      rawTx: ptx.tx.serialize(),
-      overflows: [overflow],
-    }));
+    const records = result.excluded.map(({ ptx, overflow }) => this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number));
     for (const r of records) ops.push(...this.exclusions.ops(r));
     await this.store.commit(ops, block, receipts);
     for (const ptx of removed) this.pool.remove(ptx.hash);
@@ -716,6 +737,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     for (const r of records) this.emit('excluded', r);
     this.emit('block', block, receipts);
     return block;
+  }
+
+  /** Forgets a block that was built but will not be committed. */
+  private async discardBuild(parent: Block): Promise<void> {
+    this.stateDb.discardPending();
+    await (this.vm.stateManager as MerkleStateManager).setStateRoot(parent.header.stateRoot);
   }
 
   /** Removes pool transactions whose nonce the chain has passed. */

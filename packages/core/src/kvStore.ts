@@ -32,10 +32,52 @@ export async function openKvStore(dataDir: string | undefined): Promise<KvStore>
     dataDir === undefined ? new MemoryLevel(ENCODING) : new Level<Uint8Array, Uint8Array>(dataDir, ENCODING)
   ) as unknown as BytesLevel;
   await db.open();
-  return {
+  const store: KvStore = {
     get: (key) => db.get(key),
     batch: (ops) => db.batch(ops),
     range: (gte, lt, limit = -1, reverse = false) => db.iterator({ gte, lt, limit, reverse }),
     close: () => db.close(),
   };
+  return dataDir === undefined ? new MemoryKvStore(store) : store;
+}
+
+/** Key tables (first byte) that are read by range: they live in the ordered store. */
+const RANGED_TABLES = new Set([0x61, 0x6f, 0x6c, 0x58, 0x63, 0x70]); // 'a' 'o' 'l' 'X' 'c' 'p'
+
+function mapKey(key: Uint8Array): string {
+  return String.fromCharCode.apply(null, key as unknown as number[]);
+}
+
+/**
+ * In-memory mode: point reads and writes (state nodes, blocks, receipts) go to a plain Map, which
+ * costs a fraction of an ordered tree; only the tables read by range (log index, exclusion
+ * order, credits, pool) use the ordered memory-level store.
+ */
+class MemoryKvStore implements KvStore {
+  private readonly map = new Map<string, Uint8Array>();
+
+  constructor(private readonly ordered: KvStore) {}
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return RANGED_TABLES.has(key[0]) ? this.ordered.get(key) : this.map.get(mapKey(key));
+  }
+
+  async batch(ops: KvOp[]): Promise<void> {
+    const ranged: KvOp[] = [];
+    for (const op of ops) {
+      if (RANGED_TABLES.has(op.key[0])) ranged.push(op);
+      else if (op.type === 'put') this.map.set(mapKey(op.key), op.value);
+      else this.map.delete(mapKey(op.key));
+    }
+    if (ranged.length > 0) await this.ordered.batch(ranged);
+  }
+
+  range(gte: Uint8Array, lt: Uint8Array, limit?: number, reverse?: boolean): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (!RANGED_TABLES.has(gte[0])) throw new Error(`table 0x${gte[0].toString(16)} is not ordered in memory`);
+    return this.ordered.range(gte, lt, limit, reverse);
+  }
+
+  close(): Promise<void> {
+    return this.ordered.close();
+  }
 }

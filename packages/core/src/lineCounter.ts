@@ -74,7 +74,12 @@ const size = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
 export class LineCounter {
   private t: Tally = newTally();
 
-  constructor(evm: EVM) {
+  /** With `enabled` false nothing is hooked and every count is 0 (a baseline for benchmarks). */
+  constructor(
+    evm: EVM,
+    readonly enabled = true,
+  ) {
+    if (!enabled) return;
     const internals = evm as unknown as EvmInternals;
     this.hookOpcodes(internals);
     this.hookFrames(internals);
@@ -94,11 +99,19 @@ export class LineCounter {
 
   /** Starts counting a new transaction or call. */
   begin(): void {
-    this.t = newTally();
+    if (!this.enabled) return;
+    const t = this.t;
+    t.ops.fill(0);
+    t.precompileCalls.fill(0);
+    t.codeAddresses.clear();
+    t.frames = t.codeBytes = t.keccakCalls = t.keccakWords = t.copyBytes = t.logBytes = t.expBytes = 0;
+    t.sha2Blocks = t.ripemdBlocks = t.modexpInputBytes = t.pairings = t.pairingCalls = t.blakeRounds = 0;
+    t.txBytes = t.txTouches = t.logs = t.logTopics = t.l2l1Logs = 0;
   }
 
   /** Ends the transaction (or call) and returns its count per module. */
   end(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
+    if (!this.enabled) return {};
     const t = this.t;
     if (tx !== undefined) {
       t.txBytes = tx.serialize().length;

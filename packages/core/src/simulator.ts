@@ -76,11 +76,11 @@ export class Simulator {
     this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
   }
 
-  static async create(common: Common, stateDb: StateDB, blockchain: Blockchain): Promise<Simulator> {
+  static async create(common: Common, stateDb: StateDB, blockchain: Blockchain, lineCounting = true): Promise<Simulator> {
     const trie = new MerklePatriciaTrie({ db: stateDb, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    return new Simulator(vm, new LineCounter(vm.evm as never));
+    return new Simulator(vm, new LineCounter(vm.evm as never, lineCounting));
   }
 
   /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */

@@ -87,6 +87,21 @@ describe('stage RPC: refusal at submission', () => {
     expect(await t.call('linea_getTransactionExclusionStatusV1', hash)).toEqual(record);
   });
 
+  test('without automine the check simulates on the pending state before the pool', async () => {
+    t.chain.setMining({ mode: 'manual' });
+    try {
+      await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
+      const error = await t.fail('eth_sendTransaction', tx(contract, 'logs', [5_000]));
+      expect(error.message).toMatch(/^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=5000 is above the limit 4096$/);
+      expect(t.chain.pool.size).toBe(1);
+      const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', /(0x[0-9a-f]{64})/.exec(error.message)?.[1]);
+      expect(record.txRejectionStage).toBe('RPC');
+      expect((await t.chain.mine()).transactions).toHaveLength(1);
+    } finally {
+      t.chain.setMining({ mode: 'auto' });
+    }
+  });
+
   test('eth_sendTransaction is checked the same way', async () => {
     const error = await t.fail('eth_sendTransaction', tx(contract, 'modexp', [5]));
     expect(error.message).toMatch(/^Transaction 0x[0-9a-f]{64} line count for module PRECOMPILE_MODEXP_EFFECTIVE_CALLS=5 is above the limit 4$/);

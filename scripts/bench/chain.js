@@ -1,0 +1,59 @@
+'use strict';
+/**
+ * Mining cost: one block per transaction (automine), median over many, for a plain transfer and an
+ * ERC20 transfer, in memory and on disk; and the disk used per 1,000 such blocks.
+ */
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const { Chain, signer, deploy, erc20Transfer, stats, ms, dirBytes } = require('./lib');
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 1000);
+
+async function run(label, dataDir, makeTx) {
+  const chain = await Chain.create({ dataDir, rpcLineCheck: true });
+  const alice = signer(chain, 0);
+  const setup = await makeTx(chain, alice);
+  const txs = Array.from({ length: BLOCKS + 100 }, () => setup());
+  for (let i = 0; i < 100; i++) await chain.submit(txs[i]); // warm-up
+  const before = dataDir === undefined ? 0 : dirBytes(dataDir);
+  const samples = [];
+  const t0 = performance.now();
+  for (let i = 100; i < txs.length; i++) {
+    const t = performance.now();
+    await chain.submit(txs[i]);
+    samples.push(performance.now() - t);
+  }
+  const total = performance.now() - t0;
+  await chain.close();
+  const s = stats(samples);
+  let disk = '';
+  if (dataDir !== undefined) disk = `, disk ${((dirBytes(dataDir) - before) / 1024 / (BLOCKS / 1000)).toFixed(0)} KiB per 1,000 blocks`;
+  console.log(`${label}: median ${ms(s.median)}, p95 ${ms(s.p95)} per block; ${(BLOCKS / (total / 1000)).toFixed(0)} tx/s${disk}`);
+}
+
+const transfer = async (chain, alice) => () => alice.sign({ to: chain.accounts[1].address, value: 1n, gasLimit: 21_000n });
+const erc20 = async (chain, alice) => {
+  const token = await deploy(chain, alice, 'TestToken', ['Bench', 'B', 10n ** 30n]);
+  let i = 0;
+  // A new recipient every time, as in a token distribution (the costlier case: a fresh storage slot).
+  return () => {
+    const to = new Uint8Array(20);
+    new DataView(to.buffer).setUint32(16, ++i);
+    return alice.sign({ to: token, data: erc20Transfer(to, 1n), gasLimit: 100_000n });
+  };
+};
+
+(async () => {
+  console.log(`## Mining: automine, one transaction per block (${BLOCKS} blocks each)`);
+  for (const [name, make] of [['plain transfer', transfer], ['ERC20 transfer', erc20]]) {
+    await run(`${name}, in memory`, undefined, make);
+    const dir = mkdtempSync(join(tmpdir(), 'l2devnet-bench-'));
+    try {
+      await run(`${name}, on disk`, dir, make);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+})();

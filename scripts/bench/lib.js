@@ -1,0 +1,63 @@
+'use strict';
+/** Shared pieces of the benchmarks: a chain with the ERC20 fixture deployed, signed transactions, statistics. */
+const { readFileSync, readdirSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+
+const { createFeeMarket1559Tx } = require('@ethereumjs/tx');
+const { hexToBytes, bytesToHex } = require('@ethereumjs/util');
+const { Interface } = require('ethers');
+
+const { Chain } = require('../../packages/core/dist');
+
+const FIXTURES = join(__dirname, '..', '..', 'fixtures');
+const artifact = (name) => JSON.parse(readFileSync(join(FIXTURES, 'contracts', `${name}.json`), 'utf8'));
+const token = artifact('TestToken');
+const tokenAbi = new Interface(token.abi);
+
+/** A signer for dev account `index` that hands out increasing nonces. */
+function signer(chain, index = 0) {
+  let nonce = 0n;
+  const account = chain.accounts[index];
+  return {
+    address: account.address,
+    sign(fields) {
+      return createFeeMarket1559Tx(
+        { nonce: nonce++, gasLimit: 1_000_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n, ...fields },
+        { common: chain.common },
+      ).sign(account.privateKey);
+    },
+  };
+}
+
+async function deploy(chain, from, name, args = []) {
+  const a = artifact(name);
+  const data = hexToBytes(a.bytecode + new Interface(a.abi).encodeDeploy(args).slice(2));
+  const hash = await chain.submit(from.sign({ data, gasLimit: 5_000_000n }));
+  return (await chain.getReceipt(hash)).receipt.contractAddress;
+}
+
+function erc20Transfer(to, amount) {
+  return hexToBytes(tokenAbi.encodeFunctionData('transfer', [bytesToHex(to), amount]));
+}
+
+function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { median: at(0.5), p95: at(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+function ms(x) {
+  return `${x.toFixed(3)} ms`;
+}
+
+function dirBytes(dir) {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    total += st.isDirectory() ? dirBytes(p) : st.size;
+  }
+  return total;
+}
+
+module.exports = { Chain, artifact, token, tokenAbi, signer, deploy, erc20Transfer, stats, ms, dirBytes, hexToBytes };
