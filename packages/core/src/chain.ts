@@ -17,13 +17,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import {
-  Address,
-  bytesToBigInt,
-  bytesToHex,
-  KECCAK256_NULL,
-  ValueEncoding,
-} from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex, concatBytes, createAccount, equalsBytes, KECCAK256_NULL, ValueEncoding } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
@@ -46,6 +40,9 @@ import {
   NonceTooLowError,
   TipAboveFeeCapError,
   TxTypeNotSupportedError,
+  UnderpricedError,
+  InvalidArgumentError,
+  InvalidTimestampError,
 } from './errors';
 import { ExclusionStore } from './exclusionStore';
 import { initFastCrypto } from './fastCrypto';
@@ -69,6 +66,7 @@ import type { LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
 import { LruCache } from './lru';
 import { Simulator } from './simulator';
+import { dumpState, loadState } from './stateDump';
 import type { CallRequest, CallResult, StateOverride } from './simulator';
 import { StateDB, stateCaches } from './stateDb';
 import { maxFeeOf, maxTipOf, TxPool } from './txPool';
@@ -148,11 +146,34 @@ export interface ChainEvents {
   block: [block: Block, receipts: Receipt[]];
   pendingTransaction: [hash: Uint8Array];
   excluded: [record: ExclusionRecord];
+  /** Blocks above `newHead` were dropped (rollback, reorg, snapshot revert); their logs, marked removed. */
+  reorg: [newHead: bigint, removedLogs: LocatedLog[]];
   error: [error: Error];
 }
 
 const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
-const P_POOL = 0x70; // 'p' ‖ tx hash → raw transaction (pool contents survive a restart)
+/** The state root reads at the head use when it differs from the head block's (state edited by anvil_set*). */
+const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('root')]);
+const P_POOL = 0x70; // 'p' ‖ tx hash → sender ‖ raw transaction (pool contents survive a restart)
+
+/** Signs transactions sent from impersonated addresses; their sender is set, not recovered. */
+const IMPERSONATION_KEY = new Uint8Array(32).fill(0x11);
+
+/** `tx` with its sender fixed to `sender` (impersonation): ethereumjs asks the transaction for it. */
+export function withSender(tx: TypedTransaction, sender: Uint8Array): TypedTransaction {
+  const address = new Address(sender);
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => address });
+  return tx;
+}
+
+interface Snapshot {
+  head: bigint;
+  root: Uint8Array;
+  pool: PoolTx[];
+  clockOffsetMs: number;
+  nextTimestamp: bigint | undefined;
+  nextBaseFee: bigint | undefined;
+}
 
 interface PersistedConfig {
   chainId: string;
@@ -177,6 +198,17 @@ export class Chain extends EventEmitter<ChainEvents> {
   logQueryTimeoutMs: number;
   gasLimit: bigint;
   coinbase = new Uint8Array(20);
+  /** Transactions below this fee cap are refused (anvil_setMinGasPrice); 0 by default. */
+  minGasPrice = 0n;
+  /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
+  readonly impersonated = new Set<string>();
+  /** One-shot overrides for the next block (evm_setNextBlockTimestamp, anvil_setNextBlockBaseFeePerGas). */
+  private nextTimestamp: bigint | undefined;
+  private nextBaseFeeOverride: bigint | undefined;
+  /** The state at the head: the head block's stateRoot unless state was edited since. */
+  private workingRoot: Uint8Array = new Uint8Array(32);
+  private readonly snapshots = new Map<bigint, Snapshot>();
+  private nextSnapshotId = 1n;
 
   private serial: Promise<unknown> = Promise.resolve();
   private miningTimer: NodeJS.Timeout | undefined;
@@ -264,7 +296,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     } else {
       const headBlock = (await store.getBlock(head)) as Block;
       chain.setForkAt(headBlock.header.number + 1n, headBlock.header.timestamp);
-      await sm.setStateRoot(headBlock.header.stateRoot);
+      chain.workingRoot = (await kv.get(META_WORKING_ROOT)) ?? headBlock.header.stateRoot;
+      await sm.setStateRoot(chain.workingRoot);
       chain.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
       await chain.restorePool();
     }
@@ -299,13 +332,16 @@ export class Chain extends EventEmitter<ChainEvents> {
     ops.push(...this.store.blockOps(genesis, []));
     ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
     await this.store.commit(ops, genesis, []);
+    this.workingRoot = stateRoot;
   }
 
   private async restorePool(): Promise<void> {
-    for await (const [, raw] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1))) {
+    for await (const [, row] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1))) {
       try {
-        const tx = createTxFromRLP(raw, { common: this.common });
-        this.pool.add({ tx, hash: tx.hash(), sender: tx.getSenderAddress().bytes, nonce: tx.nonce, addedAt: this.clock.now() });
+        const sender = row.subarray(0, 20);
+        const signed = createTxFromRLP(row.subarray(20), { common: this.common });
+        const tx = equalsBytes(signed.getSenderAddress().bytes, sender) ? signed : withSender(signed, sender);
+        this.pool.add({ tx, hash: tx.hash(), sender, nonce: tx.nonce, addedAt: this.clock.now() });
       } catch {
         // A transaction the pool accepted decodes; anything else is not worth keeping.
       }
@@ -400,14 +436,13 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** A read-only view of the state after block `n`. */
   private async stateAt(n: bigint): Promise<MerkleStateManager> {
-    const block = await this.store.getBlock(n);
-    if (block === undefined) throw new HeaderNotFoundError();
-    const key = bytesToHex(block.header.stateRoot);
+    const root = await this.stateRootAt(n);
+    const key = bytesToHex(root);
     let sm = this.readers.get(key);
     if (sm === undefined) {
       const trie = new MerklePatriciaTrie({
         db: this.stateDb,
-        root: block.header.stateRoot,
+        root,
         useKeyHashing: true,
         valueEncoding: ValueEncoding.Bytes,
         common: this.common,
@@ -416,6 +451,14 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.readers.set(key, sm);
     }
     return sm;
+  }
+
+  /** The state root reads at block `n` use: the working root at the head, the block's own otherwise. */
+  async stateRootAt(n: bigint): Promise<Uint8Array> {
+    if (n === this.headNumber) return this.workingRoot;
+    const block = await this.store.getBlock(n);
+    if (block === undefined) throw new HeaderNotFoundError();
+    return block.header.stateRoot;
   }
 
   async getAccount(address: Uint8Array, n: bigint): Promise<AccountState> {
@@ -477,6 +520,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Base fee of the next block. */
   async nextBaseFee(): Promise<bigint> {
+    if (this.nextBaseFeeOverride !== undefined) return this.nextBaseFeeOverride;
     const head = await this.headBlock();
     return this.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n;
   }
@@ -491,13 +535,13 @@ export class Chain extends EventEmitter<ChainEvents> {
   ): Promise<CallResult> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
-    return this.simulator.call(req, block, this.callGasCap(), opts.countLines ?? false, opts.overrides);
+    return this.simulator.call(req, block, await this.stateRootAt(n), this.callGasCap(), opts.countLines ?? false, opts.overrides);
   }
 
   async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
-    const result = await this.simulator.estimateGas(req, block, this.callGasCap());
+    const result = await this.simulator.estimateGas(req, block, await this.stateRootAt(n), this.callGasCap());
     const overflow = this.lineLimits?.txOverflow(result.lineCounts);
     if (overflow !== undefined) throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
     return result;
@@ -506,7 +550,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   async createAccessList(req: CallRequest, n: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
-    return this.simulator.createAccessList(req, block, this.callGasCap());
+    return this.simulator.createAccessList(req, block, await this.stateRootAt(n), this.callGasCap());
   }
 
   callGasCap(): bigint {
@@ -555,10 +599,22 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
   }
 
-  /** Signs a transaction with a dev account's key. */
-  signWithDevAccount(tx: TypedTransaction, from: Uint8Array): TypedTransaction | undefined {
-    const account = this.accounts.find((a) => bytesToHex(a.address) === bytesToHex(from));
-    return account === undefined ? undefined : tx.sign(account.privateKey);
+  /**
+   * Signs a transaction for `from`: with its key for a dev account; for an impersonated address
+   * with a stand-in key, the sender being `from` whatever the signature says. Undefined when the
+   * node cannot send from `from`.
+   */
+  canSendFrom(from: Uint8Array): boolean {
+    const hex = bytesToHex(from);
+    return this.impersonated.has(hex) || this.accounts.some((a) => bytesToHex(a.address) === hex);
+  }
+
+  signAs(tx: TypedTransaction, from: Uint8Array): TypedTransaction | undefined {
+    const hex = bytesToHex(from);
+    const account = this.accounts.find((a) => bytesToHex(a.address) === hex);
+    if (account !== undefined) return tx.sign(account.privateKey);
+    if (!this.impersonated.has(hex)) return undefined;
+    return withSender(tx.sign(IMPERSONATION_KEY), from);
   }
 
   /**
@@ -583,7 +639,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         await this.mineLocked({ rpcStageFor: checkInBlock ? ptx : undefined });
       } else {
         this.emit('pendingTransaction', ptx.hash);
-        await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: tx.serialize() }]);
+        await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: concatBytes(from, tx.serialize()) }]);
       }
       return ptx.hash;
     });
@@ -606,6 +662,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (maxTipOf(tx) > maxFee) throw new TipAboveFeeCapError(from, maxTipOf(tx), maxFee);
     const baseFee = await this.nextBaseFee();
     if (maxFee < baseFee) throw new FeeCapTooLowError(from, maxFee, baseFee);
+    if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
     const account = await this.headAccount(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);
     const cost = tx.gasLimit * maxFee + tx.value;
@@ -615,7 +672,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Stage RPC: simulate on the pending state; refuse and record a transaction that overflows. */
   private async checkLinesAtRpc(ptx: PoolTx): Promise<void> {
     const head = await this.headBlock();
-    const counts = await this.simulator.countTransaction(ptx.tx, ptx.sender, head, await this.nextHeader(head));
+    const counts = await this.simulator.countTransaction(ptx.tx, this.workingRoot, await this.nextHeader(head));
     const overflow = counts === undefined ? undefined : this.lineLimits?.txOverflow(counts);
     if (overflow !== undefined) await this.refuseAtRpc(ptx, overflow);
   }
@@ -669,7 +726,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   private async nextHeader(parent: Block, timestamp?: bigint): Promise<HeaderData> {
     const now = this.clock.nowSeconds();
-    const ts = timestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const ts = timestamp ?? this.nextTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     const number = parent.header.number + 1n;
     const header: HeaderData = {
       parentHash: parent.hash(),
@@ -682,7 +739,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       mixHash: numberWord(number),
     };
     const common = this.vm.common;
-    if (common.isActivatedEIP(1559)) header.baseFeePerGas = parent.header.calcNextBaseFee();
+    if (common.isActivatedEIP(1559)) header.baseFeePerGas = this.nextBaseFeeOverride ?? parent.header.calcNextBaseFee();
     if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
     if (common.isActivatedEIP(4844)) {
       header.excessBlobGas = parent.header.calcNextExcessBlobGas(common);
@@ -713,12 +770,12 @@ export class Chain extends EventEmitter<ChainEvents> {
         limits: this.lineLimits,
       });
     } catch (e) {
-      await this.discardBuild(parent);
+      await this.discardBuild();
       throw e;
     }
     const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor);
     if (refused !== undefined) {
-      await this.discardBuild(parent);
+      await this.discardBuild();
       this.pool.remove(refused.ptx.hash);
       return this.refuseAtRpc(refused.ptx, refused.overflow);
     }
@@ -731,7 +788,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
     const records = result.excluded.map(({ ptx, overflow }) => this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number));
     for (const r of records) ops.push(...this.exclusions.ops(r));
+    ops.push({ type: 'del', key: META_WORKING_ROOT });
     await this.store.commit(ops, block, receipts);
+    this.workingRoot = block.header.stateRoot;
+    this.nextTimestamp = undefined;
+    this.nextBaseFeeOverride = undefined;
     for (const ptx of removed) this.pool.remove(ptx.hash);
     await this.dropStale();
     for (const r of records) this.emit('excluded', r);
@@ -740,9 +801,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** Forgets a block that was built but will not be committed. */
-  private async discardBuild(parent: Block): Promise<void> {
+  private async discardBuild(): Promise<void> {
     this.stateDb.discardPending();
-    await (this.vm.stateManager as MerkleStateManager).setStateRoot(parent.header.stateRoot);
+    await (this.vm.stateManager as MerkleStateManager).setStateRoot(this.workingRoot);
   }
 
   /** Removes pool transactions whose nonce the chain has passed. */
@@ -763,7 +824,173 @@ export class Chain extends EventEmitter<ChainEvents> {
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.getAccount(sender, parent.header.number)).nonce,
     );
-    return this.simulator.preview(parent, header, candidates, this.lineLimits);
+    return this.simulator.preview(this.workingRoot, header, candidates, this.lineLimits);
+  }
+
+  // ---------------------------------------------------------------- devnet control
+
+  /** Sets the timestamp of the next block (evm_setNextBlockTimestamp); it must be after the head's. */
+  async setNextBlockTimestamp(timestamp: bigint): Promise<void> {
+    const head = await this.headBlock();
+    if (timestamp <= head.header.timestamp) throw new InvalidTimestampError(timestamp, head.header.timestamp);
+    this.nextTimestamp = timestamp;
+  }
+
+  setNextBlockBaseFee(baseFee: bigint): void {
+    this.nextBaseFeeOverride = baseFee;
+  }
+
+  /**
+   * Edits the head state directly (anvil_setBalance and friends). No block is mined: reads at the
+   * head see the edit at once and the next block includes it. The edited root is kept in the
+   * database with the nodes it created.
+   */
+  editState(edit: (sm: MerkleStateManager) => Promise<void>): Promise<void> {
+    return this.exclusive(async () => {
+      const sm = this.vm.stateManager as MerkleStateManager;
+      await sm.checkpoint();
+      try {
+        await edit(sm);
+        await sm.commit();
+      } catch (e) {
+        await sm.revert();
+        throw e;
+      }
+      await this.setWorkingRoot(await sm.getStateRoot());
+    });
+  }
+
+  private async setWorkingRoot(root: Uint8Array): Promise<void> {
+    const ops: KvOp[] = [];
+    this.stateDb.drainInto(ops);
+    ops.push({ type: 'put', key: META_WORKING_ROOT, value: root });
+    await this.store.write(ops);
+    this.workingRoot = root;
+    await (this.vm.stateManager as MerkleStateManager).setStateRoot(root);
+  }
+
+  async setBalance(address: Uint8Array, balance: bigint): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      const account = (await sm.getAccount(a)) ?? createAccount({});
+      account.balance = balance;
+      await sm.putAccount(a, account);
+    });
+  }
+
+  async setNonce(address: Uint8Array, nonce: bigint): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      const account = (await sm.getAccount(a)) ?? createAccount({});
+      account.nonce = nonce;
+      await sm.putAccount(a, account);
+    });
+  }
+
+  async setCode(address: Uint8Array, code: Uint8Array): Promise<void> {
+    await this.editState((sm) => sm.putCode(new Address(address), code));
+  }
+
+  async setStorageAt(address: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, createAccount({}));
+      await sm.putStorage(a, slot, value);
+    });
+  }
+
+  /** The whole head state as one blob (anvil_dumpState). */
+  dumpState(): Promise<Uint8Array> {
+    return this.exclusive(() => dumpState(this.stateDb, this.common, this.workingRoot));
+  }
+
+  /** Replaces the head state with a dump (anvil_loadState); returns the new state root. */
+  loadState(blob: Uint8Array): Promise<Uint8Array> {
+    return this.exclusive(async () => {
+      const root = await loadState(this.stateDb, this.common, blob);
+      await this.setWorkingRoot(root);
+      return root;
+    });
+  }
+
+  /** Remembers the chain as it is now; `revertTo(id)` comes back to it (evm_snapshot). */
+  snapshot(): Promise<bigint> {
+    return this.exclusive(async () => {
+      const id = this.nextSnapshotId++;
+      this.snapshots.set(id, {
+        head: this.headNumber,
+        root: this.workingRoot,
+        pool: this.pool.all(),
+        clockOffsetMs: this.clock.offset,
+        nextTimestamp: this.nextTimestamp,
+        nextBaseFee: this.nextBaseFeeOverride,
+      });
+      return id;
+    });
+  }
+
+  /**
+   * Goes back to snapshot `id`: later blocks, their indexes and the pool are dropped, the clock
+   * offset restored. The snapshot and every later one are used up (as in Hardhat and Anvil).
+   * Returns false for an unknown id.
+   */
+  revertTo(id: bigint): Promise<boolean> {
+    return this.exclusive(async () => {
+      const snap = this.snapshots.get(id);
+      if (snap === undefined) return false;
+      for (const later of [...this.snapshots.keys()]) if (later >= id) this.snapshots.delete(later);
+      await this.dropAbove(snap.head, snap.root);
+      this.pool.clear();
+      for (const ptx of snap.pool) this.pool.add(ptx);
+      this.clock.offset = snap.clockOffsetMs;
+      this.nextTimestamp = snap.nextTimestamp;
+      this.nextBaseFeeOverride = snap.nextBaseFee;
+      return true;
+    });
+  }
+
+  /** Drops the last `depth` blocks (anvil_rollback). */
+  rollback(depth: bigint): Promise<void> {
+    return this.exclusive(async () => {
+      const target = this.headNumber - depth;
+      if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot roll back ${depth} blocks from block ${this.headNumber}`);
+      const block = (await this.store.getBlock(target)) as Block;
+      await this.dropAbove(target, block.header.stateRoot);
+    });
+  }
+
+  /**
+   * Replaces the last `depth` blocks with `depth` new ones (anvil_reorg); `txs[i]` go into the
+   * i-th new block.
+   */
+  reorg(depth: bigint, txs: { tx: TypedTransaction; sender: Uint8Array; block: number }[]): Promise<void> {
+    return this.exclusive(async () => {
+      const target = this.headNumber - depth;
+      if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot reorganise ${depth} blocks from block ${this.headNumber}`);
+      const block = (await this.store.getBlock(target)) as Block;
+      await this.dropAbove(target, block.header.stateRoot);
+      const saved = this.pool.all();
+      this.pool.clear();
+      for (let i = 0; i < Number(depth); i++) {
+        for (const t of txs.filter((x) => x.block === i)) {
+          this.pool.add({ tx: t.tx, hash: t.tx.hash(), sender: t.sender, nonce: t.tx.nonce, addedAt: this.clock.now() });
+        }
+        await this.mineLocked();
+      }
+      for (const ptx of saved) if (this.pool.get(ptx.hash) === undefined) this.pool.add(ptx);
+      await this.dropStale();
+    });
+  }
+
+  private async dropAbove(n: bigint, root: Uint8Array): Promise<void> {
+    const { ops, removedLogs } = await this.store.dropAboveOps(n);
+    const block = (await this.store.getBlock(n)) as Block;
+    if (equalsBytes(root, block.header.stateRoot)) ops.push({ type: 'del', key: META_WORKING_ROOT });
+    else ops.push({ type: 'put', key: META_WORKING_ROOT, value: root });
+    await this.store.dropAbove(n, ops);
+    this.workingRoot = root;
+    await (this.vm.stateManager as MerkleStateManager).setStateRoot(root);
+    this.emit('reorg', n, removedLogs);
   }
 
   async close(): Promise<void> {

@@ -160,6 +160,50 @@ export class ChainStore {
     this.head = n;
   }
 
+  /**
+   * The rows that drop every block above `n` (and their indexes) and move the head to `n`, and the
+   * logs those blocks held, marked removed.
+   */
+  async dropAboveOps(n: bigint): Promise<{ ops: KvOp[]; removedLogs: LocatedLog[] }> {
+    const ops: KvOp[] = [];
+    const removedLogs: LocatedLog[] = [];
+    for (let b = this.head; b > n; b--) {
+      const [block, receipts] = await Promise.all([this.getBlock(b), this.getReceipts(b)]);
+      if (block === undefined || receipts === undefined) continue;
+      const num = u64(b);
+      const hash = block.hash();
+      ops.push(
+        { type: 'del', key: key(P_HASH_BY_NUMBER, num) },
+        { type: 'del', key: key(P_NUMBER_BY_HASH, hash) },
+        { type: 'del', key: key(P_BLOCK, num) },
+        { type: 'del', key: key(P_RECEIPTS, num) },
+        { type: 'del', key: key(P_LOG_BLOCK, num) },
+      );
+      for (const tx of block.transactions) ops.push({ type: 'del', key: key(P_TX, tx.hash()) });
+      let logIndex = 0;
+      receipts.forEach((r, transactionIndex) => {
+        for (const log of r.logs) {
+          ops.push({ type: 'del', key: key(P_LOG_ADDRESS, log.address, num) });
+          for (const t of log.topics) ops.push({ type: 'del', key: key(P_LOG_TOPIC, t, num) });
+          removedLogs.push({ ...log, blockNumber: b, blockHash: hash, transactionHash: r.txHash, transactionIndex, logIndex: logIndex++, removed: true });
+        }
+      });
+    }
+    ops.push({ type: 'put', key: HEAD_KEY, value: u64(n) });
+    return { ops, removedLogs: removedLogs.reverse() };
+  }
+
+  /** Applies `dropAboveOps(n)`'s rows and forgets the dropped blocks. */
+  async dropAbove(n: bigint, ops: KvOp[]): Promise<void> {
+    await this.kv.batch(ops);
+    for (let b = this.head; b > n; b--) {
+      this.blocks.delete(b);
+      this.receipts.delete(b);
+      this.hashes.delete(b);
+    }
+    this.head = n;
+  }
+
   /** Writes rows that belong to no block (exclusion records, pool contents). */
   async write(ops: KvOp[]): Promise<void> {
     if (ops.length > 0) await this.kv.batch(ops);

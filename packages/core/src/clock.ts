@@ -3,13 +3,14 @@
  * exclusion-record retention read this one clock.
  */
 export class NodeClock {
-  private offsetMs = 0;
+  /** Milliseconds added to the wall clock. */
+  offset = 0;
 
   constructor(private readonly wallClock: () => number = Date.now) {}
 
   /** Milliseconds since the epoch, node time. */
   now(): number {
-    return this.wallClock() + this.offsetMs;
+    return this.wallClock() + this.offset;
   }
 
   /** Seconds since the epoch, node time. */
@@ -19,11 +20,11 @@ export class NodeClock {
 
   /** Moves node time forward (or back) by `ms`. */
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.offset += ms;
   }
 
   /** Sets node time to `ms` since the epoch. */
   set(ms: number): void {
-    this.offsetMs = ms - this.wallClock();
+    this.offset = ms - this.wallClock();
   }
 }

@@ -18,6 +18,9 @@ export type ChainErrorKind =
   | 'feeCapTooLow'
   | 'tipAboveFeeCap'
   | 'replacementUnderpriced'
+  | 'underpriced'
+  | 'invalidTimestamp'
+  | 'invalidArgument'
   | 'alreadyKnown'
   | 'unknownAccount'
   | 'headerNotFound'
@@ -152,6 +155,34 @@ export class ReplacementUnderpricedError extends ChainError {
   readonly kind = 'replacementUnderpriced';
   constructor() {
     super('replacement transaction underpriced');
+  }
+}
+
+export class UnderpricedError extends ChainError {
+  readonly kind = 'underpriced';
+  constructor(
+    readonly maxFeePerGas: bigint,
+    readonly minimum: bigint,
+  ) {
+    super(`transaction underpriced: gas price ${maxFeePerGas}, minimum needed ${minimum}`);
+  }
+}
+
+export class InvalidTimestampError extends ChainError {
+  readonly kind = 'invalidTimestamp';
+  constructor(
+    readonly timestamp: bigint,
+    readonly latest: bigint,
+  ) {
+    super(`timestamp ${timestamp} is not after the latest block's timestamp ${latest}`);
+  }
+}
+
+/** A devnet control request the chain cannot carry out as asked (e.g. rolling back past genesis). */
+export class InvalidArgumentError extends ChainError {
+  readonly kind = 'invalidArgument';
+  constructor(message: string) {
+    super(message);
   }
 }
 

@@ -1,6 +1,6 @@
 export { deriveAccounts, DEFAULT_MNEMONIC } from './accounts';
 export type { DevAccount } from './accounts';
-export { Chain, CALL_GAS_CAP_FACTOR, LOG_QUERY_TIMEOUT_MS, MAX_LOG_RESULTS, SUGGESTED_TIP } from './chain';
+export { Chain, withSender, CALL_GAS_CAP_FACTOR, LOG_QUERY_TIMEOUT_MS, MAX_LOG_RESULTS, SUGGESTED_TIP } from './chain';
 export type { AccountProof, AccountState, ChainOptions, ChainTransaction, MiningMode } from './chain';
 export { effectiveGasPrice } from './blockBuilder';
 export { NodeClock } from './clock';

@@ -179,9 +179,9 @@ export class Simulator {
   }
 
   /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */
-  call(req: CallRequest, block: Block, gasCap: bigint, countLines: boolean, overrides: StateOverride[] = []): Promise<CallResult> {
+  call(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint, countLines: boolean, overrides: StateOverride[] = []): Promise<CallResult> {
     const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
-    return this.withState(block.header.stateRoot, async () => {
+    return this.withState(root, async () => {
       await this.applyOverrides(overrides);
       const intrinsic = this.intrinsicGas(req);
       if (countLines) this.counter.begin();
@@ -200,9 +200,9 @@ export class Simulator {
    * eth_estimateGas: the smallest gas limit (within 1.5%) at which the call succeeds, found by
    * binary search as geth does; plus the line counts of the run at that limit.
    */
-  estimateGas(req: CallRequest, block: Block, gasCap: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+  estimateGas(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
-    return this.withState(block.header.stateRoot, async () => {
+    return this.withState(root, async () => {
       const intrinsic = this.intrinsicGas(req);
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
       if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
@@ -253,9 +253,9 @@ export class Simulator {
    * eth_createAccessList: the accounts and slots the call touches, less the sender, the target and
    * the precompiles (which every transaction warms anyway), as geth reports it.
    */
-  createAccessList(req: CallRequest, block: Block, gasCap: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+  createAccessList(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
-    return this.withState(block.header.stateRoot, async () => {
+    return this.withState(root, async () => {
       const journal = this.vm.evm.journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
       journal.startReportingAccessList();
       // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
@@ -274,8 +274,8 @@ export class Simulator {
   }
 
   /** Line counts of a signed transaction run on the state after `parent` (stage RPC check). */
-  countTransaction(tx: TypedTransaction, sender: Uint8Array, parent: Block, header: HeaderData): Promise<LineCounts | undefined> {
-    return this.withState(parent.header.stateRoot, async () => {
+  countTransaction(tx: TypedTransaction, root: Uint8Array, header: HeaderData): Promise<LineCounts | undefined> {
+    return this.withState(root, async () => {
       const context = createBlock({ header }, { common: this.vm.common });
       this.counter.begin();
       try {
@@ -283,15 +283,14 @@ export class Simulator {
         return this.counter.end(tx, result);
       } catch {
         // It cannot run on the pending state (yet); the sequencer stage still checks it.
-        void sender;
         return undefined;
       }
     });
   }
 
   /** The block the pool would produce next, built on a scratch state. */
-  preview(parent: Block, header: HeaderData, candidates: PoolTx[], limits: LineLimits | undefined): Promise<{ block: Block; receipts: Receipt[] }> {
-    return this.withState(parent.header.stateRoot, async () => {
+  preview(root: Uint8Array, header: HeaderData, candidates: PoolTx[], limits: LineLimits | undefined): Promise<{ block: Block; receipts: Receipt[] }> {
+    return this.withState(root, async () => {
       const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits });
       return { block: result.block, receipts: result.receipts };
     });

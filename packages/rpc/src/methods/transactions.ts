@@ -71,12 +71,11 @@ export const transactionMethods: Record<string, Method> = {
     return formatReceipt(found.block, receipts, found.index);
   }),
   eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) => hex(await chain.sendRawTransaction(raw))),
-  /** eth_sendTransaction: signed by the node with the dev account named in `from`. */
+  /** eth_sendTransaction: signed by the node for its dev accounts, or sent as an impersonated address. */
   eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
     const from = req.from as Uint8Array;
-    if (!ctx.chain.accounts.some((a) => Buffer.compare(a.address, from) === 0)) throw new UnknownAccountError(from);
-    const tx = await buildTransaction(ctx, { ...req, from });
-    const signed = ctx.chain.signWithDevAccount(tx, from) as TypedTransaction;
+    if (!ctx.chain.canSendFrom(from)) throw new UnknownAccountError(from);
+    const signed = ctx.chain.signAs(await buildTransaction(ctx, { ...req, from }), from) as TypedTransaction;
     return hex(await ctx.chain.submit(signed, from));
   }),
 };

@@ -1,0 +1,75 @@
+/**
+ * The whole state as one blob (anvil_dumpState / anvil_loadState). The trie is keyed by hashed
+ * addresses and slots, so the blob carries the hashed keys as they are, with each account's code
+ * and storage: loading it into any node rebuilds exactly the same tries, so the state root matches.
+ *
+ *   RLP([ [hashedAddress, accountRLP, code, [[hashedSlot, valueRLP], ...]], ... ])
+ */
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import type { LeafMPTNode } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
+import { concatBytes, createAccountFromRLP, equalsBytes, KECCAK256_NULL, ValueEncoding } from '@ethereumjs/util';
+import type { Common } from '@ethereumjs/common';
+
+import { InvalidGenesisError } from './errors';
+import type { StateDB } from './stateDb';
+
+function rawTrie(db: StateDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {
+  // Keys are already hashed in the dump: no key hashing here.
+  return new MerklePatriciaTrie({ db, root, useKeyHashing: false, valueEncoding: ValueEncoding.Bytes, common });
+}
+
+/** A full key's nibbles (an even number of them) as bytes. */
+function packNibbles(nibbles: number[]): Uint8Array {
+  const out = new Uint8Array(nibbles.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = (nibbles[2 * i] << 4) | nibbles[2 * i + 1];
+  return out;
+}
+
+async function leaves(trie: MerklePatriciaTrie): Promise<[Uint8Array, Uint8Array][]> {
+  const out: [Uint8Array, Uint8Array][] = [];
+  await trie.walkAllValueNodes(async (node, key) => {
+    const leaf = node as LeafMPTNode;
+    out.push([packNibbles(key.concat(leaf.key())), leaf.value() as Uint8Array]);
+  });
+  return out;
+}
+
+export async function dumpState(db: StateDB, common: Common, root: Uint8Array): Promise<Uint8Array> {
+  const accounts = [];
+  for (const [hashedAddress, accountRlp] of await leaves(rawTrie(db, common, root))) {
+    const account = createAccountFromRLP(accountRlp);
+    const code = equalsBytes(account.codeHash, KECCAK256_NULL)
+      ? new Uint8Array()
+      : ((await db.get(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'))) ?? new Uint8Array());
+    const storage = equalsBytes(account.storageRoot, rawTrie(db, common).EMPTY_TRIE_ROOT)
+      ? []
+      : await leaves(rawTrie(db, common, account.storageRoot));
+    accounts.push([hashedAddress, accountRlp, code, storage]);
+  }
+  return RLP.encode(accounts);
+}
+
+/** Writes every account of a dump into a fresh trie over `db`; returns the state root. */
+export async function loadState(db: StateDB, common: Common, blob: Uint8Array): Promise<Uint8Array> {
+  let accounts: [Uint8Array, Uint8Array, Uint8Array, [Uint8Array, Uint8Array][]][];
+  try {
+    accounts = RLP.decode(blob) as unknown as typeof accounts;
+    if (!Array.isArray(accounts)) throw new Error('not a list');
+  } catch (e) {
+    throw new InvalidGenesisError(`state blob is not a dump of this node's format: ${(e as Error).message}`);
+  }
+  const state = rawTrie(db, common);
+  for (const [hashedAddress, accountRlp, code, storage] of accounts) {
+    const account = createAccountFromRLP(accountRlp);
+    if (storage.length > 0) {
+      const trie = rawTrie(db, common);
+      for (const [slot, value] of storage) await trie.put(slot, value);
+      if (!equalsBytes(trie.root(), account.storageRoot)) throw new InvalidGenesisError('state blob: a storage root does not match its slots');
+    }
+    if (code.length > 0) await db.put(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'), code);
+    await state.put(hashedAddress, accountRlp);
+  }
+  return state.root();
+}
