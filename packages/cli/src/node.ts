@@ -53,6 +53,7 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       close() {
         closing ??= (async () => {
           await server.close();
+          rpc.close();
           await chain.close();
         })();
         return closing;

@@ -159,11 +159,20 @@ const P_POOL = 0x70; // 'p' ‖ tx hash → sender ‖ raw transaction (pool con
 /** Signs transactions sent from impersonated addresses; their sender is set, not recovered. */
 const IMPERSONATION_KEY = new Uint8Array(32).fill(0x11);
 
-/** `tx` with its sender fixed to `sender` (impersonation): ethereumjs asks the transaction for it. */
+/**
+ * `tx` with its sender fixed to `sender` (impersonation): ethereumjs asks the transaction for its
+ * sender, so a proxy answers that question and passes everything else through (transactions are
+ * frozen, so the method cannot be replaced on the object itself).
+ */
 export function withSender(tx: TypedTransaction, sender: Uint8Array): TypedTransaction {
   const address = new Address(sender);
-  Object.defineProperty(tx, 'getSenderAddress', { value: () => address });
-  return tx;
+  return new Proxy(tx, {
+    get(target, prop) {
+      if (prop === 'getSenderAddress') return () => address;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 interface Snapshot {
@@ -197,7 +206,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly maxLogResults: number;
   logQueryTimeoutMs: number;
   gasLimit: bigint;
-  coinbase = new Uint8Array(20);
+  coinbase: Uint8Array = new Uint8Array(20);
   /** Transactions below this fee cap are refused (anvil_setMinGasPrice); 0 by default. */
   minGasPrice = 0n;
   /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
@@ -635,10 +644,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       const checkInBlock = check && automine && this.pool.size === 0 && tx.nonce === stateNonce;
       if (check && !checkInBlock) await this.checkLinesAtRpc(ptx);
       this.pool.add(ptx);
+      // With the check in the block, the transaction is announced once the check has passed.
+      if (!checkInBlock) this.emit('pendingTransaction', ptx.hash);
       if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
         await this.mineLocked({ rpcStageFor: checkInBlock ? ptx : undefined });
       } else {
-        this.emit('pendingTransaction', ptx.hash);
         await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: concatBytes(from, tx.serialize()) }]);
       }
       return ptx.hash;

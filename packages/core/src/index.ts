@@ -23,5 +23,6 @@ export { decodeRevertReason } from './simulator';
 export type { CallRequest, CallResult, StateOverride } from './simulator';
 export { effectiveTip, maxFeeOf, maxTipOf } from './txPool';
 export type { PoolTx } from './txPool';
+export { matchesLog } from './chainStore';
 export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';

@@ -8,3 +8,5 @@ export { createProvider, Eip1193Provider, ProviderRpcError } from './provider';
 export type { RequestArguments } from './provider';
 export { CLIENT_VERSION, createRpc, Rpc } from './rpc';
 export type { Authorize, JsonRpcFailure, JsonRpcId, JsonRpcResponse, JsonRpcSuccess, RpcOptions } from './rpc';
+export { ChainFeed, FILTER_TIMEOUT_MS } from './subscriptions';
+export type { FilterKind, Session, SubscriptionKind } from './subscriptions';

@@ -6,10 +6,14 @@ import type { Chain } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
 import type { Parser } from './params';
+import type { ChainFeed, Session } from './subscriptions';
 
 export interface RpcContext {
   chain: Chain;
   clientVersion: string;
+  feed: ChainFeed;
+  /** The connection the request came on, when it can receive notifications (WebSocket, provider). */
+  session?: Session;
 }
 
 export interface ParamSpec<T> {

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 
 import type { RpcError } from './errors';
 import type { Rpc } from './rpc';
+import type { Session } from './subscriptions';
 
 export interface RequestArguments {
   method: string;
@@ -24,13 +25,21 @@ export class ProviderRpcError extends Error {
 }
 
 export class Eip1193Provider extends EventEmitter {
+  /** Subscriptions made through this provider arrive as EIP-1193 `message` events. */
+  private readonly session: Session = {
+    send: (message) => {
+      const params = (message as { params: { subscription: string; result: unknown } }).params;
+      this.emit('message', { type: 'eth_subscription', data: params });
+    },
+  };
+
   constructor(private readonly rpc: Rpc) {
     super();
   }
 
   async request(args: RequestArguments): Promise<unknown> {
     try {
-      return await this.rpc.request(args.method, args.params);
+      return await this.rpc.request(args.method, args.params, this.session);
     } catch (e) {
       const err = e as RpcError;
       throw new ProviderRpcError(err.code, err.message, err.data);

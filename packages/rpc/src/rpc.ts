@@ -11,11 +11,15 @@ import type { Method, RpcContext } from './method';
 import { parseParams } from './method';
 import { blockMethods } from './methods/blocks';
 import { chainMethods } from './methods/chain';
+import { devnetMethods } from './methods/devnet';
 import { executionMethods } from './methods/execution';
+import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
 import { stateMethods } from './methods/state';
 import { transactionMethods } from './methods/transactions';
+import { ChainFeed } from './subscriptions';
+import type { Session } from './subscriptions';
 
 export type JsonRpcId = string | number | null;
 
@@ -49,6 +53,7 @@ export const CLIENT_VERSION = `l2devnet/v0.1.0/${process.platform}-${process.arc
 
 export class Rpc {
   readonly methods: Record<string, Method>;
+  readonly feed: ChainFeed;
   private readonly ctx: RpcContext;
   private readonly logError: ErrorLogger;
 
@@ -56,7 +61,8 @@ export class Rpc {
     readonly chain: Chain,
     opts: RpcOptions = {},
   ) {
-    this.ctx = { chain, clientVersion: opts.clientVersion ?? CLIENT_VERSION };
+    this.feed = new ChainFeed(chain);
+    this.ctx = { chain, clientVersion: opts.clientVersion ?? CLIENT_VERSION, feed: this.feed };
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
     this.methods = {
       ...chainMethods,
@@ -66,48 +72,60 @@ export class Rpc {
       ...executionMethods({ requireCallFrom: opts.requireCallFrom ?? true }),
       ...logMethods,
       ...l2Methods,
+      ...filterMethods,
+      ...devnetMethods,
       ...opts.extraMethods,
     };
   }
 
-  /** Runs one method with positional params; throws RpcError. */
-  async request(method: string, params?: unknown): Promise<unknown> {
+  /** Runs one method with positional params; throws RpcError. `session` receives its notifications. */
+  async request(method: string, params?: unknown, session?: Session): Promise<unknown> {
     const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     if (entry === undefined) throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
     try {
-      return await entry.handler(this.ctx, parseParams(entry.params, params));
+      const ctx = session === undefined ? this.ctx : { ...this.ctx, session };
+      return await entry.handler(ctx, parseParams(entry.params, params));
     } catch (e) {
       throw toRpcError(e, this.logError);
     }
   }
 
   /** Answers a parsed body: a request object or a batch. `undefined` when nothing is to be sent back. */
-  async handle(body: unknown, authorize?: Authorize): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  async handle(body: unknown, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     if (Array.isArray(body)) {
       if (body.length === 0) return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: empty batch'));
       // In order, one after another, as geth does: a later element sees what an earlier one did.
       const sent: JsonRpcResponse[] = [];
       for (const item of body) {
-        const answer = await this.handleOne(item, authorize);
+        const answer = await this.handleOne(item, authorize, session);
         if (answer !== undefined) sent.push(answer);
       }
       return sent.length === 0 ? undefined : sent;
     }
-    return this.handleOne(body, authorize);
+    return this.handleOne(body, authorize, session);
   }
 
   /** Answers a raw text body (parse errors included). */
-  async handleText(text: string, authorize?: Authorize): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  async handleText(text: string, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       return failure(null, new RpcError(PARSE_ERROR, 'parse error: the body is not valid JSON'));
     }
-    return this.handle(body, authorize);
+    return this.handle(body, authorize, session);
   }
 
-  private async handleOne(item: unknown, authorize?: Authorize): Promise<JsonRpcResponse | undefined> {
+  /** Drops what a closed connection subscribed to. */
+  closeSession(session: Session): void {
+    this.feed.closeSession(session);
+  }
+
+  close(): void {
+    this.feed.close();
+  }
+
+  private async handleOne(item: unknown, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | undefined> {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: expected a JSON-RPC request object'));
     }
@@ -126,7 +144,7 @@ export class Rpc {
       response = failure(rid, refused);
     } else {
       try {
-        response = { jsonrpc: '2.0', id: rid, result: await this.request(req.method, req.params) };
+        response = { jsonrpc: '2.0', id: rid, result: await this.request(req.method, req.params, session) };
       } catch (e) {
         response = failure(rid, e as RpcError);
       }

@@ -5,7 +5,7 @@
  * built by the rpc package. No exception reaches a socket, and a client that goes away mid-request
  * is noticed (onAborted / close) before anything is written to it.
  */
-import type { Authorize, JsonRpcResponse, Rpc } from '@l2devnet/rpc';
+import type { Authorize, JsonRpcResponse, Rpc, Session } from '@l2devnet/rpc';
 import { creditsOf, INVALID_REQUEST, LIMIT_EXCEEDED, RpcError } from '@l2devnet/rpc';
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
@@ -76,6 +76,8 @@ function route(url: string, ws: boolean): Route | undefined {
 interface SocketData {
   key: string;
   closed: boolean;
+  /** Where this socket's subscriptions send their notifications. */
+  session: Session;
 }
 
 interface Outcome {
@@ -110,7 +112,11 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   }
 
   /** Runs a body for `key`, charging each call; notes whether any call was refused for credits. */
-  async function execute(text: string, key: string): Promise<{ response: JsonRpcResponse | JsonRpcResponse[] | undefined; outOfCredits: boolean }> {
+  async function execute(
+    text: string,
+    key: string,
+    session?: Session,
+  ): Promise<{ response: JsonRpcResponse | JsonRpcResponse[] | undefined; outOfCredits: boolean }> {
     let outOfCredits = false;
     const authorize: Authorize = (_method, credits) => {
       const charge = ledger.charge(key, credits);
@@ -125,13 +131,13 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     try {
       body = JSON.parse(text);
     } catch {
-      return { response: await rpc.handleText(text), outOfCredits };
+      return { response: await rpc.handleText(text, undefined, session), outOfCredits };
     }
     if (Array.isArray(body) && body.length > maxBatch) {
       const error = new RpcError(INVALID_REQUEST, `invalid request: a batch of ${body.length} requests is over the limit of ${maxBatch}`);
       return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits };
     }
-    return { response: await rpc.handle(body, authorize), outOfCredits };
+    return { response: await rpc.handle(body, authorize, session), outOfCredits };
   }
 
   function creditHeaders(key: string): [string, string][] {
@@ -274,15 +280,24 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
           fail('401 Unauthorized', who);
           return;
         }
-        res.upgrade<SocketData>({ key: who, closed: false }, secKey, protocol, extensions, context);
+        const data: SocketData = { key: who, closed: false, session: { send: () => undefined } };
+        res.upgrade<SocketData>(data, secKey, protocol, extensions, context);
       },
       open: (ws) => {
         sockets.add(ws);
+        const data = ws.getUserData();
+        // A notification for a reader past its backpressure limit closes the socket (uWS), never
+        // queues without bound.
+        data.session = {
+          send: (message) => {
+            if (!data.closed) ws.send(JSON.stringify(message), false);
+          },
+        };
       },
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
         const data = ws.getUserData();
-        execute(text, data.key).then(
+        execute(text, data.key, data.session).then(
           ({ response }) => {
             if (!data.closed && response !== undefined) ws.send(JSON.stringify(response), false);
           },
@@ -290,7 +305,9 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         );
       },
       close: (ws) => {
-        ws.getUserData().closed = true;
+        const data = ws.getUserData();
+        data.closed = true;
+        rpc.closeSession(data.session);
         sockets.delete(ws);
       },
     });

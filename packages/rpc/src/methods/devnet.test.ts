@@ -1,0 +1,278 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ALICE, BOB, CAROL, createTestRpc } from '../../test/helpers';
+import type { TestRpc } from '../../test/helpers';
+
+const counter = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8')) as { bytecode: string };
+const INCREMENT = '0xd09de08a';
+const WHALE = '0x00000000000000000000000000000000000000aa';
+const ONE_ETH = '0xde0b6b3a7640000';
+
+let t: TestRpc;
+beforeEach(async () => {
+  t = await createTestRpc();
+});
+afterEach(() => t.close());
+
+async function deployCounter(): Promise<string> {
+  const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, data: counter.bytecode });
+  return (await t.call<{ contractAddress: string }>('eth_getTransactionReceipt', hash)).contractAddress;
+}
+
+describe('mining control', () => {
+  test('evm_mine, anvil_mine and hardhat_mine build empty blocks; evm_mine takes a timestamp', async () => {
+    expect(await t.call('evm_mine')).toBe('0x0');
+    expect(await t.call('eth_blockNumber')).toBe('0x1');
+    await t.call('anvil_mine', '0x3', '0x10');
+    expect(await t.call('eth_blockNumber')).toBe('0x4');
+    const b2 = await t.call<{ timestamp: string }>('eth_getBlockByNumber', '0x2', false);
+    const b3 = await t.call<{ timestamp: string }>('eth_getBlockByNumber', '0x3', false);
+    expect(BigInt(b3.timestamp) - BigInt(b2.timestamp)).toBe(16n);
+    await t.call('hardhat_mine', 2);
+    expect(await t.call('eth_blockNumber')).toBe('0x6');
+    const ts = BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp) + 1000n;
+    await t.call('evm_mine', `0x${ts.toString(16)}`);
+    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(ts);
+    await t.call('evm_mine', { blocks: 2, timestamp: Number(ts + 10n) });
+    expect(await t.call('eth_blockNumber')).toBe('0x9');
+  });
+
+  test('automine can be switched off and on; pending transactions wait for evm_mine', async () => {
+    expect(await t.call('anvil_getAutomine')).toBe(true);
+    await t.call('evm_setAutomine', false);
+    expect(await t.call('hardhat_getAutomine')).toBe(false);
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+    const content = await t.call<{ pending: Record<string, Record<string, { hash: string }>> }>('txpool_content');
+    expect(content.pending[ALICE]['0'].hash).toBe(hash);
+    const inspect = await t.call<{ pending: Record<string, Record<string, string>> }>('txpool_inspect');
+    expect(inspect.pending[ALICE]['0']).toMatch(new RegExp(`^${BOB}: 1 wei \\+ 21000 gas × \\d+ wei$`));
+    await t.call('evm_mine');
+    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
+    await t.call('anvil_setAutomine', true);
+    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    expect(await t.call('eth_blockNumber')).toBe('0x2');
+  });
+
+  test('interval mining mines on its own', async () => {
+    await t.call('evm_setIntervalMining', 30);
+    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    const mined = new Promise((resolve) => t.chain.once('block', resolve));
+    await mined;
+    expect(BigInt(await t.call<string>('eth_blockNumber'))).toBeGreaterThanOrEqual(1n);
+    await t.call('evm_setIntervalMining', 0);
+    expect(await t.call('anvil_getAutomine')).toBe(false);
+  });
+});
+
+describe('time', () => {
+  test('evm_increaseTime moves the next block\'s timestamp', async () => {
+    await t.call('evm_mine');
+    const before = BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp);
+    expect(await t.call('evm_increaseTime', 3600)).toBe('0xe10');
+    await t.call('evm_mine');
+    const after = BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp);
+    // The first timestamp may be a second ahead of the clock (timestamps strictly increase).
+    expect(after - before).toBeGreaterThanOrEqual(3599n);
+    expect(after - before).toBeLessThan(3700n);
+  });
+
+  test('evm_setNextBlockTimestamp sets exactly one block\'s timestamp and refuses the past', async () => {
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    await t.call('evm_setNextBlockTimestamp', `0x${(now + 86_400n).toString(16)}`);
+    await t.call('evm_mine');
+    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(now + 86_400n);
+    await t.call('evm_mine');
+    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(now + 86_401n);
+    const error = await t.fail('evm_setNextBlockTimestamp', 5);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/^timestamp 5 is not after the latest block's timestamp \d+$/);
+  });
+
+  test('anvil_setTime sets the node clock', async () => {
+    const target = Math.floor(Date.now() / 1000) + 10 * 86_400;
+    await t.call('anvil_setTime', target);
+    await t.call('evm_mine');
+    const ts = Number((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp);
+    expect(ts).toBeGreaterThanOrEqual(target);
+    expect(ts).toBeLessThan(target + 60);
+  });
+});
+
+describe('snapshots', () => {
+  test('evm_revert restores balances, nonces, block number, logs and receipts; ids are single-use', async () => {
+    const address = await deployCounter();
+    const id = await t.call<string>('evm_snapshot');
+    expect(id).toBe('0x1');
+    const balance = await t.call('eth_getBalance', BOB, 'latest');
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
+    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: ONE_ETH });
+    await t.call('evm_increaseTime', 1000);
+    const second = await t.call<string>('evm_snapshot');
+    expect(await t.call('eth_blockNumber')).toBe('0x3');
+    expect(await t.call<unknown[]>('eth_getLogs', { fromBlock: '0x0', address })).toHaveLength(1);
+
+    expect(await t.call('evm_revert', id)).toBe(true);
+    expect(await t.call('eth_blockNumber')).toBe('0x1');
+    expect(await t.call('eth_getBalance', BOB, 'latest')).toBe(balance);
+    expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe('0x1');
+    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+    expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
+    expect(await t.call('eth_getLogs', { fromBlock: '0x0', address })).toEqual([]);
+    expect(await t.call('eth_getBlockByNumber', '0x2', false)).toBeNull();
+    expect(t.chain.clock.offset).toBe(0);
+    expect(await t.call('evm_revert', id)).toBe(false);
+    expect(await t.call('evm_revert', second)).toBe(false);
+    // The chain goes on from the snapshot.
+    const again = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
+    expect((await t.call<{ blockNumber: string }>('eth_getTransactionReceipt', again)).blockNumber).toBe('0x2');
+  });
+
+  test('a revert also restores the pool', async () => {
+    await t.call('evm_setAutomine', false);
+    const kept = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    const id = await t.call<string>('evm_snapshot');
+    await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
+    await t.call('evm_revert', id);
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+    await t.call('evm_mine');
+    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', kept)).status).toBe('0x1');
+  });
+});
+
+describe('accounts', () => {
+  test('anvil_setBalance, setNonce, setCode and setStorageAt edit the head state (and hardhat_ names alias them)', async () => {
+    await t.call('anvil_setBalance', WHALE, ONE_ETH);
+    expect(await t.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
+    await t.call('hardhat_setBalance', WHALE, '0x2');
+    expect(await t.call('eth_getBalance', WHALE, 'latest')).toBe('0x2');
+    await t.call('anvil_setNonce', WHALE, '0x7');
+    expect(await t.call('eth_getTransactionCount', WHALE, 'latest')).toBe('0x7');
+    const code = (await t.call<string>('eth_getCode', await deployCounter(), 'latest')) as string;
+    await t.call('anvil_setCode', CAROL, code);
+    expect(await t.call('eth_getCode', CAROL, 'latest')).toBe(code);
+    await t.call('anvil_setStorageAt', CAROL, '0x0', `0x${'0'.repeat(62)}2a`);
+    expect(await t.call('eth_call', { from: ALICE, to: CAROL, data: '0x06661abd' }, 'latest')).toBe(`0x${'0'.repeat(62)}2a`);
+    // A block keeps the edits; the state before the edits stays readable at older blocks.
+    await t.call('evm_mine');
+    expect(await t.call('eth_getBalance', WHALE, 'latest')).toBe('0x2');
+    expect(await t.call('eth_getBalance', WHALE, '0x0')).toBe('0x0');
+  });
+
+  test('an impersonated account sends without a key until impersonation stops', async () => {
+    await t.call('anvil_setBalance', WHALE, ONE_ETH);
+    expect((await t.fail('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' })).message).toBe(`unknown account ${WHALE}`);
+    await t.call('anvil_impersonateAccount', WHALE);
+    const hash = await t.call<string>('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' });
+    const receipt = await t.call<{ from: string; status: string }>('eth_getTransactionReceipt', hash);
+    expect(receipt).toMatchObject({ from: WHALE, status: '0x1' });
+    expect((await t.call<{ from: string }>('eth_getTransactionByHash', hash)).from).toBe(WHALE);
+    await t.call('hardhat_stopImpersonatingAccount', WHALE);
+    expect((await t.fail('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' })).code).toBe(-32000);
+  });
+});
+
+describe('chain', () => {
+  test('anvil_rollback drops the last blocks and their transactions', async () => {
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    await t.call('evm_mine');
+    await t.call('anvil_rollback', 2);
+    expect(await t.call('eth_blockNumber')).toBe('0x0');
+    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+    expect((await t.fail('anvil_rollback', 5)).message).toBe('cannot roll back 5 blocks from block 0');
+  });
+
+  test('anvil_reorg replaces blocks, with new transactions in them', async () => {
+    const address = await deployCounter();
+    const old = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
+    const oldBlock = await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
+    await t.call('anvil_reorg', 1, [[{ from: BOB, to: CAROL, value: '0x9', nonce: '0x0' }, 0]]);
+    expect(await t.call('eth_blockNumber')).toBe('0x2');
+    const newBlock = await t.call<{ hash: string; transactions: string[] }>('eth_getBlockByNumber', 'latest', false);
+    expect(newBlock.hash).not.toBe(oldBlock.hash);
+    expect(newBlock.transactions).toHaveLength(1);
+    expect(await t.call('eth_getTransactionReceipt', old)).toBeNull();
+    expect(await t.call('eth_getStorageAt', address, '0x0', 'latest')).toBe(`0x${'0'.repeat(64)}`);
+  });
+});
+
+describe('state dump and block configuration', () => {
+  test('anvil_dumpState / anvil_loadState round-trip the whole state onto a fresh node', async () => {
+    const address = await deployCounter();
+    await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
+    await t.call('anvil_setBalance', WHALE, ONE_ETH);
+    const blob = await t.call<string>('anvil_dumpState');
+    const fresh = await createTestRpc({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' });
+    try {
+      expect(await fresh.call('anvil_loadState', blob)).toBe(true);
+      expect(await fresh.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
+      expect(await fresh.call('eth_call', { from: ALICE, to: address, data: '0x06661abd' }, 'latest')).toBe(`0x${'0'.repeat(63)}1`);
+      await t.call('evm_mine');
+      await fresh.call('evm_mine');
+      const a = await t.call<{ stateRoot: string }>('eth_getBlockByNumber', 'latest', false);
+      const b = await fresh.call<{ stateRoot: string }>('eth_getBlockByNumber', 'latest', false);
+      expect(b.stateRoot).toBe(a.stateRoot);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('block gas limit, next base fee, minimum gas price and coinbase', async () => {
+    expect(await t.call('evm_setBlockGasLimit', '0x1000000')).toBe(true);
+    await t.call('anvil_setNextBlockBaseFeePerGas', '0x7');
+    await t.call('anvil_setCoinbase', CAROL);
+    await t.call('evm_mine');
+    const block = await t.call<{ gasLimit: string; baseFeePerGas: string; miner: string }>('eth_getBlockByNumber', 'latest', false);
+    expect(block).toMatchObject({ gasLimit: '0x1000000', baseFeePerGas: '0x7', miner: CAROL });
+    await t.call('anvil_setMinGasPrice', '0xe8d4a51000');
+    expect(await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x1' })).toEqual({
+      code: -32000,
+      message: 'transaction underpriced: gas price 1000000000, minimum needed 1000000000000',
+    });
+    const info = await t.call<Record<string, unknown>>('anvil_nodeInfo');
+    expect(info).toMatchObject({ currentBlockNumber: '0x1', hardFork: 'osaka', network: 'l2devnet' });
+  });
+});
+
+describe('filters', () => {
+  test('block, pending-transaction and log filters report changes since the last poll', async () => {
+    const address = await deployCounter();
+    const blocks = await t.call<string>('eth_newBlockFilter');
+    const pending = await t.call<string>('eth_newPendingTransactionFilter');
+    const logs = await t.call<string>('eth_newFilter', { address });
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
+    await new Promise((r) => setImmediate(r));
+    const head = await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
+    expect(await t.call('eth_getFilterChanges', blocks)).toEqual([head.hash]);
+    expect(await t.call('eth_getFilterChanges', blocks)).toEqual([]);
+    expect(await t.call('eth_getFilterChanges', pending)).toEqual([hash]);
+    const changes = await t.call<{ transactionHash: string; removed: boolean }[]>('eth_getFilterChanges', logs);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ transactionHash: hash, removed: false });
+    expect(await t.call('eth_getFilterLogs', logs)).toHaveLength(1);
+    // A reorg announces the dropped log as removed.
+    await t.call('anvil_rollback', 1);
+    await new Promise((r) => setImmediate(r));
+    expect(await t.call('eth_getFilterChanges', logs)).toEqual([{ ...changes[0], removed: true }]);
+    expect(await t.call('eth_uninstallFilter', logs)).toBe(true);
+    expect(await t.call('eth_uninstallFilter', logs)).toBe(false);
+    expect(await t.fail('eth_getFilterChanges', logs)).toEqual({ code: -32000, message: `filter not found: ${logs}` });
+  });
+
+  test('filters expire after five minutes unpolled', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setInterval', 'setTimeout'] });
+    try {
+      const id = await t.call<string>('eth_newBlockFilter');
+      jest.setSystemTime(Date.now() + 5 * 60 * 1000 + 1000);
+      expect((await t.fail('eth_getFilterChanges', id)).message).toBe(`filter not found: ${id}`);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test('eth_subscribe needs a session (WebSocket)', async () => {
+    expect(await t.fail('eth_subscribe', 'newHeads')).toEqual({ code: -32601, message: 'notifications not supported: eth_subscribe needs a WebSocket connection' });
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * Devnet control: the evm_*, anvil_*, hardhat_* and txpool_* methods test suites script against
+ * (viem's test client in anvil mode, Hardhat network helpers, ethers). Each `hardhat_` name is an
+ * alias of its `anvil_` twin.
+ */
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import type { PoolTx } from '@l2devnet/core';
+import { InvalidArgumentError, UnknownAccountError } from '@l2devnet/core';
+
+import { invalidParams } from '../errors';
+import { formatTransaction, hex, quantity } from '../format';
+import type { Method, RpcContext } from '../method';
+import { method, optional, required, withDefault } from '../method';
+import type { ParamSlot } from '../params';
+import { address, bool, callObject, count, data, fail, hash, quantity as quantityParam } from '../params';
+
+/** A number of seconds or blocks given as a JSON number or a hex quantity. */
+const amount = (value: unknown, slot: ParamSlot): bigint => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string') return quantityParam(value, slot);
+  return fail(slot, 'a non-negative integer or hex quantity', value);
+};
+
+/** evm_mine's optional param: a timestamp, or `{ timestamp, blocks }`. */
+const mineOptions = (value: unknown, slot: ParamSlot): { timestamp?: bigint; blocks?: bigint } => {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    return {
+      timestamp: o.timestamp === undefined ? undefined : amount(o.timestamp, { ...slot, name: `${slot.name}.timestamp` }),
+      blocks: o.blocks === undefined ? undefined : amount(o.blocks, { ...slot, name: `${slot.name}.blocks` }),
+    };
+  }
+  return { timestamp: amount(value, slot) };
+};
+
+/** A 32-byte word given as any hex quantity (storage values). */
+const word = (value: unknown, slot: ParamSlot): Uint8Array => {
+  const n = quantityParam(value, slot);
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+};
+
+async function mineBlocks(ctx: RpcContext, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
+  if (blocks > 100_000n) throw invalidParams(`at most 100000 blocks can be mined at once; asked for ${blocks}`);
+  let ts = timestamp;
+  for (let i = 0n; i < blocks; i++) {
+    const block = await ctx.chain.mine({ timestamp: ts });
+    if (interval > 0n) ts = block.header.timestamp + interval;
+  }
+}
+
+function poolContent(ctx: RpcContext, ready: PoolTx[], queued: PoolTx[], shape: (p: PoolTx) => unknown) {
+  const group = (list: PoolTx[]) => {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const p of list) {
+      const sender = bytesToHex(p.sender);
+      (out[sender] ??= {})[p.nonce.toString()] = shape(p);
+    }
+    return out;
+  };
+  void ctx;
+  return { pending: group(ready), queued: group(queued) };
+}
+
+async function partitionPool(ctx: RpcContext) {
+  return ctx.chain.pool.partition(async (sender) => (await ctx.chain.getAccount(sender, ctx.chain.headNumber)).nonce);
+}
+
+const automine = (ctx: RpcContext) => ctx.chain.mining.mode === 'auto';
+
+const setAutomine = method([required('enabled', bool)], ({ chain }, enabled) => {
+  chain.setMining(enabled ? { mode: 'auto' } : { mode: 'manual' });
+  return null;
+});
+
+/** A transaction to put into a reorganised block: raw signed bytes or a request from a dev/impersonated account. */
+async function reorgTx(ctx: RpcContext, value: unknown, position: number): Promise<{ tx: TypedTransaction; sender: Uint8Array }> {
+  const slot = { position: 2, name: `transactions[${position}][0]` };
+  if (typeof value === 'string') {
+    const tx = ctx.chain.decodeTransaction(data(value, slot));
+    return { tx, sender: tx.getSenderAddress().bytes };
+  }
+  const req = callObject({ requireFrom: true })(value, slot);
+  const from = req.from as Uint8Array;
+  const unsigned = createFeeMarket1559Tx(
+    {
+      nonce: req.nonce ?? 0n,
+      to: req.to,
+      value: req.value ?? 0n,
+      data: req.data ?? new Uint8Array(),
+      gasLimit: req.gas ?? 1_000_000n,
+      maxFeePerGas: req.maxFeePerGas ?? 100_000_000_000n,
+      maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 1_000_000_000n,
+    },
+    { common: ctx.chain.common },
+  );
+  const tx = ctx.chain.signAs(unsigned, from);
+  if (tx === undefined) throw new UnknownAccountError(from);
+  return { tx, sender: from };
+}
+
+const aliases: Record<string, Method> = {
+  setBalance: method([required('address', address), required('balance', quantityParam)], async ({ chain }, a, v) => {
+    await chain.setBalance(a, v);
+    return null;
+  }),
+  setCode: method([required('address', address), required('code', data)], async ({ chain }, a, code) => {
+    await chain.setCode(a, code);
+    return null;
+  }),
+  setNonce: method([required('address', address), required('nonce', quantityParam)], async ({ chain }, a, n) => {
+    await chain.setNonce(a, n);
+    return null;
+  }),
+  setStorageAt: method([required('address', address), required('slot', word), required('value', word)], async ({ chain }, a, slot, v) => {
+    await chain.setStorageAt(a, slot, v);
+    return true;
+  }),
+  impersonateAccount: method([required('address', address)], ({ chain }, a) => {
+    chain.impersonated.add(bytesToHex(a));
+    return null;
+  }),
+  stopImpersonatingAccount: method([required('address', address)], ({ chain }, a) => {
+    chain.impersonated.delete(bytesToHex(a));
+    return null;
+  }),
+  mine: method([withDefault('blocks', amount, () => 1n), withDefault('interval', amount, () => 0n)], async (ctx, blocks, interval) => {
+    await mineBlocks(ctx, blocks, interval);
+    return null;
+  }),
+  setCoinbase: method([required('address', address)], ({ chain }, a) => {
+    chain.coinbase = a;
+    return null;
+  }),
+  setNextBlockBaseFeePerGas: method([required('baseFee', quantityParam)], ({ chain }, fee) => {
+    chain.setNextBlockBaseFee(fee);
+    return null;
+  }),
+  setMinGasPrice: method([required('gasPrice', quantityParam)], ({ chain }, price) => {
+    chain.minGasPrice = price;
+    return null;
+  }),
+  dropTransaction: method([required('transactionHash', hash)], ({ chain }, h) => {
+    const removed = chain.pool.remove(h);
+    return removed === undefined ? null : hex(h);
+  }),
+};
+
+export const devnetMethods: Record<string, Method> = {
+  // --- mining
+  /** evm_mine: one block, optionally at a timestamp; or `{ blocks, timestamp }`. */
+  evm_mine: method([optional('options', mineOptions)], async (ctx, opts) => {
+    await mineBlocks(ctx, opts?.blocks ?? 1n, 0n, opts?.timestamp);
+    return '0x0';
+  }),
+  evm_setAutomine: setAutomine,
+  anvil_setAutomine: setAutomine,
+  anvil_getAutomine: method([], automine),
+  hardhat_getAutomine: method([], automine),
+  /** evm_setIntervalMining: milliseconds between blocks; 0 turns interval mining off (manual). */
+  evm_setIntervalMining: method([required('intervalMs', count)], ({ chain }, ms) => {
+    chain.setMining(ms === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: ms });
+    return null;
+  }),
+  /** anvil_setIntervalMining: seconds between blocks. */
+  anvil_setIntervalMining: method([required('seconds', count)], ({ chain }, s) => {
+    chain.setMining(s === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: s * 1000 });
+    return null;
+  }),
+
+  // --- time
+  /** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
+  evm_increaseTime: method([required('seconds', amount)], ({ chain }, seconds) => {
+    chain.clock.advance(Number(seconds) * 1000);
+    return quantity(BigInt(Math.round(chain.clock.offset / 1000)));
+  }),
+  evm_setNextBlockTimestamp: method([required('timestamp', amount)], async ({ chain }, ts) => {
+    await chain.setNextBlockTimestamp(ts);
+    return null;
+  }),
+  /** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
+  anvil_setTime: method([required('timestamp', amount)], ({ chain }, ts) => {
+    chain.clock.set(Number(ts) * 1000);
+    return quantity(BigInt(Math.max(0, Math.round(chain.clock.offset / 1000))));
+  }),
+
+  // --- snapshots
+  evm_snapshot: method([], async ({ chain }) => quantity(await chain.snapshot())),
+  evm_revert: method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.revertTo(id)),
+
+  // --- chain
+  /** anvil_rollback: drops the last `depth` blocks (default 1). */
+  anvil_rollback: method([withDefault('depth', amount, () => 1n)], async ({ chain }, depth) => {
+    await chain.rollback(depth);
+    return null;
+  }),
+  /** anvil_reorg(depth, [[transaction, blockOffset], ...]): replaces the last `depth` blocks. */
+  anvil_reorg: method([required('depth', amount), withDefault('transactions', (v, slot) => (Array.isArray(v) ? v : fail(slot, 'an array', v)), () => [])], async (ctx, depth, list) => {
+    const txs = [];
+    for (const [i, entry] of (list as unknown[]).entries()) {
+      if (!Array.isArray(entry) || entry.length !== 2) fail({ position: 2, name: `transactions[${i}]` }, '[transaction, blockOffset]', entry);
+      const [raw, offset] = entry as [unknown, unknown];
+      const block = Number(amount(offset, { position: 2, name: `transactions[${i}][1]` }));
+      if (BigInt(block) >= depth) throw new InvalidArgumentError(`transactions[${i}] goes into block ${block} of a ${depth}-block reorg`);
+      txs.push({ ...(await reorgTx(ctx, raw, i)), block });
+    }
+    await ctx.chain.reorg(depth, txs);
+    return null;
+  }),
+
+  // --- accounts and block configuration
+  ...Object.fromEntries(Object.entries(aliases).flatMap(([name, m]) => [[`anvil_${name}`, m], [`hardhat_${name}`, m]])),
+  evm_setBlockGasLimit: method([required('gasLimit', quantityParam)], ({ chain }, limit) => {
+    if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
+    chain.gasLimit = limit;
+    return true;
+  }),
+  evm_setAccountNonce: aliases.setNonce,
+
+  // --- state
+  /** anvil_dumpState: the whole head state as a hex blob. */
+  anvil_dumpState: method([], async ({ chain }) => hex(await chain.dumpState())),
+  /** anvil_loadState: replaces the head state with a blob from anvil_dumpState. */
+  anvil_loadState: method([required('state', data)], async ({ chain }, blob) => {
+    await chain.loadState(blob);
+    return true;
+  }),
+
+  // --- inspection
+  anvil_nodeInfo: method([], async (ctx) => {
+    const { chain } = ctx;
+    const head = await chain.headBlock();
+    return {
+      currentBlockNumber: quantity(chain.headNumber),
+      currentBlockTimestamp: Number(head.header.timestamp),
+      currentBlockHash: hex(head.hash()),
+      hardFork: chain.hardfork,
+      transactionOrder: 'fees',
+      environment: {
+        baseFee: quantity(await chain.nextBaseFee()),
+        chainId: quantity(chain.chainId),
+        gasLimit: quantity(chain.gasLimit),
+        gasPrice: quantity(chain.minGasPrice),
+      },
+      forkConfig: {},
+      network: 'l2devnet',
+      automine: automine(ctx),
+    };
+  }),
+  txpool_status: method([], async (ctx) => {
+    const { ready, queued } = await partitionPool(ctx);
+    return { pending: quantity(ready.length), queued: quantity(queued.length) };
+  }),
+  txpool_content: method([], async (ctx) => {
+    const { ready, queued } = await partitionPool(ctx);
+    return poolContent(ctx, ready, queued, (p) => formatTransaction(p.tx, p.sender));
+  }),
+  txpool_inspect: method([], async (ctx) => {
+    const { ready, queued } = await partitionPool(ctx);
+    return poolContent(ctx, ready, queued, (p) => {
+      const gasPrice = 'maxFeePerGas' in p.tx ? p.tx.maxFeePerGas : (p.tx as unknown as { gasPrice: bigint }).gasPrice;
+      const to = p.tx.to === undefined ? 'contract creation' : bytesToHex(p.tx.to.bytes);
+      return `${to}: ${p.tx.value} wei + ${p.tx.gasLimit} gas × ${gasPrice} wei`;
+    });
+  }),
+};
