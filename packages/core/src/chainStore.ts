@@ -35,6 +35,8 @@ const P_LOG_BLOCK = 0x6c;
 const HEAD_KEY = concatBytes(Uint8Array.of(P_META), new TextEncoder().encode('head'));
 const EMPTY = new Uint8Array(0);
 const BLOCK_CACHE_ENTRIES = 2048;
+/** Below this many (candidate × key) pairs, a constraint is checked by point reads, not a range scan. */
+const POINT_LOOKUP_LIMIT = 512;
 
 export function u64(n: bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -99,6 +101,7 @@ export class ChainStore {
   private readonly blocks = new LruCache<bigint, Block>(BLOCK_CACHE_ENTRIES);
   private readonly receipts = new LruCache<bigint, Receipt[]>(BLOCK_CACHE_ENTRIES);
   private readonly hashes = new LruCache<bigint, Uint8Array>(BLOCK_CACHE_ENTRIES * 4);
+  private readonly logs = new LruCache<bigint, LocatedLog[]>(BLOCK_CACHE_ENTRIES);
 
   constructor(
     readonly kv: KvStore,
@@ -200,6 +203,7 @@ export class ChainStore {
       this.blocks.delete(b);
       this.receipts.delete(b);
       this.hashes.delete(b);
+      this.logs.delete(b);
     }
     this.head = n;
   }
@@ -268,54 +272,82 @@ export class ChainStore {
     const out: LocatedLog[] = [];
     for (const n of candidates) {
       if (performance.now() > limits.deadline) throw new LogQueryTimeoutError();
-      const [receipts, blockHash] = await Promise.all([this.getReceipts(n), this.getBlockHash(n)]);
-      if (receipts === undefined || blockHash === undefined) continue;
-      let logIndex = 0;
-      receipts.forEach((r, transactionIndex) => {
-        for (const log of r.logs) {
-          if (matchesLog(log, filter)) {
-            out.push({
-              ...log,
-              blockNumber: n,
-              blockHash,
-              transactionHash: r.txHash,
-              transactionIndex,
-              logIndex,
-              removed: false,
-            });
-          }
-          logIndex++;
-        }
-      });
+      for (const log of await this.blockLogs(n)) if (matchesLog(log, filter)) out.push(log);
       if (out.length > limits.maxResults) throw new LogQueryLimitError(limits.maxResults);
     }
     return out;
   }
 
-  private async candidateBlocks(
-    filter: LogFilter,
-    from: bigint,
-    to: bigint,
-    limits: LogQueryLimits,
-  ): Promise<bigint[]> {
-    let prefixes: Uint8Array[];
-    if (filter.addresses !== undefined && filter.addresses.length > 0) {
-      prefixes = filter.addresses.map((a) => key(P_LOG_ADDRESS, a));
-    } else {
-      const position = filter.topics?.find((t) => t !== null && t.length > 0);
-      prefixes = position ? position.map((t) => key(P_LOG_TOPIC, t)) : [Uint8Array.of(P_LOG_BLOCK)];
-    }
-    const found = new Set<bigint>();
-    for (const prefix of prefixes) {
-      const gte = concatBytes(prefix, u64(from));
-      const lt = concatBytes(prefix, u64(to + 1n));
-      let scanned = 0;
-      for await (const [k] of this.kv.range(gte, lt)) {
-        found.add(readU64(k, k.length - 8));
-        if (++scanned % 1024 === 0 && performance.now() > limits.deadline) throw new LogQueryTimeoutError();
+  /** Every log of block `n` with its position (kept: a block's logs never change). */
+  async blockLogs(n: bigint): Promise<readonly LocatedLog[]> {
+    const cached = this.logs.get(n);
+    if (cached !== undefined) return cached;
+    const [receipts, blockHash] = await Promise.all([this.getReceipts(n), this.getBlockHash(n)]);
+    if (receipts === undefined || blockHash === undefined) return [];
+    const logs: LocatedLog[] = [];
+    receipts.forEach((r, transactionIndex) => {
+      for (const log of r.logs) {
+        logs.push({
+          address: log.address,
+          topics: log.topics,
+          data: log.data,
+          blockNumber: n,
+          blockHash,
+          transactionHash: r.txHash,
+          transactionIndex,
+          logIndex: logs.length,
+          removed: false,
+        });
       }
+    });
+    this.logs.set(n, logs);
+    return logs;
+  }
+
+  /**
+   * The blocks that can hold a match: for each constraint (the address set, each constrained topic
+   * position) the blocks the index lists for it, intersected. With no constraint, every block that
+   * has logs.
+   */
+  private async candidateBlocks(filter: LogFilter, from: bigint, to: bigint, limits: LogQueryLimits): Promise<bigint[]> {
+    // Most selective first: addresses, then indexed arguments (topics 1-3), the event signature last.
+    const constraints: Uint8Array[][] = [];
+    if (filter.addresses !== undefined && filter.addresses.length > 0) {
+      constraints.push(filter.addresses.map((a) => key(P_LOG_ADDRESS, a)));
     }
-    return [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const topics = filter.topics ?? [];
+    for (const i of [1, 2, 3, 0]) {
+      const position = topics[i];
+      if (position !== undefined && position !== null && position.length > 0) constraints.push(position.map((t) => key(P_LOG_TOPIC, t)));
+    }
+    if (constraints.length === 0) constraints.push([Uint8Array.of(P_LOG_BLOCK)]);
+    let result: Set<bigint> | undefined;
+    for (const prefixes of constraints) {
+      const found = new Set<bigint>();
+      if (result !== undefined && result.size * prefixes.length <= POINT_LOOKUP_LIMIT) {
+        // Few candidates left: look each one up instead of scanning the range.
+        for (const n of result) {
+          for (const prefix of prefixes) {
+            if ((await this.kv.get(concatBytes(prefix, u64(n)))) !== undefined) {
+              found.add(n);
+              break;
+            }
+          }
+        }
+      } else {
+        for (const prefix of prefixes) {
+          let scanned = 0;
+          for await (const [k] of this.kv.range(concatBytes(prefix, u64(from)), concatBytes(prefix, u64(to + 1n)))) {
+            const n = readU64(k, k.length - 8);
+            if (result === undefined || result.has(n)) found.add(n);
+            if (++scanned % 1024 === 0 && performance.now() > limits.deadline) throw new LogQueryTimeoutError();
+          }
+        }
+      }
+      result = found;
+      if (result.size === 0) break;
+    }
+    return [...(result ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 }
 

@@ -30,7 +30,19 @@ export interface RpcLog {
   topics: Hex[];
 }
 
+/** Logs of mined blocks never change: each is formatted once. */
+const formattedLogs = new WeakMap<LocatedLog, RpcLog>();
+
 export function formatLog(log: LocatedLog): RpcLog {
+  let out = formattedLogs.get(log);
+  if (out === undefined) {
+    out = encodeLog(log);
+    formattedLogs.set(log, out);
+  }
+  return out;
+}
+
+function encodeLog(log: LocatedLog): RpcLog {
   return {
     address: hex(log.address),
     topics: log.topics.map(hex),

@@ -1,0 +1,81 @@
+'use strict';
+/**
+ * What line counting costs, and which hook to count with. Block building (automine, one
+ * transaction per block, sequencer-stage checks only) is timed with counting off, with the counter
+ * the node uses (opcode-handler wrappers, precompile and frame interception, tallies folded per
+ * transaction), and with ethereumjs's `step` event listener doing the same tally. Two workloads: ERC20
+ * transfers and a keccak-heavy loop. Each configuration runs in turn, three rounds, best round kept.
+ */
+const { Interface } = require('ethers');
+
+const { LineLimits } = require('../../packages/core/dist');
+const { Chain, artifact, signer, deploy, erc20Transfer, hexToBytes } = require('./lib');
+
+const limits = LineLimits.fromFile(require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'production.toml'));
+const heavy = new Interface(artifact('LineHeavy').abi);
+
+async function makeChain(mode) {
+  const chain = await Chain.create({ lineLimits: limits, rpcLineCheck: false, lineCounting: mode === 'hooks' });
+  if (mode === 'step') {
+    // The same per-opcode tally, fed by the EVM's step event instead of the handler wrappers.
+    const ops = new Uint32Array(256);
+    chain['vm'].evm.events.on('step', (step, resolve) => {
+      ops[step.opcode.code]++;
+      if (step.opcode.name === 'KECCAK256') void step.stack[step.stack.length - 2];
+      resolve?.();
+    });
+  }
+  return chain;
+}
+
+const workloads = {
+  'ERC20 transfer': {
+    blocks: 600,
+    async setup(chain, alice) {
+      const token = await deploy(chain, alice, 'TestToken', ['Bench', 'B', 10n ** 30n]);
+      let i = 0;
+      return () => {
+        const to = new Uint8Array(20);
+        new DataView(to.buffer).setUint32(16, ++i);
+        return alice.sign({ to: token, data: erc20Transfer(to, 1n), gasLimit: 100_000n });
+      };
+    },
+  },
+  'keccak loop (keccakLoop(300): 300 KECCAK256 per transaction)': {
+    blocks: 80,
+    async setup(chain, alice) {
+      const address = await deploy(chain, alice, 'LineHeavy');
+      const data = hexToBytes(heavy.encodeFunctionData('keccakLoop', [300]));
+      return () => alice.sign({ to: address, data, gasLimit: 1_000_000n });
+    },
+  },
+};
+
+async function timeOne(mode, workload) {
+  const chain = await makeChain(mode);
+  const alice = signer(chain, 0);
+  const next = await workload.setup(chain, alice);
+  const txs = Array.from({ length: workload.blocks + 20 }, () => next());
+  for (let i = 0; i < 20; i++) await chain.submit(txs[i]);
+  const t = performance.now();
+  for (let i = 20; i < txs.length; i++) await chain.submit(txs[i]);
+  const perBlock = (performance.now() - t) / workload.blocks;
+  await chain.close();
+  return perBlock;
+}
+
+(async () => {
+  console.log('## Line counting: cost of block building (automine, sequencer-stage checks)');
+  for (const [name, workload] of Object.entries(workloads)) {
+    const runs = { off: [], hooks: [], step: [] };
+    for (let round = 0; round < 5; round++) {
+      for (const mode of ['off', 'hooks', 'step']) runs[mode].push(await timeOne(mode, workload));
+    }
+    const best = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.sort((a, b) => a - b)[2]]));
+    const pct = (x) => `${(((x - best.off) / best.off) * 100).toFixed(1)}%`;
+    console.log(
+      `${name}: off ${best.off.toFixed(3)} ms/block; handler hooks ${best.hooks.toFixed(3)} ms/block (+${pct(best.hooks)}); ` +
+        `step listener ${best.step.toFixed(3)} ms/block (+${pct(best.step)})`,
+    );
+  }
+})();
