@@ -9,7 +9,7 @@
  * paths (fixtures/) resolve the same.
  */
 'use strict';
-const { execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { join } = require('node:path');
 
 const esbuild = require('esbuild-wasm');
@@ -29,8 +29,26 @@ esbuild.buildSync({
   logLevel: 'warning',
 });
 
-// A run that loads the bundle writes its code cache (see packages/cli/bin/l2devnet.js).
-execFileSync(process.execPath, [join(root, 'packages', 'cli', 'bin', 'l2devnet.js'), '--version'], {
+// A start-up of the bundled command writes its code cache (see packages/cli/bin/l2devnet.js): an
+// in-memory node on a free port, stopped as soon as it is ready.
+const child = spawn(process.execPath, [join(root, 'packages', 'cli', 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'], {
   env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
-  stdio: 'ignore',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let out = '';
+const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+let stopped = false;
+child.stdout.on('data', (d) => {
+  out += d;
+  if (!stopped && out.includes('Listening on')) {
+    stopped = true;
+    child.kill('SIGTERM');
+  }
+});
+child.once('exit', (code) => {
+  clearTimeout(timer);
+  if (code !== 0) {
+    console.error(`the bundled command did not start and stop cleanly (exit ${code}):\n${out}`);
+    process.exit(1);
+  }
 });

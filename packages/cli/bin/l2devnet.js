@@ -31,6 +31,7 @@ mod.filename = bundle;
 mod.paths = Module._nodeModulePaths(path.dirname(bundle));
 const run = script.runInThisContext();
 if (process.env.L2DEVNET_WRITE_CODE_CACHE === '1') {
-  process.once('beforeExit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
+  // Written at exit, so the cache holds every function the run compiled.
+  process.once('exit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
 }
 run.call(mod.exports, mod.exports, (id) => mod.require(id), mod, bundle, path.dirname(bundle));

@@ -14,9 +14,13 @@ import secp256k1 from 'secp256k1';
 
 type Hasher = Awaited<ReturnType<typeof createKeccak>>;
 let keccakHasher: Hasher | undefined;
+// Compiling the WebAssembly starts as soon as this module loads and goes on in the background.
+const ready = createKeccak(256).then((h) => {
+  keccakHasher = h;
+});
 
-export async function initFastCrypto(): Promise<void> {
-  keccakHasher ??= await createKeccak(256);
+export function initFastCrypto(): Promise<void> {
+  return ready;
 }
 
 /** keccak-256 through hash-wasm; also usable once `initFastCrypto()` has resolved. */

@@ -25,12 +25,20 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function nextUtcMidnight(ms: number): number {
+  return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
+}
+
 function rowKey(day: string, key: string): Uint8Array {
   return new Uint8Array([P_CREDITS, ...enc.encode(day), 0, ...enc.encode(key)]);
 }
 
 export class CreditLedger {
   private day: string;
+  /** When the current UTC day ends (ms); the day is only recomputed past it. */
+  private dayEndsAt: number;
   private used = new Map<string, number>();
   private dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -41,6 +49,7 @@ export class CreditLedger {
     private readonly now: () => number,
   ) {
     this.day = utcDay(now());
+    this.dayEndsAt = nextUtcMidnight(now());
   }
 
   /** Loads today's spending from the database and starts the periodic flush. */
@@ -62,7 +71,10 @@ export class CreditLedger {
   }
 
   private rollDay(): void {
-    const today = utcDay(this.now());
+    const now = this.now();
+    if (now < this.dayEndsAt && now >= this.dayEndsAt - DAY_MS) return;
+    const today = utcDay(now);
+    this.dayEndsAt = nextUtcMidnight(now);
     if (today !== this.day) {
       void this.flush();
       this.day = today;

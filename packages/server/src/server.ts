@@ -54,11 +54,17 @@ export function maskKey(key: string): string {
   return key.length <= 4 ? '****' : `${key.slice(0, 4)}…`;
 }
 
+/** On every answer, so a browser dapp can read it (and the credit headers). */
 const CORS_HEADERS: [string, string][] = [
   ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', 'X-Credits-Used, X-Credits-Remaining'],
+];
+/** On the answer to a preflight (OPTIONS) request. */
+const PREFLIGHT_HEADERS: [string, string][] = [
+  ...CORS_HEADERS,
   ['Access-Control-Allow-Methods', 'POST, GET, OPTIONS'],
   ['Access-Control-Allow-Headers', 'Content-Type'],
-  ['Access-Control-Expose-Headers', 'X-Credits-Used, X-Credits-Remaining'],
+  ['Access-Control-Max-Age', '86400'],
 ];
 
 type Route = { key: string } | { error: 'not-found' };
@@ -194,9 +200,15 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         tooLarge(res, state);
         return;
       }
+      // The chunk's memory is reused by uWS after this callback: decode or copy it now.
+      if (isLast && chunks.length === 0) {
+        run(Buffer.from(chunk).toString('utf8'));
+        return;
+      }
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (!isLast) return;
-      const text = Buffer.concat(chunks).toString('utf8');
+      if (isLast) run(Buffer.concat(chunks).toString('utf8'));
+    });
+    const run = (text: string) => {
       execute(text, who).then(
         ({ response, outOfCredits }) => {
           send(res, state, {
@@ -210,7 +222,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
           send(res, state, { status: '500 Internal Server Error', body: envelope(new RpcError(-32603, 'internal error')), headers: [] });
         },
       );
-    });
+    };
   }
 
   function tooLarge(res: HttpResponse, state: { aborted: boolean }): void {
@@ -231,7 +243,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     .options('/*', (res) => {
       res.cork(() => {
         res.writeStatus('204 No Content');
-        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        for (const [k, v] of PREFLIGHT_HEADERS) res.writeHeader(k, v);
         res.end();
       });
     })
