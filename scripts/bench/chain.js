@@ -7,7 +7,7 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-const { Chain, signer, deploy, erc20Transfer, stats, ms, dirBytes } = require('./lib');
+const { Chain, signer, erc20Distribution, stats, ms, dirBytes } = require('./lib');
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 1000);
 
@@ -34,16 +34,7 @@ async function run(label, dataDir, makeTx) {
 }
 
 const transfer = async (chain, alice) => () => alice.sign({ to: chain.accounts[1].address, value: 1n, gasLimit: 21_000n });
-const erc20 = async (chain, alice) => {
-  const token = await deploy(chain, alice, 'TestToken', ['Bench', 'B', 10n ** 30n]);
-  let i = 0;
-  // A new recipient every time, as in a token distribution (the costlier case: a fresh storage slot).
-  return () => {
-    const to = new Uint8Array(20);
-    new DataView(to.buffer).setUint32(16, ++i);
-    return alice.sign({ to: token, data: erc20Transfer(to, 1n), gasLimit: 100_000n });
-  };
-};
+const erc20 = (chain, alice) => erc20Distribution(chain, alice);
 
 (async () => {
   console.log(`## Mining: automine, one transaction per block (${BLOCKS} blocks each)`);

@@ -40,6 +40,17 @@ function erc20Transfer(to, amount) {
   return hexToBytes(tokenAbi.encodeFunctionData('transfer', [bytesToHex(to), amount]));
 }
 
+/** Deploys the ERC20 fixture and returns a maker of transfers, each to a new recipient (a fresh storage slot every time, as in a token distribution). */
+async function erc20Distribution(chain, from) {
+  const token = await deploy(chain, from, 'TestToken', ['Bench', 'B', 10n ** 30n]);
+  let i = 0;
+  return () => {
+    const to = new Uint8Array(20);
+    new DataView(to.buffer).setUint32(16, ++i);
+    return from.sign({ to: token, data: erc20Transfer(to, 1n), gasLimit: 100_000n });
+  };
+}
+
 function stats(samples) {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
@@ -60,4 +71,4 @@ function dirBytes(dir) {
   return total;
 }
 
-module.exports = { Chain, artifact, token, tokenAbi, signer, deploy, erc20Transfer, stats, ms, dirBytes, hexToBytes };
+module.exports = { Chain, artifact, token, tokenAbi, signer, deploy, erc20Transfer, erc20Distribution, stats, ms, dirBytes, hexToBytes };

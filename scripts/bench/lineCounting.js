@@ -9,7 +9,7 @@
 const { Interface } = require('ethers');
 
 const { LineLimits } = require('../../packages/core/dist');
-const { Chain, artifact, signer, deploy, erc20Transfer, hexToBytes } = require('./lib');
+const { Chain, artifact, signer, deploy, erc20Distribution, hexToBytes } = require('./lib');
 
 const limits = LineLimits.fromFile(require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'production.toml'));
 const heavy = new Interface(artifact('LineHeavy').abi);
@@ -31,15 +31,7 @@ async function makeChain(mode) {
 const workloads = {
   'ERC20 transfer': {
     blocks: 600,
-    async setup(chain, alice) {
-      const token = await deploy(chain, alice, 'TestToken', ['Bench', 'B', 10n ** 30n]);
-      let i = 0;
-      return () => {
-        const to = new Uint8Array(20);
-        new DataView(to.buffer).setUint32(16, ++i);
-        return alice.sign({ to: token, data: erc20Transfer(to, 1n), gasLimit: 100_000n });
-      };
-    },
+    setup: (chain, alice) => erc20Distribution(chain, alice),
   },
   'keccak loop (keccakLoop(300): 300 KECCAK256 per transaction)': {
     blocks: 80,

@@ -879,20 +879,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     await (this.vm.stateManager as MerkleStateManager).setStateRoot(root);
   }
 
-  async setBalance(address: Uint8Array, balance: bigint): Promise<void> {
+  /** Sets an account's balance and/or nonce, creating the account if need be. */
+  async setAccount(address: Uint8Array, fields: { balance?: bigint; nonce?: bigint }): Promise<void> {
     await this.editState(async (sm) => {
       const a = new Address(address);
       const account = (await sm.getAccount(a)) ?? createAccount({});
-      account.balance = balance;
-      await sm.putAccount(a, account);
-    });
-  }
-
-  async setNonce(address: Uint8Array, nonce: bigint): Promise<void> {
-    await this.editState(async (sm) => {
-      const a = new Address(address);
-      const account = (await sm.getAccount(a)) ?? createAccount({});
-      account.nonce = nonce;
+      if (fields.balance !== undefined) account.balance = fields.balance;
+      if (fields.nonce !== undefined) account.nonce = fields.nonce;
       await sm.putAccount(a, account);
     });
   }

@@ -102,7 +102,7 @@ async function reorgTx(ctx: RpcContext, value: unknown, position: number): Promi
 
 const aliases: Record<string, Method> = {
   setBalance: method([required('address', address), required('balance', quantityParam)], async ({ chain }, a, v) => {
-    await chain.setBalance(a, v);
+    await chain.setAccount(a, { balance: v });
     return null;
   }),
   setCode: method([required('address', address), required('code', data)], async ({ chain }, a, code) => {
@@ -110,7 +110,7 @@ const aliases: Record<string, Method> = {
     return null;
   }),
   setNonce: method([required('address', address), required('nonce', quantityParam)], async ({ chain }, a, n) => {
-    await chain.setNonce(a, n);
+    await chain.setAccount(a, { nonce: n });
     return null;
   }),
   setStorageAt: method([required('address', address), required('slot', word), required('value', word)], async ({ chain }, a, slot, v) => {
