@@ -30,11 +30,11 @@ async function makeChain(mode) {
 
 const workloads = {
   'ERC20 transfer': {
-    blocks: 600,
+    blocks: 1500,
     setup: (chain, alice) => erc20Distribution(chain, alice),
   },
   'keccak loop (keccakLoop(300): 300 KECCAK256 per transaction)': {
-    blocks: 80,
+    blocks: 200,
     async setup(chain, alice) {
       const address = await deploy(chain, alice, 'LineHeavy');
       const data = hexToBytes(heavy.encodeFunctionData('keccakLoop', [300]));
@@ -43,27 +43,30 @@ const workloads = {
   },
 };
 
-async function timeOne(mode, workload) {
-  const chain = await makeChain(mode);
-  const alice = signer(chain, 0);
-  const next = await workload.setup(chain, alice);
-  const txs = Array.from({ length: workload.blocks + 20 }, () => next());
-  for (let i = 0; i < 20; i++) await chain.submit(txs[i]);
-  const t = performance.now();
-  for (let i = 20; i < txs.length; i++) await chain.submit(txs[i]);
-  const perBlock = (performance.now() - t) / workload.blocks;
-  await chain.close();
-  return perBlock;
+const MODES = ['off', 'hooks', 'step'];
+
+async function compare(workload) {
+  const runs = [];
+  for (const mode of MODES) {
+    const chain = await makeChain(mode);
+    const next = await workload.setup(chain, signer(chain, 0));
+    runs.push({ mode, chain, txs: Array.from({ length: workload.blocks + 20 }, () => next()), ms: 0 });
+  }
+  for (let i = 0; i < workload.blocks + 20; i++) {
+    for (const run of runs) {
+      const t = performance.now();
+      await run.chain.submit(run.txs[i]);
+      if (i >= 20) run.ms += performance.now() - t; // the first 20 blocks warm up
+    }
+  }
+  for (const run of runs) await run.chain.close();
+  return Object.fromEntries(runs.map((r) => [r.mode, r.ms / workload.blocks]));
 }
 
 (async () => {
   console.log('## Line counting: cost of block building (automine, sequencer-stage checks)');
   for (const [name, workload] of Object.entries(workloads)) {
-    const runs = { off: [], hooks: [], step: [] };
-    for (let round = 0; round < 5; round++) {
-      for (const mode of ['off', 'hooks', 'step']) runs[mode].push(await timeOne(mode, workload));
-    }
-    const best = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.sort((a, b) => a - b)[2]]));
+    const best = await compare(workload);
     const pct = (x) => `${(((x - best.off) / best.off) * 100).toFixed(1)}%`;
     console.log(
       `${name}: off ${best.off.toFixed(3)} ms/block; handler hooks ${best.hooks.toFixed(3)} ms/block (+${pct(best.hooks)}); ` +

@@ -17,6 +17,8 @@ export interface NodeOptions {
   dailyCredits?: number;
   maxBodyBytes?: number;
   maxBatch?: number;
+  maxWsMessageBytes?: number;
+  maxWsBackpressureBytes?: number;
   requireCallFrom?: boolean;
   /** Clock for the credit day (the real UTC date by default). */
   creditClock?: () => number;
@@ -42,6 +44,8 @@ export async function startNode(opts: NodeOptions): Promise<RunningNode> {
       ledger,
       maxBodyBytes: opts.maxBodyBytes,
       maxBatch: opts.maxBatch,
+      maxWsMessageBytes: opts.maxWsMessageBytes,
+      maxWsBackpressureBytes: opts.maxWsBackpressureBytes,
       health: () => ({ blockNumber: `0x${chain.headNumber.toString(16)}`, chainId: `0x${chain.chainId.toString(16)}` }),
       log: opts.log,
     });

@@ -8,6 +8,7 @@ import type { TestNode } from './testNode';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const IDENTITY = '0x0000000000000000000000000000000000000004';
 const rpc = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
 
 describe('one port, HTTP and WebSocket (open mode)', () => {
@@ -139,6 +140,46 @@ describe('limits that protect the node', () => {
       const res = await node.post([1, 2, 3, 4].map((id) => rpc('eth_chainId', [], id)));
       expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: a batch of 4 requests is over the limit of 3' } });
       expect((await node.post([1, 2, 3].map((id) => rpc('eth_chainId', [], id)))).json).toHaveLength(3);
+    } finally {
+      await node.close();
+    }
+  });
+});
+
+describe('WebSocket limits', () => {
+  test('a message over the size limit closes that socket; the node keeps serving', async () => {
+    const node = await startTestNode({ maxWsMessageBytes: 1024 });
+    try {
+      const ws = await node.ws();
+      const closed = new Promise<number>((resolve) => ws.socket.once('close', (code) => resolve(code)));
+      ws.socket.send(JSON.stringify(rpc('web3_sha3', [`0x${'ab'.repeat(1000)}`])));
+      expect(await closed).toBe(1006);
+      const other = await node.ws();
+      expect((await other.request('eth_chainId')).result).toBe('0x7a69');
+      await other.close();
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('a reader that stops reading is disconnected past the backpressure limit, not buffered without bound', async () => {
+    const node = await startTestNode({ maxWsBackpressureBytes: 256 * 1024 });
+    try {
+      const ws = await node.ws();
+      expect(node.server.webSockets()).toBe(1);
+      const socket = (ws.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      socket.pause();
+      // Ask for far more than the limit and the kernel's socket buffers: 150 answers of ~90 KB
+      // (proofs of 1,000 slots of an absent account: cheap to compute, long to write).
+      const keys = Array.from({ length: 1000 }, (_, i) => `0x${i.toString(16)}`);
+      for (let i = 0; i < 150; i++) ws.socket.send(JSON.stringify(rpc('eth_getProof', [BOB, keys, 'latest'], i)));
+      const deadline = Date.now() + 30_000;
+      while (node.server.webSockets() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(node.server.webSockets()).toBe(0);
+      expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
+      const closed = new Promise<void>((resolve) => ws.socket.once('close', () => resolve()));
+      socket.resume();
+      await closed;
     } finally {
       await node.close();
     }

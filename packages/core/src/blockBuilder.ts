@@ -21,6 +21,7 @@ import type { VM, RunTxResult } from '@ethereumjs/vm';
 
 import type { LineCounter, LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
+import { maxFeeOf } from './txPool';
 import type { PoolTx } from './txPool';
 import type { Receipt } from './types';
 
@@ -96,49 +97,55 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   let gasUsed = 0n;
 
   await vm.evm.journal.checkpoint();
-  for (const ptx of candidates) {
-    const senderHex = bytesToHex(ptx.sender);
-    if (blockedSenders.has(senderHex)) {
-      out.deferred.push(ptx);
-      continue;
+  try {
+    for (const ptx of candidates) {
+      const senderHex = bytesToHex(ptx.sender);
+      if (blockedSenders.has(senderHex)) {
+        out.deferred.push(ptx);
+        continue;
+      }
+      // Too big for what is left of the block, or priced under this block's base fee: a later block.
+      if (ptx.tx.gasLimit > gasLimit - gasUsed || maxFeeOf(ptx.tx) < baseFee) {
+        out.deferred.push(ptx);
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      await vm.evm.journal.checkpoint();
+      lineCounter.begin();
+      let result: RunTxResult;
+      try {
+        result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
+      } catch (error) {
+        await vm.evm.journal.revert();
+        out.dropped.push({ ptx, error: error as Error });
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      const counts = lineCounter.end(ptx.tx, result);
+      const own = limits?.txOverflow(counts);
+      if (own !== undefined) {
+        await vm.evm.journal.revert();
+        out.excluded.push({ ptx, overflow: own });
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      if (limits?.blockOverflow(out.lineTotals, counts) !== undefined) {
+        await vm.evm.journal.revert();
+        out.deferred.push(ptx);
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      await vm.evm.journal.commit();
+      for (const [module, n] of Object.entries(counts)) out.lineTotals[module] = (out.lineTotals[module] ?? 0) + n;
+      gasUsed += result.totalGasSpent;
+      txs.push(ptx.tx);
+      results.push(result);
+      out.included.push(ptx);
+      out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
     }
-    if (ptx.tx.gasLimit > gasLimit - gasUsed) {
-      out.deferred.push(ptx);
-      blockedSenders.add(senderHex);
-      continue;
-    }
-    await vm.evm.journal.checkpoint();
-    lineCounter.begin();
-    let result: RunTxResult;
-    try {
-      result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
-    } catch (error) {
-      await vm.evm.journal.revert();
-      out.dropped.push({ ptx, error: error as Error });
-      blockedSenders.add(senderHex);
-      continue;
-    }
-    const counts = lineCounter.end(ptx.tx, result);
-    const own = limits?.txOverflow(counts);
-    if (own !== undefined) {
-      await vm.evm.journal.revert();
-      out.excluded.push({ ptx, overflow: own });
-      blockedSenders.add(senderHex);
-      continue;
-    }
-    if (limits?.blockOverflow(out.lineTotals, counts) !== undefined) {
-      await vm.evm.journal.revert();
-      out.deferred.push(ptx);
-      blockedSenders.add(senderHex);
-      continue;
-    }
-    await vm.evm.journal.commit();
-    for (const [module, n] of Object.entries(counts)) out.lineTotals[module] = (out.lineTotals[module] ?? 0) + n;
-    gasUsed += result.totalGasSpent;
-    txs.push(ptx.tx);
-    results.push(result);
-    out.included.push(ptx);
-    out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
+  } catch (e) {
+    await vm.evm.journal.revert();
+    throw e;
   }
   await vm.evm.journal.commit();
 

@@ -41,11 +41,12 @@ import {
   TipAboveFeeCapError,
   TxTypeNotSupportedError,
   UnderpricedError,
+  UnknownAccountError,
   InvalidArgumentError,
   InvalidTimestampError,
 } from './errors';
 import { ExclusionStore } from './exclusionStore';
-import { initFastCrypto } from './fastCrypto';
+import { initFastCrypto, keccak256 } from './fastCrypto';
 import type { ExclusionRecord, RejectionStage } from './exclusionStore';
 import {
   applyAlloc,
@@ -156,8 +157,13 @@ const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]
 const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('root')]);
 const P_POOL = 0x70; // 'p' ‖ tx hash → sender ‖ raw transaction (pool contents survive a restart)
 
-/** Signs transactions sent from impersonated addresses; their sender is set, not recovered. */
-const IMPERSONATION_KEY = new Uint8Array(32).fill(0x11);
+/**
+ * The stand-in key that signs an impersonated address's transactions (their sender is set, not
+ * recovered): one per address, so two addresses' identical transactions still differ in hash.
+ */
+function impersonationKey(sender: Uint8Array): Uint8Array {
+  return keccak256(concatBytes(new TextEncoder().encode('l2devnet impersonation'), sender));
+}
 
 /**
  * `tx` with its sender fixed to `sender` (impersonation): ethereumjs asks the transaction for its
@@ -500,6 +506,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.pool.nextNonce(address, nonce);
   }
 
+  private async pendingNonceLocked(address: Uint8Array): Promise<bigint> {
+    return this.pool.nextNonce(address, (await this.headAccount(address)).nonce);
+  }
+
   /** EIP-1186 proof of an account and storage slots at block `n`. */
   async getProof(address: Uint8Array, slots: Uint8Array[], n: bigint): Promise<AccountProof> {
     const sm = await this.stateAt(n);
@@ -623,7 +633,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const account = this.accounts.find((a) => bytesToHex(a.address) === hex);
     if (account !== undefined) return tx.sign(account.privateKey);
     if (!this.impersonated.has(hex)) return undefined;
-    return withSender(tx.sign(IMPERSONATION_KEY), from);
+    return withSender(tx.sign(impersonationKey(from)), from);
   }
 
   /**
@@ -632,27 +642,41 @@ export class Chain extends EventEmitter<ChainEvents> {
    * returns.
    */
   submit(tx: TypedTransaction, sender?: Uint8Array): Promise<Uint8Array> {
+    return this.exclusive(() => this.submitLocked(tx, sender ?? this.senderOf(tx)));
+  }
+
+  /**
+   * eth_sendTransaction: `build` makes the transaction given the sender's next nonce, which is
+   * chosen inside the queue, so parallel sends from one account get consecutive nonces.
+   */
+  sendAs(from: Uint8Array, build: (nextNonce: bigint) => Promise<TypedTransaction>): Promise<Uint8Array> {
     return this.exclusive(async () => {
-      const from = sender ?? this.senderOf(tx);
-      await this.validate(tx, from);
-      const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
-      const stateNonce = (await this.headAccount(from)).nonce;
-      const automine = this.mining.mode === 'auto';
-      const check = this.lineLimits !== undefined && this.rpcLineCheck;
-      // With automine and an empty pool, the block about to be built runs the transaction on exactly
-      // the pending state, so its count is the RPC-stage verdict: the transaction runs once, not twice.
-      const checkInBlock = check && automine && this.pool.size === 0 && tx.nonce === stateNonce;
-      if (check && !checkInBlock) await this.checkLinesAtRpc(ptx);
-      this.pool.add(ptx);
-      // With the check in the block, the transaction is announced once the check has passed.
-      if (!checkInBlock) this.emit('pendingTransaction', ptx.hash);
-      if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
-        await this.mineLocked({ rpcStageFor: checkInBlock ? ptx : undefined });
-      } else {
-        await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: concatBytes(from, tx.serialize()) }]);
-      }
-      return ptx.hash;
+      const unsigned = await build(await this.pendingNonceLocked(from));
+      const signed = this.signAs(unsigned, from);
+      if (signed === undefined) throw new UnknownAccountError(from);
+      return this.submitLocked(signed, from);
     });
+  }
+
+  private async submitLocked(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
+    await this.validate(tx, from);
+    const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
+    const stateNonce = (await this.headAccount(from)).nonce;
+    const automine = this.mining.mode === 'auto';
+    const check = this.lineLimits !== undefined && this.rpcLineCheck;
+    // With automine and an empty pool, the block about to be built runs the transaction on exactly
+    // the pending state, so its count is the RPC-stage verdict: the transaction runs once, not twice.
+    const checkInBlock = check && automine && this.pool.size === 0 && tx.nonce === stateNonce;
+    if (check && !checkInBlock) await this.checkLinesAtRpc(ptx);
+    this.pool.add(ptx);
+    // With the check in the block, the transaction is announced once the check has passed.
+    if (!checkInBlock) this.emit('pendingTransaction', ptx.hash);
+    if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
+      await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
+    } else {
+      await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: concatBytes(from, tx.serialize()) }]);
+    }
+    return ptx.hash;
   }
 
   private senderOf(tx: TypedTransaction): Uint8Array {
@@ -724,7 +748,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.miningTimer = undefined;
     if (mode.mode === 'interval') {
       this.miningTimer = setInterval(() => {
-        if (!this.closed) this.mine().catch((e) => this.emit('error', e));
+        if (this.closed) return;
+        this.mine().catch((e: Error) => {
+          if (this.listenerCount('error') > 0) this.emit('error', e);
+          else console.error('interval mining failed:', e);
+        });
       }, mode.intervalMs);
     }
   }
@@ -762,8 +790,11 @@ export class Chain extends EventEmitter<ChainEvents> {
    * Builds and commits the next block. `rpcStageFor` is a transaction just submitted whose RPC-stage
    * check is this build: if it overflows, the block is thrown away and the transaction refused.
    */
-  private async mineLocked(opts: { timestamp?: bigint; rpcStageFor?: PoolTx } = {}): Promise<Block> {
+  private async mineLocked(opts: { timestamp?: bigint; submitted?: PoolTx; rpcStageFor?: PoolTx } = {}): Promise<Block> {
     const parent = await this.headBlock();
+    if (opts.timestamp !== undefined && opts.timestamp <= parent.header.timestamp) {
+      throw new InvalidTimestampError(opts.timestamp, parent.header.timestamp);
+    }
     const header = await this.nextHeader(parent, opts.timestamp);
     this.setForkAt(header.number as bigint, header.timestamp as bigint);
     const candidates = await this.pool.ordered(
@@ -789,6 +820,14 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.pool.remove(refused.ptx.hash);
       return this.refuseAtRpc(refused.ptx, refused.overflow);
     }
+    // The transaction just submitted could not run at all (e.g. EIP-3607: a sender with code): the
+    // caller hears why instead of getting a hash that never gets a receipt.
+    const failed = result.dropped.find((d) => d.ptx === opts.submitted);
+    if (failed !== undefined) {
+      await this.discardBuild();
+      this.pool.remove(failed.ptx.hash);
+      throw new InvalidTransactionError(failed.error.message.split(' (tx type')[0].replace(/ -> block number.*$/, ''));
+    }
     if (opts.rpcStageFor !== undefined) this.emit('pendingTransaction', opts.rpcStageFor.hash);
     const { block, receipts } = result;
     const ops: KvOp[] = [];
@@ -799,7 +838,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     const records = result.excluded.map(({ ptx, overflow }) => this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number));
     for (const r of records) ops.push(...this.exclusions.ops(r));
     ops.push({ type: 'del', key: META_WORKING_ROOT });
-    await this.store.commit(ops, block, receipts);
+    try {
+      await this.store.commit(ops, block, receipts);
+    } catch (e) {
+      // Nothing of the block reached the disk: go back to the state that did.
+      await this.discardBuild();
+      throw e;
+    }
     this.workingRoot = block.header.stateRoot;
     this.nextTimestamp = undefined;
     this.nextBaseFeeOverride = undefined;
@@ -840,14 +885,40 @@ export class Chain extends EventEmitter<ChainEvents> {
   // ---------------------------------------------------------------- devnet control
 
   /** Sets the timestamp of the next block (evm_setNextBlockTimestamp); it must be after the head's. */
-  async setNextBlockTimestamp(timestamp: bigint): Promise<void> {
-    const head = await this.headBlock();
-    if (timestamp <= head.header.timestamp) throw new InvalidTimestampError(timestamp, head.header.timestamp);
-    this.nextTimestamp = timestamp;
+  setNextBlockTimestamp(timestamp: bigint): Promise<void> {
+    return this.exclusive(async () => {
+      const head = await this.headBlock();
+      if (timestamp <= head.header.timestamp) throw new InvalidTimestampError(timestamp, head.header.timestamp);
+      this.nextTimestamp = timestamp;
+    });
   }
 
-  setNextBlockBaseFee(baseFee: bigint): void {
-    this.nextBaseFeeOverride = baseFee;
+  setNextBlockBaseFee(baseFee: bigint): Promise<void> {
+    return this.exclusive(async () => {
+      this.nextBaseFeeOverride = baseFee;
+    });
+  }
+
+  /** Removes a transaction from the pool (anvil_dropTransaction); false if it was not there. */
+  dropTransaction(hash: Uint8Array): Promise<boolean> {
+    return this.exclusive(async () => {
+      if (this.pool.remove(hash) === undefined) return false;
+      await this.store.write([{ type: 'del', key: poolKey(hash) }]);
+      return true;
+    });
+  }
+
+  /** Rewrites the pool's rows to match the pool in memory (after a revert or a reorg rebuilt it). */
+  private async persistPool(): Promise<void> {
+    const ops: KvOp[] = [];
+    for await (const [key] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1))) ops.push({ type: 'del', key });
+    for (const ptx of this.pool.all()) ops.push({ type: 'put', key: poolKey(ptx.hash), value: concatBytes(ptx.sender, ptx.tx.serialize()) });
+    await this.store.write(ops);
+  }
+
+  /** The sender a signed transaction was signed by. */
+  recoverSender(tx: TypedTransaction): Uint8Array {
+    return this.senderOf(tx);
   }
 
   /**
@@ -910,7 +981,13 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Replaces the head state with a dump (anvil_loadState); returns the new state root. */
   loadState(blob: Uint8Array): Promise<Uint8Array> {
     return this.exclusive(async () => {
-      const root = await loadState(this.stateDb, this.common, blob);
+      let root: Uint8Array;
+      try {
+        root = await loadState(this.stateDb, this.common, blob);
+      } catch (e) {
+        this.stateDb.discardPending();
+        throw e;
+      }
       await this.setWorkingRoot(root);
       return root;
     });
@@ -945,6 +1022,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.dropAbove(snap.head, snap.root);
       this.pool.clear();
       for (const ptx of snap.pool) this.pool.add(ptx);
+      await this.persistPool();
       this.clock.offset = snap.clockOffsetMs;
       this.nextTimestamp = snap.nextTimestamp;
       this.nextBaseFeeOverride = snap.nextBaseFee;
@@ -959,7 +1037,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot roll back ${depth} blocks from block ${this.headNumber}`);
       const block = (await this.store.getBlock(target)) as Block;
       await this.dropAbove(target, block.header.stateRoot);
+      this.forgetSnapshotsAbove(target);
     });
+  }
+
+  /** Snapshots of blocks that no longer exist cannot be gone back to. */
+  private forgetSnapshotsAbove(n: bigint): void {
+    for (const [id, snap] of this.snapshots) if (snap.head > n) this.snapshots.delete(id);
   }
 
   /**
@@ -972,16 +1056,27 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot reorganise ${depth} blocks from block ${this.headNumber}`);
       const block = (await this.store.getBlock(target)) as Block;
       await this.dropAbove(target, block.header.stateRoot);
+      this.forgetSnapshotsAbove(target);
       const saved = this.pool.all();
       this.pool.clear();
-      for (let i = 0; i < Number(depth); i++) {
-        for (const t of txs.filter((x) => x.block === i)) {
-          this.pool.add({ tx: t.tx, hash: t.tx.hash(), sender: t.sender, nonce: t.tx.nonce, addedAt: this.clock.now() });
+      try {
+        for (let i = 0; i < Number(depth); i++) {
+          for (const t of txs.filter((x) => x.block === i)) {
+            this.pool.add({ tx: t.tx, hash: t.tx.hash(), sender: t.sender, nonce: t.tx.nonce, addedAt: this.clock.now() });
+          }
+          await this.mineLocked();
         }
-        await this.mineLocked();
+      } finally {
+        for (const ptx of saved) {
+          try {
+            if (this.pool.get(ptx.hash) === undefined) this.pool.add(ptx);
+          } catch {
+            // Its (sender, nonce) slot was taken by a reorg transaction: the reorg wins.
+          }
+        }
+        await this.dropStale();
+        await this.persistPool();
       }
-      for (const ptx of saved) if (this.pool.get(ptx.hash) === undefined) this.pool.add(ptx);
-      await this.dropStale();
     });
   }
 

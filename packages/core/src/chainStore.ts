@@ -102,6 +102,8 @@ export class ChainStore {
   private readonly receipts = new LruCache<bigint, Receipt[]>(BLOCK_CACHE_ENTRIES);
   private readonly hashes = new LruCache<bigint, Uint8Array>(BLOCK_CACHE_ENTRIES * 4);
   private readonly logs = new LruCache<bigint, LocatedLog[]>(BLOCK_CACHE_ENTRIES);
+  /** Bumped whenever blocks are dropped. */
+  private generation = 0;
 
   constructor(
     readonly kv: KvStore,
@@ -160,6 +162,7 @@ export class ChainStore {
     this.blocks.set(n, block);
     this.receipts.set(n, receipts);
     this.hashes.set(n, block.hash());
+    this.logs.delete(n);
     this.head = n;
   }
 
@@ -199,6 +202,7 @@ export class ChainStore {
   /** Applies `dropAboveOps(n)`'s rows and forgets the dropped blocks. */
   async dropAbove(n: bigint, ops: KvOp[]): Promise<void> {
     await this.kv.batch(ops);
+    this.generation++;
     for (let b = this.head; b > n; b--) {
       this.blocks.delete(b);
       this.receipts.delete(b);
@@ -282,6 +286,7 @@ export class ChainStore {
   async blockLogs(n: bigint): Promise<readonly LocatedLog[]> {
     const cached = this.logs.get(n);
     if (cached !== undefined) return cached;
+    const generation = this.generation;
     const [receipts, blockHash] = await Promise.all([this.getReceipts(n), this.getBlockHash(n)]);
     if (receipts === undefined || blockHash === undefined) return [];
     const logs: LocatedLog[] = [];
@@ -300,7 +305,8 @@ export class ChainStore {
         });
       }
     });
-    this.logs.set(n, logs);
+    // Blocks dropped while this was read must not come back through the cache.
+    if (generation === this.generation) this.logs.set(n, logs);
     return logs;
   }
 

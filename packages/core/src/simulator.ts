@@ -23,7 +23,7 @@ import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
 import { LruCache } from './lru';
-import { stateCaches } from './stateDb';
+import { OverlayDB, stateCaches } from './stateDb';
 import type { StateDB } from './stateDb';
 import type { PoolTx } from './txPool';
 import type { Receipt } from './types';
@@ -72,15 +72,18 @@ export class Simulator {
   private constructor(
     private readonly vm: VM,
     private readonly counter: LineCounter,
+    private readonly overlay: OverlayDB,
   ) {
     this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
   }
 
   static async create(common: Common, stateDb: StateDB, blockchain: Blockchain, lineCounting = true): Promise<Simulator> {
-    const trie = new MerklePatriciaTrie({ db: stateDb, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    // Its own scratch layer: nothing it computes may reach the block the miner commits next.
+    const overlay = new OverlayDB(stateDb);
+    const trie = new MerklePatriciaTrie({ db: overlay, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    return new Simulator(vm, new LineCounter(vm.evm as never, lineCounting));
+    return new Simulator(vm, new LineCounter(vm.evm as never, lineCounting), overlay);
   }
 
   /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */
@@ -95,6 +98,7 @@ export class Simulator {
         return await fn();
       } finally {
         await this.vm.evm.journal.revert();
+        this.overlay.clear();
       }
     });
     this.serial = run.catch(() => undefined);

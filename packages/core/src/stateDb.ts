@@ -77,6 +77,41 @@ export class StateDB implements DB<string, string | Uint8Array> {
 
 
 /**
+ * A scratch layer over the state database for work that must leave no trace (calls, estimates, the
+ * pending-block preview): reads fall through to the database, writes stay here and are thrown away.
+ */
+export class OverlayDB implements DB<string, string | Uint8Array> {
+  private writes = new Map<string, Uint8Array>();
+
+  constructor(private readonly base: StateDB) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.writes.get(key) ?? this.base.get(key);
+  }
+
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.writes.set(key, typeof value === 'string' ? unprefixedHexToBytes(value) : value);
+  }
+
+  async del(_key: string): Promise<void> {}
+
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') await this.put(op.key, op.value);
+  }
+
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+
+  async open(): Promise<void> {}
+
+  /** Throws away everything written since the last clear. */
+  clear(): void {
+    if (this.writes.size > 0) this.writes = new Map();
+  }
+}
+
+/**
  * Account, storage and code caches for a state manager over this database: LRU-bounded for the
  * long-lived ones (`size` > 0), small unbounded maps for short-lived read views (`size` 0), which
  * are cheap to create.

@@ -138,7 +138,9 @@ export class Rpc {
     const rid = (hasId ? id : null) as JsonRpcId;
     if (req.jsonrpc !== '2.0') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));
     if (typeof req.method !== 'string') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: method must be a string'));
-    const refused = authorize?.(req.method, creditsOf(req.method));
+    // Unknown methods are answered -32601 and cost nothing.
+    const known = Object.hasOwn(this.methods, req.method);
+    const refused = known ? authorize?.(req.method, creditsOf(req.method)) : undefined;
     let response: JsonRpcResponse;
     if (refused !== undefined) {
       response = failure(rid, refused);

@@ -46,6 +46,8 @@ export interface RunningServer {
   port: number;
   url: string;
   wsUrl: string;
+  /** Open WebSocket connections. */
+  webSockets(): number;
   close(): Promise<void>;
 }
 
@@ -76,7 +78,12 @@ function route(url: string, ws: boolean): Route | undefined {
   if (path === (prefix || '/')) return { key: '' };
   const match = /^\/v3\/([^/]+)$/.exec(ws ? path.slice(3) : path);
   if (ws && !path.startsWith('/ws/')) return undefined;
-  return match === null ? undefined : { key: decodeURIComponent(match[1]) };
+  if (match === null) return undefined;
+  try {
+    return { key: decodeURIComponent(match[1]) };
+  } catch {
+    return undefined; // not a valid percent-encoding: no such endpoint
+  }
 }
 
 interface SocketData {
@@ -123,11 +130,15 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     key: string,
     session?: Session,
   ): Promise<{ response: JsonRpcResponse | JsonRpcResponse[] | undefined; outOfCredits: boolean }> {
-    let outOfCredits = false;
+    let charged = 0;
+    let refused = 0;
     const authorize: Authorize = (_method, credits) => {
       const charge = ledger.charge(key, credits);
-      if (charge.ok) return undefined;
-      outOfCredits = true;
+      if (charge.ok) {
+        charged++;
+        return undefined;
+      }
+      refused++;
       return new RpcError(
         LIMIT_EXCEEDED,
         `daily credit limit exhausted: the call costs ${credits} credits and ${charge.remaining} of ${ledger.dailyCredits} are left today; the balance resets at 00:00 UTC`,
@@ -137,13 +148,16 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     try {
       body = JSON.parse(text);
     } catch {
-      return { response: await rpc.handleText(text, undefined, session), outOfCredits };
+      return { response: await rpc.handleText(text, undefined, session), outOfCredits: false };
     }
     if (Array.isArray(body) && body.length > maxBatch) {
       const error = new RpcError(INVALID_REQUEST, `invalid request: a batch of ${body.length} requests is over the limit of ${maxBatch}`);
-      return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits };
+      return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits: false };
     }
-    return { response: await rpc.handle(body, authorize, session), outOfCredits };
+    const response = await rpc.handle(body, authorize, session);
+    // 429 when the key could pay for none of the calls; a batch partly paid for is answered 200,
+    // with -32005 in the elements that did not run.
+    return { response, outOfCredits: refused > 0 && charged === 0 };
   }
 
   function creditHeaders(key: string): [string, string][] {
@@ -336,6 +350,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     port,
     url: `http://${host}:${port}`,
     wsUrl: `ws://${host}:${port}`,
+    webSockets: () => sockets.size,
     async close() {
       uWS.us_listen_socket_close(listenSocket);
       for (const ws of [...sockets]) ws.end(1001, 'server shutting down');

@@ -43,10 +43,12 @@ const word = (value: unknown, slot: ParamSlot): Uint8Array => {
 
 async function mineBlocks(ctx: RpcContext, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
   if (blocks > 100_000n) throw invalidParams(`at most 100000 blocks can be mined at once; asked for ${blocks}`);
+  // The first block at `timestamp` (if given), each next one `interval` seconds later (or at the
+  // usual next timestamp when there is no interval).
   let ts = timestamp;
   for (let i = 0n; i < blocks; i++) {
     const block = await ctx.chain.mine({ timestamp: ts });
-    if (interval > 0n) ts = block.header.timestamp + interval;
+    ts = interval > 0n ? block.header.timestamp + interval : undefined;
   }
 }
 
@@ -75,17 +77,22 @@ const setAutomine = method([required('enabled', bool)], ({ chain }, enabled) => 
 });
 
 /** A transaction to put into a reorganised block: raw signed bytes or a request from a dev/impersonated account. */
-async function reorgTx(ctx: RpcContext, value: unknown, position: number): Promise<{ tx: TypedTransaction; sender: Uint8Array }> {
+async function reorgTx(
+  ctx: RpcContext,
+  value: unknown,
+  position: number,
+  nextNonce: (from: Uint8Array) => Promise<bigint>,
+): Promise<{ tx: TypedTransaction; sender: Uint8Array }> {
   const slot = { position: 2, name: `transactions[${position}][0]` };
   if (typeof value === 'string') {
     const tx = ctx.chain.decodeTransaction(data(value, slot));
-    return { tx, sender: tx.getSenderAddress().bytes };
+    return { tx, sender: ctx.chain.recoverSender(tx) };
   }
   const req = callObject({ requireFrom: true })(value, slot);
   const from = req.from as Uint8Array;
   const unsigned = createFeeMarket1559Tx(
     {
-      nonce: req.nonce ?? 0n,
+      nonce: req.nonce ?? (await nextNonce(from)),
       to: req.to,
       value: req.value ?? 0n,
       data: req.data ?? new Uint8Array(),
@@ -133,18 +140,15 @@ const aliases: Record<string, Method> = {
     chain.coinbase = a;
     return null;
   }),
-  setNextBlockBaseFeePerGas: method([required('baseFee', quantityParam)], ({ chain }, fee) => {
-    chain.setNextBlockBaseFee(fee);
+  setNextBlockBaseFeePerGas: method([required('baseFee', quantityParam)], async ({ chain }, fee) => {
+    await chain.setNextBlockBaseFee(fee);
     return null;
   }),
   setMinGasPrice: method([required('gasPrice', quantityParam)], ({ chain }, price) => {
     chain.minGasPrice = price;
     return null;
   }),
-  dropTransaction: method([required('transactionHash', hash)], ({ chain }, h) => {
-    const removed = chain.pool.remove(h);
-    return removed === undefined ? null : hex(h);
-  }),
+  dropTransaction: method([required('transactionHash', hash)], async ({ chain }, h) => ((await chain.dropTransaction(h)) ? hex(h) : null)),
 };
 
 export const devnetMethods: Record<string, Method> = {
@@ -173,7 +177,7 @@ export const devnetMethods: Record<string, Method> = {
   /** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
   evm_increaseTime: method([required('seconds', amount)], ({ chain }, seconds) => {
     chain.clock.advance(Number(seconds) * 1000);
-    return quantity(BigInt(Math.round(chain.clock.offset / 1000)));
+    return quantity(BigInt(Math.max(0, Math.round(chain.clock.offset / 1000))));
   }),
   evm_setNextBlockTimestamp: method([required('timestamp', amount)], async ({ chain }, ts) => {
     await chain.setNextBlockTimestamp(ts);
@@ -198,12 +202,21 @@ export const devnetMethods: Record<string, Method> = {
   /** anvil_reorg(depth, [[transaction, blockOffset], ...]): replaces the last `depth` blocks. */
   anvil_reorg: method([required('depth', amount), withDefault('transactions', (v, slot) => (Array.isArray(v) ? v : fail(slot, 'an array', v)), () => [])], async (ctx, depth, list) => {
     const txs = [];
+    // Request-form transactions without a nonce take their sender's next one on the new branch.
+    const base = ctx.chain.headNumber - depth;
+    const used = new Map<string, bigint>();
+    const nextNonce = async (from: Uint8Array) => {
+      const k = bytesToHex(from);
+      const n = used.get(k) ?? (base >= 0n ? (await ctx.chain.getAccount(from, base)).nonce : 0n);
+      used.set(k, n + 1n);
+      return n;
+    };
     for (const [i, entry] of (list as unknown[]).entries()) {
       if (!Array.isArray(entry) || entry.length !== 2) fail({ position: 2, name: `transactions[${i}]` }, '[transaction, blockOffset]', entry);
       const [raw, offset] = entry as [unknown, unknown];
       const block = Number(amount(offset, { position: 2, name: `transactions[${i}][1]` }));
       if (BigInt(block) >= depth) throw new InvalidArgumentError(`transactions[${i}] goes into block ${block} of a ${depth}-block reorg`);
-      txs.push({ ...(await reorgTx(ctx, raw, i)), block });
+      txs.push({ ...(await reorgTx(ctx, raw, i, nextNonce)), block });
     }
     await ctx.chain.reorg(depth, txs);
     return null;

@@ -26,12 +26,9 @@ async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Pro
 }
 
 /** Fills what eth_sendTransaction leaves out (nonce, gas, fees, type) and builds the transaction. */
-async function buildTransaction(ctx: RpcContext, req: TransactionRequest & { from: Uint8Array }): Promise<TypedTransaction> {
+async function buildTransaction(ctx: RpcContext, req: TransactionRequest & { from: Uint8Array }, nextNonce: bigint): Promise<TypedTransaction> {
   const { chain } = ctx;
-  if (req.chainId !== undefined && req.chainId !== chain.chainId) {
-    throw invalidParams(`param 1 (transaction.chainId) is ${req.chainId} but this chain's id is ${chain.chainId}`);
-  }
-  const nonce = req.nonce ?? (await chain.pendingNonce(req.from));
+  const nonce = req.nonce ?? nextNonce;
   const gasLimit = req.gas ?? (await chain.estimateGas(req, chain.headNumber)).gas;
   const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
   const opts = { common: chain.common };
@@ -75,7 +72,9 @@ export const transactionMethods: Record<string, Method> = {
   eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
     const from = req.from as Uint8Array;
     if (!ctx.chain.canSendFrom(from)) throw new UnknownAccountError(from);
-    const signed = ctx.chain.signAs(await buildTransaction(ctx, { ...req, from }), from) as TypedTransaction;
-    return hex(await ctx.chain.submit(signed, from));
+    if (req.chainId !== undefined && req.chainId !== ctx.chain.chainId) {
+      throw invalidParams(`param 1 (transaction.chainId) is ${req.chainId} but this chain's id is ${ctx.chain.chainId}`);
+    }
+    return hex(await ctx.chain.sendAs(from, (nextNonce) => buildTransaction(ctx, { ...req, from }, nextNonce)));
   }),
 };
