@@ -69,6 +69,11 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
     expect((await node.post(rpc('eth_getBalance', [BOB, 'latest']))).json.result).toBe(before);
   });
 
+  test('a key that is not valid percent-encoding is an unknown path', async () => {
+    expect((await node.post(rpc('eth_chainId'), '/v3/%zz')).status).toBe(404);
+    expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
+  });
+
   test('a wrong content type is 415, an unknown path 404, a GET on the endpoint 405', async () => {
     const wrongType = await node.post(rpc('eth_chainId'), '/', { 'Content-Type': 'text/plain' });
     expect(wrongType.status).toBe(415);
@@ -254,6 +259,21 @@ describe('credits', () => {
       await ws.close();
       expect((await send()).status).toBe(200);
       expect(node.chain.headNumber).toBe(3n);
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('unknown methods cost nothing; a batch partly paid for is answered 200', async () => {
+    const node = await startTestNode({ dailyCredits: 100 });
+    try {
+      const unknown = await node.post(rpc('eth_nothing'), '/v3/k');
+      expect(unknown.json.error.code).toBe(-32601);
+      expect(unknown.headers.get('x-credits-used')).toBe('0');
+      const batch = await node.post([rpc('eth_chainId', [], 1), rpc('eth_chainId', [], 2)], '/v3/k');
+      expect(batch.status).toBe(200);
+      expect(batch.json.map((a: { result?: string; error?: { code: number } }) => a.result ?? a.error?.code)).toEqual(['0x7a69', -32005]);
+      expect((await node.post([rpc('eth_chainId', [], 1)], '/v3/k')).status).toBe(429);
     } finally {
       await node.close();
     }

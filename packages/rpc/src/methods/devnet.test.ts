@@ -174,6 +174,48 @@ describe('accounts', () => {
   });
 });
 
+describe('review cases', () => {
+  test('an impersonated contract cannot send (EIP-3607): the error comes back instead of a hash', async () => {
+    const address = await deployCounter();
+    await t.call('anvil_setBalance', address, ONE_ETH);
+    await t.call('anvil_impersonateAccount', address);
+    const error = await t.fail('eth_sendTransaction', { from: address, to: BOB, value: '0x1', gas: '0x5208' });
+    expect(error.code).toBe(-32000);
+    expect(error.message).toMatch(/^invalid transaction: .*EIP-3607/);
+    expect(await t.call('eth_blockNumber')).toBe('0x1');
+  });
+
+  test('parallel eth_sendTransaction from one account get consecutive nonces', async () => {
+    await t.call('evm_setAutomine', false);
+    const hashes = await Promise.all(Array.from({ length: 5 }, () => t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' })));
+    expect(new Set(hashes).size).toBe(5);
+    await t.call('evm_mine');
+    const block = await t.call<{ transactions: string[] }>('eth_getBlockByNumber', 'latest', false);
+    expect(block.transactions).toHaveLength(5);
+  });
+
+  test('a snapshot of blocks a rollback dropped cannot be reverted to', async () => {
+    await t.call('evm_mine');
+    await t.call('evm_mine');
+    const id = await t.call<string>('evm_snapshot');
+    await t.call('anvil_rollback', 1);
+    expect(await t.call('evm_revert', id)).toBe(false);
+    expect(await t.call('eth_blockNumber')).toBe('0x1');
+  });
+
+  test('a transaction priced under a raised base fee waits instead of being dropped', async () => {
+    await t.call('evm_setAutomine', false);
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x1' });
+    await t.call('anvil_setNextBlockBaseFeePerGas', '0xe8d4a51000');
+    await t.call('evm_mine');
+    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+    await t.call('anvil_setNextBlockBaseFeePerGas', '0x1');
+    await t.call('evm_mine');
+    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
+  });
+});
+
 describe('chain', () => {
   test('anvil_rollback drops the last blocks and their transactions', async () => {
     const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
