@@ -11,7 +11,6 @@ export type ChainErrorKind =
   | 'chainIdMismatch'
   | 'txTypeNotSupported'
   | 'nonceTooLow'
-  | 'nonceTooHigh'
   | 'insufficientFunds'
   | 'intrinsicGasTooLow'
   | 'gasLimitExceeded'
@@ -78,17 +77,6 @@ export class NonceTooLowError extends ChainError {
     readonly stateNonce: bigint,
   ) {
     super(`nonce too low: address ${bytesToHex(address)}, tx: ${txNonce} state: ${stateNonce}`);
-  }
-}
-
-export class NonceTooHighError extends ChainError {
-  readonly kind = 'nonceTooHigh';
-  constructor(
-    readonly address: Uint8Array,
-    readonly txNonce: bigint,
-    readonly maxNonce: bigint,
-  ) {
-    super(`nonce too high: address ${bytesToHex(address)}, tx: ${txNonce} max queued: ${maxNonce}`);
   }
 }
 

@@ -96,12 +96,6 @@ export class TxPool {
     return n;
   }
 
-  /** Highest nonce held for the sender, if any. */
-  senderTxs(sender: Uint8Array): PoolTx[] {
-    const queue = this.bySender.get(bytesToHex(sender));
-    return queue === undefined ? [] : [...queue.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
-  }
-
   /** Splits the pool into ready and queued transactions given each sender's account nonce. */
   async partition(stateNonce: (sender: Uint8Array) => Promise<bigint>): Promise<{ ready: PoolTx[]; queued: PoolTx[] }> {
     const ready: PoolTx[] = [];

@@ -43,7 +43,6 @@ const CODES: Record<ChainErrorKind, number> = {
   chainIdMismatch: SERVER_ERROR,
   txTypeNotSupported: SERVER_ERROR,
   nonceTooLow: SERVER_ERROR,
-  nonceTooHigh: SERVER_ERROR,
   insufficientFunds: SERVER_ERROR,
   intrinsicGasTooLow: SERVER_ERROR,
   gasLimitExceeded: SERVER_ERROR,
