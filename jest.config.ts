@@ -1,7 +1,9 @@
 import type { Config } from 'jest';
 
 // isolatedModules: each file is transpiled on its own (no type check in tests; tsc -b does that).
-const transpile = { tsconfig: { isolatedModules: true, allowJs: true, esModuleInterop: true, target: 'es2022', module: 'commonjs' } };
+const transpile = {
+  tsconfig: { isolatedModules: true, allowJs: true, esModuleInterop: true, target: 'es2022', module: 'commonjs' },
+};
 
 const config: Config = {
   testEnvironment: 'node',

@@ -31,10 +31,14 @@ esbuild.buildSync({
 
 // A start-up of the bundled command writes its code cache (see packages/cli/bin/l2devnet.js): an
 // in-memory node on a free port, stopped as soon as it is ready.
-const child = spawn(process.execPath, [join(root, 'packages', 'cli', 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'], {
-  env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [join(root, 'packages', 'cli', 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'],
+  {
+    env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 let out = '';
 const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
 let stopped = false;

@@ -29,16 +29,23 @@ async function run(label, dataDir, makeTx) {
   await chain.close();
   const s = stats(samples);
   let disk = '';
-  if (dataDir !== undefined) disk = `, disk ${((dirBytes(dataDir) - before) / 1024 / (BLOCKS / 1000)).toFixed(0)} KiB per 1,000 blocks`;
-  console.log(`${label}: median ${ms(s.median)}, p95 ${ms(s.p95)} per block; ${(BLOCKS / (total / 1000)).toFixed(0)} tx/s${disk}`);
+  if (dataDir !== undefined)
+    disk = `, disk ${((dirBytes(dataDir) - before) / 1024 / (BLOCKS / 1000)).toFixed(0)} KiB per 1,000 blocks`;
+  console.log(
+    `${label}: median ${ms(s.median)}, p95 ${ms(s.p95)} per block; ${(BLOCKS / (total / 1000)).toFixed(0)} tx/s${disk}`,
+  );
 }
 
-const transfer = async (chain, alice) => () => alice.sign({ to: chain.accounts[1].address, value: 1n, gasLimit: 21_000n });
+const transfer = async (chain, alice) => () =>
+  alice.sign({ to: chain.accounts[1].address, value: 1n, gasLimit: 21_000n });
 const erc20 = (chain, alice) => erc20Distribution(chain, alice);
 
 (async () => {
   console.log(`## Mining: automine, one transaction per block (${BLOCKS} blocks each)`);
-  for (const [name, make] of [['plain transfer', transfer], ['ERC20 transfer', erc20]]) {
+  for (const [name, make] of [
+    ['plain transfer', transfer],
+    ['ERC20 transfer', erc20],
+  ]) {
     await run(`${name}, in memory`, undefined, make);
     const dir = mkdtempSync(join(tmpdir(), 'l2devnet-bench-'));
     try {

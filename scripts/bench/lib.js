@@ -71,4 +71,17 @@ function dirBytes(dir) {
   return total;
 }
 
-module.exports = { Chain, artifact, token, tokenAbi, signer, deploy, erc20Transfer, erc20Distribution, stats, ms, dirBytes, hexToBytes };
+module.exports = {
+  Chain,
+  artifact,
+  token,
+  tokenAbi,
+  signer,
+  deploy,
+  erc20Transfer,
+  erc20Distribution,
+  stats,
+  ms,
+  dirBytes,
+  hexToBytes,
+};

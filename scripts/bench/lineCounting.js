@@ -11,7 +11,9 @@ const { Interface } = require('ethers');
 const { LineLimits } = require('../../packages/core/dist');
 const { Chain, artifact, signer, deploy, erc20Distribution, hexToBytes } = require('./lib');
 
-const limits = LineLimits.fromFile(require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'production.toml'));
+const limits = LineLimits.fromFile(
+  require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'production.toml'),
+);
 const heavy = new Interface(artifact('LineHeavy').abi);
 
 async function makeChain(mode) {

@@ -29,11 +29,17 @@ async function perCall(label, n, fn) {
   for (let i = 0; i < BLOCKS; i++) {
     const to = new Uint8Array(20);
     new DataView(to.buffer).setUint32(16, i + 1);
-    await chain.submit(alice.sign({ to: i % 10 === 0 ? other : token, data: erc20Transfer(to, 1n), gasLimit: 100_000n }));
+    await chain.submit(
+      alice.sign({ to: i % 10 === 0 ? other : token, data: erc20Transfer(to, 1n), gasLimit: 100_000n }),
+    );
   }
   const call = (method, params) => rpc.handle({ jsonrpc: '2.0', id: 1, method, params });
   const tokenHex = bytesToHex(token);
-  const balanceOf = { from: bytesToHex(alice.address), to: tokenHex, data: tokenAbi.encodeFunctionData('balanceOf', [bytesToHex(alice.address)]) };
+  const balanceOf = {
+    from: bytesToHex(alice.address),
+    to: tokenHex,
+    data: tokenAbi.encodeFunctionData('balanceOf', [bytesToHex(alice.address)]),
+  };
   await perCall('eth_blockNumber', 100_000, () => call('eth_blockNumber', []));
   await perCall('eth_call ERC20 balanceOf (latest)', 5_000, () => call('eth_call', [balanceOf, 'latest']));
   const head = `0x${chain.headNumber.toString(16)}`;

@@ -18,7 +18,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 function startNode() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--in-memory', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [BIN, '--in-memory', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -41,7 +43,9 @@ async function measure(label, pid, load) {
   const requests = await load();
   const cpu = cpuSeconds(pid) - cpu0;
   const us = (cpu * 1e6) / requests;
-  console.log(`${label}: ${Math.round(requests / SECONDS)} req/s; node CPU ${us.toFixed(1)} µs per request (${Math.round(1e6 / us)} req/s per core)`);
+  console.log(
+    `${label}: ${Math.round(requests / SECONDS)} req/s; node CPU ${us.toFixed(1)} µs per request (${Math.round(1e6 / us)} req/s per core)`,
+  );
   return requests;
 }
 
@@ -109,8 +113,13 @@ function wsLoad(host, port, seconds, sockets = 8, depth = 16) {
 
 function wrk(host, port, seconds) {
   const script = join(require('node:os').tmpdir(), 'l2devnet-wrk.lua');
-  require('node:fs').writeFileSync(script, `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`);
-  const out = execFileSync('wrk', ['-t1', '-c64', `-d${seconds}s`, '-s', script, `http://${host}:${port}/`], { encoding: 'utf8' });
+  require('node:fs').writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const out = execFileSync('wrk', ['-t1', '-c64', `-d${seconds}s`, '-s', script, `http://${host}:${port}/`], {
+    encoding: 'utf8',
+  });
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), requests: Number(/(\d+) requests in/.exec(out)[1]) };
 }
 
@@ -120,7 +129,9 @@ function wrk(host, port, seconds) {
   const rss0 = rssKiB(node.child.pid);
   let total = 0;
   const pid = node.child.pid;
-  total += await measure('HTTP keep-alive, pipelined (node client)', pid, () => httpLoad(node.host, node.port, SECONDS));
+  total += await measure('HTTP keep-alive, pipelined (node client)', pid, () =>
+    httpLoad(node.host, node.port, SECONDS),
+  );
   let hasWrk = true;
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
@@ -128,7 +139,11 @@ function wrk(host, port, seconds) {
     hasWrk = e.status === 1; // wrk --version exits 1 after printing its version
   }
   if (hasWrk) {
-    total += await measure('HTTP keep-alive (wrk, 64 connections)', pid, async () => wrk(node.host, node.port, SECONDS).requests);
+    total += await measure(
+      'HTTP keep-alive (wrk, 64 connections)',
+      pid,
+      async () => wrk(node.host, node.port, SECONDS).requests,
+    );
   }
   total += await measure('WebSocket (8 sockets × 16 in flight)', pid, () => wsLoad(node.host, node.port, SECONDS));
   const rss1 = rssKiB(node.child.pid);

@@ -8,7 +8,10 @@ function formatEther(wei: bigint): string {
   return `${whole}.${frac}`;
 }
 
-export async function banner(chain: Chain, info: { dataDir: string | undefined; limitsFile: string; rpcLineCheck: boolean; version: string }): Promise<string> {
+export async function banner(
+  chain: Chain,
+  info: { dataDir: string | undefined; limitsFile: string; rpcLineCheck: boolean; version: string },
+): Promise<string> {
   const lines: string[] = [];
   const rule = '==================';
   lines.push('', `l2devnet v${info.version}`, '', 'Available Accounts', rule);
@@ -20,7 +23,12 @@ export async function banner(chain: Chain, info: { dataDir: string | undefined; 
   for (const [i, a] of chain.accounts.entries()) lines.push(`(${i}) ${bytesToHex(a.privateKey)}`);
   lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   m/44'/60'/0'/0/`);
   const head = await chain.headBlock();
-  const mining = chain.mining.mode === 'interval' ? `every ${chain.mining.intervalMs / 1000} s` : chain.mining.mode === 'auto' ? 'automine' : 'manual';
+  const mining =
+    chain.mining.mode === 'interval'
+      ? `every ${chain.mining.intervalMs / 1000} s`
+      : chain.mining.mode === 'auto'
+        ? 'automine'
+        : 'manual';
   lines.push(
     '',
     'Chain ID',

@@ -6,7 +6,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { DEFAULT_CHAIN_ID, DEFAULT_GAS_LIMIT, DEFAULT_HARDFORK, DEFAULT_MNEMONIC, LineLimits, SUPPORTED_HARDFORKS } from '@l2devnet/core';
+import {
+  DEFAULT_CHAIN_ID,
+  DEFAULT_GAS_LIMIT,
+  DEFAULT_HARDFORK,
+  DEFAULT_MNEMONIC,
+  LineLimits,
+  SUPPORTED_HARDFORKS,
+} from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 
 export const PRODUCTION_LIMITS = resolve(__dirname, '..', '..', '..', 'fixtures', 'limits', 'production.toml');
@@ -85,7 +92,8 @@ function int(name: string, value: string | undefined, min = 0): number | undefin
 
 function big(name: string, value: string | undefined): bigint | undefined {
   if (value === undefined) return undefined;
-  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) throw new FlagError(`--${name} must be a decimal or 0x-hex integer; got "${value}"`);
+  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value))
+    throw new FlagError(`--${name} must be a decimal or 0x-hex integer; got "${value}"`);
   return BigInt(value);
 }
 
@@ -144,8 +152,10 @@ export function parseFlags(argv: string[]): CliConfig {
     throw new FlagError((e as Error).message);
   }
   const s = (name: string) => values[name] as string | undefined;
-  if (values['in-memory'] === true && s('data-dir') !== undefined) throw new FlagError('--in-memory and --data-dir cannot be combined');
-  if (values['no-mining'] === true && s('block-time') !== undefined) throw new FlagError('--no-mining and --block-time cannot be combined');
+  if (values['in-memory'] === true && s('data-dir') !== undefined)
+    throw new FlagError('--in-memory and --data-dir cannot be combined');
+  if (values['no-mining'] === true && s('block-time') !== undefined)
+    throw new FlagError('--no-mining and --block-time cannot be combined');
   const hardfork = s('hardfork');
   if (hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(hardfork)) {
     throw new FlagError(`--hardfork must be one of ${SUPPORTED_HARDFORKS.join(', ')}; got "${hardfork}"`);
@@ -155,7 +165,8 @@ export function parseFlags(argv: string[]): CliConfig {
   if (values['no-mining'] === true) mining = { mode: 'manual' };
   if (blockTime !== undefined) {
     const seconds = Number(blockTime);
-    if (!Number.isFinite(seconds) || seconds <= 0) throw new FlagError(`--block-time must be a positive number of seconds; got "${blockTime}"`);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new FlagError(`--block-time must be a positive number of seconds; got "${blockTime}"`);
     mining = { mode: 'interval', intervalMs: Math.round(seconds * 1000) };
   }
   const apiKeys = [...((values['api-key'] as string[] | undefined) ?? [])];
@@ -167,7 +178,12 @@ export function parseFlags(argv: string[]): CliConfig {
     } catch (e) {
       throw new FlagError(`--api-keys ${keysFile}: ${(e as Error).message}`);
     }
-    apiKeys.push(...text.split(/\r?\n/).map((l) => l.replace(/#.*/, '').trim()).filter((l) => l !== ''));
+    apiKeys.push(
+      ...text
+        .split(/\r?\n/)
+        .map((l) => l.replace(/#.*/, '').trim())
+        .filter((l) => l !== ''),
+    );
   }
   for (const k of apiKeys) {
     if (!/^[A-Za-z0-9_.~-]+$/.test(k)) throw new FlagError('API keys may contain only letters, digits and _ . ~ -');

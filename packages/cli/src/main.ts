@@ -52,9 +52,17 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.stdout.write(
-    await banner(node.chain, { dataDir: config.dataDir, limitsFile: config.limitsFile, rpcLineCheck: config.chain.rpcLineCheck !== false, version: VERSION }),
+    await banner(node.chain, {
+      dataDir: config.dataDir,
+      limitsFile: config.limitsFile,
+      rpcLineCheck: config.chain.rpcLineCheck !== false,
+      version: VERSION,
+    }),
   );
-  const mode = config.apiKeys.length > 0 ? `keyed mode, ${config.apiKeys.length} API key(s): ${node.server.url}/v3/<API_KEY>` : 'open mode: any key, or none';
+  const mode =
+    config.apiKeys.length > 0
+      ? `keyed mode, ${config.apiKeys.length} API key(s): ${node.server.url}/v3/<API_KEY>`
+      : 'open mode: any key, or none';
   process.stdout.write(`RPC:               ${node.server.url} and ${node.server.wsUrl} (${mode})\n\n`);
   // The line tools wait for (Anvil prints the same).
   process.stdout.write(`Listening on ${node.server.host}:${node.server.port}\n`);

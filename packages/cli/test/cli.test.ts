@@ -35,7 +35,28 @@ test('--help documents every flag', async () => {
   const { code, stdout } = await runToEnd(['--help']);
   expect(code).toBe(0);
   expect(stdout).toBe(HELP);
-  for (const flag of ['--host', '--port', '--chain-id', '--hardfork', '--gas-limit', '--mnemonic', '--accounts', '--balance', '--genesis', '--data-dir', '--in-memory', '--block-time', '--no-mining', '--limits', '--no-rpc-line-check', '--api-key', '--api-keys', '--daily-credits', '--finality-depth', '--safe-depth']) {
+  for (const flag of [
+    '--host',
+    '--port',
+    '--chain-id',
+    '--hardfork',
+    '--gas-limit',
+    '--mnemonic',
+    '--accounts',
+    '--balance',
+    '--genesis',
+    '--data-dir',
+    '--in-memory',
+    '--block-time',
+    '--no-mining',
+    '--limits',
+    '--no-rpc-line-check',
+    '--api-key',
+    '--api-keys',
+    '--daily-credits',
+    '--finality-depth',
+    '--safe-depth',
+  ]) {
     expect(stdout).toContain(flag);
   }
 });
@@ -99,7 +120,14 @@ test('SIGKILL during a stream of transactions loses nothing acknowledged', async
   const raws = Array.from({ length: 400 }, (_, nonce) =>
     bytesToHex(
       createFeeMarket1559Tx(
-        { nonce: BigInt(nonce), to: BOB, value: 1n, gasLimit: 21_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n },
+        {
+          nonce: BigInt(nonce),
+          to: BOB,
+          value: 1n,
+          gasLimit: 21_000n,
+          maxFeePerGas: 100_000_000_000n,
+          maxPriorityFeePerGas: 1n,
+        },
         { common: signer.common },
       )
         .sign(key)
@@ -141,7 +169,9 @@ test('SIGKILL during a stream of transactions loses nothing acknowledged', async
     const nonce = BigInt((await rpcCall(again.url, 'eth_getTransactionCount', [ALICE, 'latest'])).result);
     expect(nonce).toBe(head);
     // The head block and its state are whole: its stateRoot opens and the chain goes on from it.
-    expect((await rpcCall(again.url, 'eth_getBalance', [BOB, 'latest'])).result).toBe(`0x${(10_000n * 10n ** 18n + head).toString(16)}`);
+    expect((await rpcCall(again.url, 'eth_getBalance', [BOB, 'latest'])).result).toBe(
+      `0x${(10_000n * 10n ** 18n + head).toString(16)}`,
+    );
     const next = await rpcCall(again.url, 'eth_sendRawTransaction', [raws[Number(head)]]);
     expect(next.error).toBeUndefined();
   } finally {

@@ -16,7 +16,10 @@ describe('real clients against the running server', () => {
 
   // ethers caches identical requests for 250 ms by default; a devnet mines faster than that.
   test('ethers v6 JsonRpcProvider over HTTP', async () => {
-    const provider = new JsonRpcProvider(`${node.url}/v3/test-key`, undefined, { cacheTimeout: -1, staticNetwork: true });
+    const provider = new JsonRpcProvider(`${node.url}/v3/test-key`, undefined, {
+      cacheTimeout: -1,
+      staticNetwork: true,
+    });
     await ethersFlow(provider);
     provider.destroy();
   });
@@ -38,7 +41,10 @@ describe('real clients against the running server', () => {
   test('viem over webSocket', async () => {
     const transport = webSocket(`${node.wsUrl}/ws/v3/test-key`);
     const publicClient = createPublicClient({ chain: foundry, transport });
-    await viemFlow(publicClient, createWalletClient({ chain: foundry, transport, account: privateKeyToAccount(ALICE_KEY) }));
+    await viemFlow(
+      publicClient,
+      createWalletClient({ chain: foundry, transport, account: privateKeyToAccount(ALICE_KEY) }),
+    );
     (await publicClient.transport.getRpcClient()).close();
   });
 });

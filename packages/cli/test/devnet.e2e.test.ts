@@ -8,7 +8,9 @@ import { foundry } from 'viem/chains';
 import { startTestNode } from './testNode';
 import type { TestNode, WsClient } from './testNode';
 
-const counter = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8')) as {
+const counter = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
+) as {
   abi: any[];
   bytecode: `0x${string}`;
 };
@@ -41,48 +43,82 @@ describe('subscriptions over WebSocket', () => {
   test('newHeads, newPendingTransactions and logs arrive in the eth_subscription envelope', async () => {
     const heads = (await ws.request('eth_subscribe', ['newHeads'])).result;
     const pending = (await ws.request('eth_subscribe', ['newPendingTransactions'])).result;
-    const deploy = await node.post({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: ALICE, data: counter.bytecode }] });
-    const receipt = await node.post({ jsonrpc: '2.0', id: 2, method: 'eth_getTransactionReceipt', params: [deploy.json.result] });
+    const deploy = await node.post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendTransaction',
+      params: [{ from: ALICE, data: counter.bytecode }],
+    });
+    const receipt = await node.post({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'eth_getTransactionReceipt',
+      params: [deploy.json.result],
+    });
     const address = receipt.json.result.contractAddress;
     const logs = (await ws.request('eth_subscribe', ['logs', { address }])).result;
-    const hash = (await node.post({ jsonrpc: '2.0', id: 3, method: 'eth_sendTransaction', params: [{ from: ALICE, to: address, data: INCREMENT }] })).json.result;
+    const hash = (
+      await node.post({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'eth_sendTransaction',
+        params: [{ from: ALICE, to: address, data: INCREMENT }],
+      })
+    ).json.result;
 
-    const of = (id: string) => ws.notifications.filter((n) => n.method === 'eth_subscription' && n.params.subscription === id);
+    const of = (id: string) =>
+      ws.notifications.filter((n) => n.method === 'eth_subscription' && n.params.subscription === id);
     await waitFor(() => (of(logs).length === 1 ? true : undefined));
     expect(of(heads).map((n) => n.params.result.number)).toEqual(['0x1', '0x2']);
-    expect(of(heads)[0].params.result).toMatchObject({ parentHash: expect.any(String), stateRoot: expect.any(String), hash: expect.any(String) });
+    expect(of(heads)[0].params.result).toMatchObject({
+      parentHash: expect.any(String),
+      stateRoot: expect.any(String),
+      hash: expect.any(String),
+    });
     expect(of(pending).map((n) => n.params.result)).toEqual([deploy.json.result, hash]);
     expect(of(logs)[0]).toEqual({
       jsonrpc: '2.0',
       method: 'eth_subscription',
-      params: { subscription: logs, result: expect.objectContaining({ address, transactionHash: hash, removed: false, logIndex: '0x0' }) },
+      params: {
+        subscription: logs,
+        result: expect.objectContaining({ address, transactionHash: hash, removed: false, logIndex: '0x0' }),
+      },
     });
 
     // After a reorg the dropped log comes back with removed: true, then the new block's logs.
-    const filter = (await node.post({ jsonrpc: '2.0', id: 4, method: 'eth_newFilter', params: [{ address }] })).json.result;
-    await node.post({ jsonrpc: '2.0', id: 5, method: 'anvil_reorg', params: [1, [[{ from: BOB, to: address, data: INCREMENT, nonce: '0x0' }, 0]]] });
+    const filter = (await node.post({ jsonrpc: '2.0', id: 4, method: 'eth_newFilter', params: [{ address }] })).json
+      .result;
+    await node.post({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'anvil_reorg',
+      params: [1, [[{ from: BOB, to: address, data: INCREMENT, nonce: '0x0' }, 0]]],
+    });
     await waitFor(() => (of(logs).length === 3 ? true : undefined));
     expect(of(logs)[1].params.result).toMatchObject({ transactionHash: hash, removed: true });
     expect(of(logs)[2].params.result).toMatchObject({ removed: false, blockNumber: '0x2' });
     expect(of(logs)[2].params.result.transactionHash).not.toBe(hash);
-    const changes = (await node.post({ jsonrpc: '2.0', id: 6, method: 'eth_getFilterChanges', params: [filter] })).json.result;
+    const changes = (await node.post({ jsonrpc: '2.0', id: 6, method: 'eth_getFilterChanges', params: [filter] })).json
+      .result;
     expect(changes.map((l: { removed: boolean }) => l.removed)).toEqual([true, false]);
 
     expect((await ws.request('eth_unsubscribe', [heads])).result).toBe(true);
     expect((await ws.request('eth_unsubscribe', [heads])).result).toBe(false);
   });
 
-  test('a closed socket\'s subscriptions are dropped at once', async () => {
+  test("a closed socket's subscriptions are dropped at once", async () => {
     const other = await node.ws();
     await other.request('eth_subscribe', ['newHeads']);
     await other.close();
-    await waitFor(() => ((node.rpc.feed as unknown as { subscriptions: Map<string, unknown> }).subscriptions.size === 0 ? true : undefined));
+    await waitFor(() =>
+      (node.rpc.feed as unknown as { subscriptions: Map<string, unknown> }).subscriptions.size === 0 ? true : undefined,
+    );
     await node.post({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] });
     expect(node.chain.headNumber).toBe(1n);
   });
 });
 
-test('a contract test flow written with viem\'s test client in anvil mode runs unchanged', async () => {
+test("a contract test flow written with viem's test client in anvil mode runs unchanged", async () => {
   const node = await startTestNode();
   try {
     const transport = http(node.url);
@@ -137,7 +173,12 @@ test('a contract test flow written with viem\'s test client in anvil mode runs u
     expect(await count()).toBe(42n);
     const events = parseAbi(['event Incremented(uint256 newCount)']);
     await walletClient.writeContract({ address, abi: counter.abi, functionName: 'increment' });
-    const logs = await publicClient.getContractEvents({ address, abi: events, eventName: 'Incremented', fromBlock: 0n });
+    const logs = await publicClient.getContractEvents({
+      address,
+      abi: events,
+      eventName: 'Incremented',
+      fromBlock: 0n,
+    });
     expect(logs.at(-1)?.args.newCount).toBe(43n);
 
     // Dump and load.

@@ -56,11 +56,40 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
   test.each([
     ['malformed JSON', '{"jsonrpc":', 200, { code: -32700, message: 'parse error: the body is not valid JSON' }],
     ['an empty batch', '[]', 200, { code: -32600, message: 'invalid request: empty batch' }],
-    ['a non-object request', '"hello"', 200, { code: -32600, message: 'invalid request: expected a JSON-RPC request object' }],
-    ['wrong param types', JSON.stringify(rpc('eth_getBalance', [1, 'latest'])), 200, { code: -32602, message: 'invalid params: param 1 (address) must be a 20-byte hex address; got 1' }],
-    ['a missing param', JSON.stringify(rpc('eth_getBalance', [])), 200, { code: -32602, message: 'invalid params: missing required param 1 (address)' }],
-    ['bad hex', JSON.stringify(rpc('eth_getBalance', [ALICE, '0xnothex'])), 200, { code: -32602, message: 'invalid params: param 2 (block) must be a hex block number or one of latest, earliest, pending, finalized; got "0xnothex"' }],
-    ['an unknown method', JSON.stringify(rpc('eth_unknown')), 200, { code: -32601, message: 'the method eth_unknown does not exist/is not available' }],
+    [
+      'a non-object request',
+      '"hello"',
+      200,
+      { code: -32600, message: 'invalid request: expected a JSON-RPC request object' },
+    ],
+    [
+      'wrong param types',
+      JSON.stringify(rpc('eth_getBalance', [1, 'latest'])),
+      200,
+      { code: -32602, message: 'invalid params: param 1 (address) must be a 20-byte hex address; got 1' },
+    ],
+    [
+      'a missing param',
+      JSON.stringify(rpc('eth_getBalance', [])),
+      200,
+      { code: -32602, message: 'invalid params: missing required param 1 (address)' },
+    ],
+    [
+      'bad hex',
+      JSON.stringify(rpc('eth_getBalance', [ALICE, '0xnothex'])),
+      200,
+      {
+        code: -32602,
+        message:
+          'invalid params: param 2 (block) must be a hex block number or one of latest, earliest, pending, finalized; got "0xnothex"',
+      },
+    ],
+    [
+      'an unknown method',
+      JSON.stringify(rpc('eth_unknown')),
+      200,
+      { code: -32601, message: 'the method eth_unknown does not exist/is not available' },
+    ],
   ])('%s gets a clear JSON-RPC error and the node keeps serving', async (_name, body, status, error) => {
     const before = (await node.post(rpc('eth_getBalance', [BOB, 'latest']))).json.result;
     const res = await node.post(body);
@@ -100,7 +129,9 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
   test('a client that disconnects mid-request does not disturb the node', async () => {
     await new Promise<void>((resolve) => {
       const socket = connect(Number(new URL(node.url).port), '127.0.0.1', () => {
-        socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",');
+        socket.write(
+          'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",',
+        );
         socket.destroy();
         resolve();
       });
@@ -109,7 +140,9 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
     await new Promise<void>((resolve) => {
       const body = JSON.stringify(rpc('eth_sendTransaction', [{ from: ALICE, to: BOB, value: '0x1' }]));
       const socket = connect(Number(new URL(node.url).port), '127.0.0.1', () => {
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
         socket.destroy();
         resolve();
       });
@@ -132,7 +165,11 @@ describe('limits that protect the node', () => {
       const big = JSON.stringify(rpc('web3_sha3', [`0x${'ab'.repeat(1000)}`]));
       const res = await node.post(big);
       expect(res.status).toBe(413);
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'request body too large: the limit is 1000 bytes' } });
+      expect(res.json).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'request body too large: the limit is 1000 bytes' },
+      });
       expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
     } finally {
       await node.close();
@@ -143,7 +180,11 @@ describe('limits that protect the node', () => {
     const node = await startTestNode({ maxBatch: 3 });
     try {
       const res = await node.post([1, 2, 3, 4].map((id) => rpc('eth_chainId', [], id)));
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: a batch of 4 requests is over the limit of 3' } });
+      expect(res.json).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'invalid request: a batch of 4 requests is over the limit of 3' },
+      });
       expect((await node.post([1, 2, 3].map((id) => rpc('eth_chainId', [], id)))).json).toHaveLength(3);
     } finally {
       await node.close();
@@ -222,13 +263,20 @@ describe('API keys (keyed mode)', () => {
 });
 
 describe('credits', () => {
-  test('each call is charged its method\'s credits, a batch per element, reported in headers', async () => {
+  test("each call is charged its method's credits, a batch per element, reported in headers", async () => {
     const node = await startTestNode();
     try {
       const one = await node.post(rpc('eth_getLogs', [{}]), '/v3/k1');
       expect(one.headers.get('x-credits-used')).toBe('255');
       expect(one.headers.get('x-credits-remaining')).toBe('unlimited');
-      const batch = await node.post([rpc('eth_call', [{ from: ALICE, to: BOB }, 'latest'], 1), rpc('eth_getBlockReceipts', ['latest'], 2), rpc('eth_chainId', [], 3)], '/v3/k1');
+      const batch = await node.post(
+        [
+          rpc('eth_call', [{ from: ALICE, to: BOB }, 'latest'], 1),
+          rpc('eth_getBlockReceipts', ['latest'], 2),
+          rpc('eth_chainId', [], 3),
+        ],
+        '/v3/k1',
+      );
       expect(batch.headers.get('x-credits-used')).toBe(String(255 + 80 + 1000 + 80));
       const other = await node.post(rpc('eth_getProof', [ALICE, [], 'latest']), '/v3/k2');
       expect(other.headers.get('x-credits-used')).toBe('150');
@@ -248,7 +296,8 @@ describe('credits', () => {
       expect(refused.status).toBe(429);
       expect(refused.json.error).toEqual({
         code: -32005,
-        message: 'daily credit limit exhausted: the call costs 80 credits and 40 of 200 are left today; the balance resets at 00:00 UTC',
+        message:
+          'daily credit limit exhausted: the call costs 80 credits and 40 of 200 are left today; the balance resets at 00:00 UTC',
       });
       expect(node.chain.headNumber).toBe(2n);
       const ws = await node.ws('/ws/v3/k');
@@ -272,14 +321,17 @@ describe('credits', () => {
       expect(unknown.headers.get('x-credits-used')).toBe('0');
       const batch = await node.post([rpc('eth_chainId', [], 1), rpc('eth_chainId', [], 2)], '/v3/k');
       expect(batch.status).toBe(200);
-      expect(batch.json.map((a: { result?: string; error?: { code: number } }) => a.result ?? a.error?.code)).toEqual(['0x7a69', -32005]);
+      expect(batch.json.map((a: { result?: string; error?: { code: number } }) => a.result ?? a.error?.code)).toEqual([
+        '0x7a69',
+        -32005,
+      ]);
       expect((await node.post([rpc('eth_chainId', [], 1)], '/v3/k')).status).toBe(429);
     } finally {
       await node.close();
     }
   });
 
-  test('a day\'s spending survives a restart', async () => {
+  test("a day's spending survives a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'l2devnet-credits-'));
     const clock = () => Date.parse('2026-03-03T12:00:00.000Z');
     try {

@@ -7,7 +7,11 @@ export interface TestNode extends RunningNode {
   url: string;
   wsUrl: string;
   /** POSTs `body` (an object, or a raw string) to `path`; returns status, headers and parsed JSON. */
-  post(body: unknown, path?: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; json: any }>;
+  post(
+    body: unknown,
+    path?: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; json: any }>;
   /** Opens a WebSocket to `path` and resolves when it is open. */
   ws(path?: string): Promise<WsClient>;
 }

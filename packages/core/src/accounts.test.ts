@@ -17,7 +17,10 @@ test('the default mnemonic derives the addresses Foundry and Hardhat users know'
 });
 
 test('another mnemonic derives other accounts', () => {
-  const [a] = deriveAccounts('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', 1);
+  const [a] = deriveAccounts(
+    'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+    1,
+  );
   // m/44'/60'/0'/0/0 of the BIP-39 test vector mnemonic.
   expect(bytesToHex(a.address)).toBe('0x9858effd232b4033e47d90003d41ec34ecaeda94');
 });

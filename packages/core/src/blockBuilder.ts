@@ -50,14 +50,20 @@ export interface BuildResult {
 
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if ('maxFeePerGas' in tx) {
-    const tip = tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
+    const tip =
+      tx.maxPriorityFeePerGas < tx.maxFeePerGas - baseFee ? tx.maxPriorityFeePerGas : tx.maxFeePerGas - baseFee;
     return baseFee + tip;
   }
   return (tx as unknown as { gasPrice: bigint }).gasPrice;
 }
 
 export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunTxResult, baseFee: bigint): Receipt {
-  const r = result.receipt as { status?: 0 | 1; cumulativeBlockGasUsed: bigint; bitvector: Uint8Array; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
+  const r = result.receipt as {
+    status?: 0 | 1;
+    cumulativeBlockGasUsed: bigint;
+    bitvector: Uint8Array;
+    logs: [Uint8Array, Uint8Array[], Uint8Array][];
+  };
   return {
     txHash: tx.hash(),
     type: tx.type,

@@ -78,7 +78,7 @@ describe('Chain', () => {
     expect(chain.headNumber).toBe(3n);
   });
 
-  test('a deployed contract\'s storage is readable at the deploying block and absent before it', async () => {
+  test("a deployed contract's storage is readable at the deploying block and absent before it", async () => {
     const counter = await deploy(chain, 'Counter');
     const deployedAt = chain.headNumber;
     await send(chain, 0, { to: counter, data: calldata(COUNTER_SET, 42n) });
@@ -135,7 +135,12 @@ describe('Chain', () => {
         storageRoot = storage.root();
       }
       expect(bytesToHex(storageRoot)).toBe(bytesToHex(a.storageRoot));
-      const rlp = RLP.encode([bigIntToUnpaddedBytes(a.nonce), bigIntToUnpaddedBytes(a.balance), storageRoot, a.codeHash]);
+      const rlp = RLP.encode([
+        bigIntToUnpaddedBytes(a.nonce),
+        bigIntToUnpaddedBytes(a.balance),
+        storageRoot,
+        a.codeHash,
+      ]);
       await stateTrie.put(keccak256(address), rlp);
     }
     expect(bytesToHex(stateTrie.root())).toBe(bytesToHex(block.header.stateRoot));
@@ -152,7 +157,9 @@ describe('Chain', () => {
     test('insufficient funds for gas * price + value', async () => {
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 20_000n * ETH, gasLimit: 21_000n });
       await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'insufficientFunds' });
-      await expect(chain.submit(tx)).rejects.toThrow(/^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 10000000000000000000000 want 20000000210000000000000$/);
+      await expect(chain.submit(tx)).rejects.toThrow(
+        /^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 10000000000000000000000 want 20000000210000000000000$/,
+      );
     });
 
     test('intrinsic gas too low', async () => {
@@ -188,7 +195,12 @@ describe('Chain', () => {
     });
 
     test('fee cap below the base fee', async () => {
-      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
+      const tx = await signedTx(chain, 0, {
+        to: chain.accounts[1].address,
+        gasLimit: 21_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+      });
       await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'feeCapTooLow', maxFeePerGas: 1n });
       await expect(chain.submit(tx)).rejects.toThrow(/^max fee per gas less than block base fee/);
     });
@@ -202,10 +214,32 @@ describe('Chain', () => {
     test('replacement of a pending transaction needs a 10% higher fee', async () => {
       chain.setMining({ mode: 'manual' });
       const to = chain.accounts[1].address;
-      await chain.submit(await signedTx(chain, 0, { nonce: 0n, to, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI }));
-      const cheap = await signedTx(chain, 0, { nonce: 0n, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI + 1n, maxPriorityFeePerGas: GWEI + 1n });
+      await chain.submit(
+        await signedTx(chain, 0, {
+          nonce: 0n,
+          to,
+          gasLimit: 21_000n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+        }),
+      );
+      const cheap = await signedTx(chain, 0, {
+        nonce: 0n,
+        to,
+        value: 1n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n * GWEI + 1n,
+        maxPriorityFeePerGas: GWEI + 1n,
+      });
       await expect(chain.submit(cheap)).rejects.toThrow('replacement transaction underpriced');
-      const better = await signedTx(chain, 0, { nonce: 0n, to, value: 2n, gasLimit: 21_000n, maxFeePerGas: 11n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
+      const better = await signedTx(chain, 0, {
+        nonce: 0n,
+        to,
+        value: 2n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 11n * GWEI,
+        maxPriorityFeePerGas: 2n * GWEI,
+      });
       const hash = await chain.submit(better);
       expect(chain.pool.size).toBe(1);
       const block = await chain.mine();
@@ -229,9 +263,14 @@ describe('Chain', () => {
     });
 
     test('an unsigned or badly signed transaction', async () => {
-      const unsigned = createLegacyTx({ to: chain.accounts[1].address, gasLimit: 21_000n, gasPrice: 10n * GWEI }, { common: chain.common });
+      const unsigned = createLegacyTx(
+        { to: chain.accounts[1].address, gasLimit: 21_000n, gasPrice: 10n * GWEI },
+        { common: chain.common },
+      );
       await expect(chain.sendRawTransaction(unsigned.serialize())).rejects.toMatchObject({ kind: 'invalidSender' });
-      await expect(chain.sendRawTransaction(hexToBytes('0xdeadbeef'))).rejects.toMatchObject({ kind: 'invalidTransaction' });
+      await expect(chain.sendRawTransaction(hexToBytes('0xdeadbeef'))).rejects.toMatchObject({
+        kind: 'invalidTransaction',
+      });
     });
 
     test('blob transactions are refused as unsupported', async () => {
@@ -305,7 +344,10 @@ describe('Chain', () => {
     const token = artifact('Counter');
     expect(token.abi.length).toBeGreaterThan(0);
     const counter = await deploy(chain, 'Counter');
-    const { gas } = await chain.estimateGas({ from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) }, chain.headNumber);
+    const { gas } = await chain.estimateGas(
+      { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) },
+      chain.headNumber,
+    );
     const hash = await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT), gasLimit: gas });
     const { receipt } = (await chain.getReceipt(hash))!;
     expect(receipt.status).toBe(1);
@@ -323,8 +365,12 @@ describe('Chain', () => {
     expect(byAddress.map((l) => bytesToBigInt(l.data))).toEqual([1n, 2n, 3n]);
     const topic = all[0].topics[0];
     expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[topic]] })).toHaveLength(3);
-    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[new Uint8Array(32)]] })).toHaveLength(0);
-    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [chain.accounts[0].address] })).toHaveLength(0);
+    expect(
+      await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[new Uint8Array(32)]] }),
+    ).toHaveLength(0);
+    expect(
+      await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [chain.accounts[0].address] }),
+    ).toHaveLength(0);
     expect(await chain.getLogs({ fromBlock: all[1].blockNumber, toBlock: all[1].blockNumber })).toHaveLength(1);
   });
 
@@ -333,7 +379,9 @@ describe('Chain', () => {
     try {
       const counter = await deploy(limited, 'Counter');
       for (let i = 0; i < 3; i++) await send(limited, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
-      await expect(limited.getLogs({ fromBlock: 0n, toBlock: limited.headNumber })).rejects.toThrow('query returned more than 2 results');
+      await expect(limited.getLogs({ fromBlock: 0n, toBlock: limited.headNumber })).rejects.toThrow(
+        'query returned more than 2 results',
+      );
     } finally {
       await limited.close();
     }

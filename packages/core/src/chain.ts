@@ -17,7 +17,16 @@ import { RLP } from '@ethereumjs/rlp';
 import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToBigInt, bytesToHex, concatBytes, createAccount, equalsBytes, KECCAK256_NULL, ValueEncoding } from '@ethereumjs/util';
+import {
+  Address,
+  bytesToBigInt,
+  bytesToHex,
+  concatBytes,
+  createAccount,
+  equalsBytes,
+  KECCAK256_NULL,
+  ValueEncoding,
+} from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
@@ -290,7 +299,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     const store = new ChainStore(kv, common, spec?.scheduled ?? false);
     const head = await store.open();
 
-    const trie = new MerklePatriciaTrie({ db: stateDb, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    const trie = new MerklePatriciaTrie({
+      db: stateDb,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      common,
+    });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(100_000) });
     const blockchain = {
       getBlock: async (n: number) => {
@@ -320,7 +334,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     return chain;
   }
 
-  private async writeGenesis(spec: GenesisSpec | undefined, opts: ChainOptions, persisted: PersistedConfig): Promise<void> {
+  private async writeGenesis(
+    spec: GenesisSpec | undefined,
+    opts: ChainOptions,
+    persisted: PersistedConfig,
+  ): Promise<void> {
     const sm = this.vm.stateManager as MerkleStateManager;
     const balance = opts.balance ?? DEFAULT_BALANCE;
     const alloc = spec?.alloc ?? this.accounts.map((a) => ({ address: a.address, balance }));
@@ -444,7 +462,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   async getReceipt(hash: Uint8Array): Promise<{ receipt: Receipt; block: Block; index: number } | undefined> {
     const loc = await this.store.getTxLocation(hash);
     if (loc === undefined) return undefined;
-    const [block, receipts] = await Promise.all([this.store.getBlock(loc.blockNumber), this.store.getReceipts(loc.blockNumber)]);
+    const [block, receipts] = await Promise.all([
+      this.store.getBlock(loc.blockNumber),
+      this.store.getReceipts(loc.blockNumber),
+    ]);
     if (block === undefined || receipts === undefined) return undefined;
     return { receipt: receipts[loc.index], block, index: loc.index };
   }
@@ -554,7 +575,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   ): Promise<CallResult> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
-    return this.simulator.call(req, block, await this.stateRootAt(n), this.callGasCap(), opts.countLines ?? false, opts.overrides);
+    return this.simulator.call(
+      req,
+      block,
+      await this.stateRootAt(n),
+      this.callGasCap(),
+      opts.countLines ?? false,
+      opts.overrides,
+    );
   }
 
   async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
@@ -562,11 +590,15 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (block === undefined) throw new HeaderNotFoundError();
     const result = await this.simulator.estimateGas(req, block, await this.stateRootAt(n), this.callGasCap());
     const overflow = this.lineLimits?.txOverflow(result.lineCounts);
-    if (overflow !== undefined) throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+    if (overflow !== undefined)
+      throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
     return result;
   }
 
-  async createAccessList(req: CallRequest, n: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+  async createAccessList(
+    req: CallRequest,
+    n: bigint,
+  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
     return this.simulator.createAccessList(req, block, await this.stateRootAt(n), this.callGasCap());
@@ -595,7 +627,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new TxTypeNotSupportedError(fields.type);
     }
     const common = this.vm.common;
-    const supported = [0, 1, 2, 4].filter((t) => t === 0 || common.isActivatedEIP(t === 1 ? 2930 : t === 2 ? 1559 : 7702));
+    const supported = [0, 1, 2, 4].filter(
+      (t) => t === 0 || common.isActivatedEIP(t === 1 ? 2930 : t === 2 ? 1559 : 7702),
+    );
     if (!supported.includes(fields.type)) throw new TxTypeNotSupportedError(fields.type);
     if (fields.chainId !== undefined && fields.chainId !== this.chainId) {
       throw new ChainIdMismatchError(this.chainId, fields.chainId);
@@ -790,7 +824,9 @@ export class Chain extends EventEmitter<ChainEvents> {
    * Builds and commits the next block. `rpcStageFor` is a transaction just submitted whose RPC-stage
    * check is this build: if it overflows, the block is thrown away and the transaction refused.
    */
-  private async mineLocked(opts: { timestamp?: bigint; submitted?: PoolTx; rpcStageFor?: PoolTx } = {}): Promise<Block> {
+  private async mineLocked(
+    opts: { timestamp?: bigint; submitted?: PoolTx; rpcStageFor?: PoolTx } = {},
+  ): Promise<Block> {
     const parent = await this.headBlock();
     if (opts.timestamp !== undefined && opts.timestamp <= parent.header.timestamp) {
       throw new InvalidTimestampError(opts.timestamp, parent.header.timestamp);
@@ -835,7 +871,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     ops.push(...this.store.blockOps(block, receipts));
     const removed = [...result.included, ...result.excluded.map((e) => e.ptx), ...result.dropped.map((d) => d.ptx)];
     for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
-    const records = result.excluded.map(({ ptx, overflow }) => this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number));
+    const records = result.excluded.map(({ ptx, overflow }) =>
+      this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number),
+    );
     for (const r of records) ops.push(...this.exclusions.ops(r));
     ops.push({ type: 'del', key: META_WORKING_ROOT });
     try {
@@ -866,7 +904,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     const ops: KvOp[] = [];
     for (const ptx of this.pool.all()) {
       const { nonce } = await this.headAccount(ptx.sender);
-      for (const dropped of this.pool.dropMined(ptx.sender, nonce)) ops.push({ type: 'del', key: poolKey(dropped.hash) });
+      for (const dropped of this.pool.dropMined(ptx.sender, nonce))
+        ops.push({ type: 'del', key: poolKey(dropped.hash) });
     }
     await this.store.write(ops);
   }
@@ -911,8 +950,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Rewrites the pool's rows to match the pool in memory (after a revert or a reorg rebuilt it). */
   private async persistPool(): Promise<void> {
     const ops: KvOp[] = [];
-    for await (const [key] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1))) ops.push({ type: 'del', key });
-    for (const ptx of this.pool.all()) ops.push({ type: 'put', key: poolKey(ptx.hash), value: concatBytes(ptx.sender, ptx.tx.serialize()) });
+    for await (const [key] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1)))
+      ops.push({ type: 'del', key });
+    for (const ptx of this.pool.all())
+      ops.push({ type: 'put', key: poolKey(ptx.hash), value: concatBytes(ptx.sender, ptx.tx.serialize()) });
     await this.store.write(ops);
   }
 
@@ -1034,7 +1075,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   rollback(depth: bigint): Promise<void> {
     return this.exclusive(async () => {
       const target = this.headNumber - depth;
-      if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot roll back ${depth} blocks from block ${this.headNumber}`);
+      if (depth <= 0n || target < 0n)
+        throw new InvalidArgumentError(`cannot roll back ${depth} blocks from block ${this.headNumber}`);
       const block = (await this.store.getBlock(target)) as Block;
       await this.dropAbove(target, block.header.stateRoot);
       this.forgetSnapshotsAbove(target);
@@ -1053,7 +1095,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   reorg(depth: bigint, txs: { tx: TypedTransaction; sender: Uint8Array; block: number }[]): Promise<void> {
     return this.exclusive(async () => {
       const target = this.headNumber - depth;
-      if (depth <= 0n || target < 0n) throw new InvalidArgumentError(`cannot reorganise ${depth} blocks from block ${this.headNumber}`);
+      if (depth <= 0n || target < 0n)
+        throw new InvalidArgumentError(`cannot reorganise ${depth} blocks from block ${this.headNumber}`);
       const block = (await this.store.getBlock(target)) as Block;
       await this.dropAbove(target, block.header.stateRoot);
       this.forgetSnapshotsAbove(target);
@@ -1062,7 +1105,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       try {
         for (let i = 0; i < Number(depth); i++) {
           for (const t of txs.filter((x) => x.block === i)) {
-            this.pool.add({ tx: t.tx, hash: t.tx.hash(), sender: t.sender, nonce: t.tx.nonce, addedAt: this.clock.now() });
+            this.pool.add({
+              tx: t.tx,
+              hash: t.tx.hash(),
+              sender: t.sender,
+              nonce: t.tx.nonce,
+              addedAt: this.clock.now(),
+            });
           }
           await this.mineLocked();
         }
@@ -1101,7 +1150,13 @@ export class Chain extends EventEmitter<ChainEvents> {
 }
 
 /** The fields of a raw transaction that are checked before ethereumjs constructs it. */
-function peekTransaction(raw: Uint8Array): { type: number; chainId?: bigint; gasLimit: bigint; maxFee: bigint; maxTip: bigint } {
+function peekTransaction(raw: Uint8Array): {
+  type: number;
+  chainId?: bigint;
+  gasLimit: bigint;
+  maxFee: bigint;
+  maxTip: bigint;
+} {
   if (raw.length === 0) throw new InvalidTransactionError('empty payload');
   let fields: Uint8Array[];
   const type = raw[0] >= 0xc0 ? 0 : raw[0];
@@ -1135,4 +1190,3 @@ function numberWord(n: bigint): Uint8Array {
   new DataView(out.buffer).setBigUint64(24, n);
   return out;
 }
-

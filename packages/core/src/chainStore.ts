@@ -191,7 +191,15 @@ export class ChainStore {
         for (const log of r.logs) {
           ops.push({ type: 'del', key: key(P_LOG_ADDRESS, log.address, num) });
           for (const t of log.topics) ops.push({ type: 'del', key: key(P_LOG_TOPIC, t, num) });
-          removedLogs.push({ ...log, blockNumber: b, blockHash: hash, transactionHash: r.txHash, transactionIndex, logIndex: logIndex++, removed: true });
+          removedLogs.push({
+            ...log,
+            blockNumber: b,
+            blockHash: hash,
+            transactionHash: r.txHash,
+            transactionIndex,
+            logIndex: logIndex++,
+            removed: true,
+          });
         }
       });
     }
@@ -315,7 +323,12 @@ export class ChainStore {
    * position) the blocks the index lists for it, intersected. With no constraint, every block that
    * has logs.
    */
-  private async candidateBlocks(filter: LogFilter, from: bigint, to: bigint, limits: LogQueryLimits): Promise<bigint[]> {
+  private async candidateBlocks(
+    filter: LogFilter,
+    from: bigint,
+    to: bigint,
+    limits: LogQueryLimits,
+  ): Promise<bigint[]> {
     // Most selective first: addresses, then indexed arguments (topics 1-3), the event signature last.
     const constraints: Uint8Array[][] = [];
     if (filter.addresses !== undefined && filter.addresses.length > 0) {
@@ -324,7 +337,8 @@ export class ChainStore {
     const topics = filter.topics ?? [];
     for (const i of [1, 2, 3, 0]) {
       const position = topics[i];
-      if (position !== undefined && position !== null && position.length > 0) constraints.push(position.map((t) => key(P_LOG_TOPIC, t)));
+      if (position !== undefined && position !== null && position.length > 0)
+        constraints.push(position.map((t) => key(P_LOG_TOPIC, t)));
     }
     if (constraints.length === 0) constraints.push([Uint8Array.of(P_LOG_BLOCK)]);
     let result: Set<bigint> | undefined;

@@ -63,7 +63,9 @@ function big(value: unknown, what: string): bigint {
   } catch {
     // fall through to the error below
   }
-  throw new InvalidGenesisError(`genesis: ${what} must be a number or a hex/decimal string; got ${JSON.stringify(value)}`);
+  throw new InvalidGenesisError(
+    `genesis: ${what} must be a number or a hex/decimal string; got ${JSON.stringify(value)}`,
+  );
 }
 
 /** Reads a geth-style genesis.json (already parsed). */

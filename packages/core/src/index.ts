@@ -7,13 +7,7 @@ export { NodeClock } from './clock';
 export * from './errors';
 export { EXCLUSION_RETENTION_MS, ExclusionStore } from './exclusionStore';
 export type { ExclusionRecord, RejectionStage } from './exclusionStore';
-export {
-  DEFAULT_BALANCE,
-  DEFAULT_CHAIN_ID,
-  DEFAULT_GAS_LIMIT,
-  DEFAULT_HARDFORK,
-  SUPPORTED_HARDFORKS,
-} from './genesis';
+export { DEFAULT_BALANCE, DEFAULT_CHAIN_ID, DEFAULT_GAS_LIMIT, DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from './genesis';
 export { LineCounter } from './lineCounter';
 export type { LineCounts } from './lineCounter';
 export { LineLimits } from './lineLimits';

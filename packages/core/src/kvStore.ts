@@ -28,9 +28,9 @@ type BytesLevel = {
 const ENCODING = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
 export async function openKvStore(dataDir: string | undefined): Promise<KvStore> {
-  const db = (
-    dataDir === undefined ? new MemoryLevel(ENCODING) : new Level<Uint8Array, Uint8Array>(dataDir, ENCODING)
-  ) as unknown as BytesLevel;
+  const db = (dataDir === undefined
+    ? new MemoryLevel(ENCODING)
+    : new Level<Uint8Array, Uint8Array>(dataDir, ENCODING)) as unknown as BytesLevel;
   await db.open();
   const store: KvStore = {
     get: (key) => db.get(key),

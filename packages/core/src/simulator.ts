@@ -12,7 +12,15 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, hexToBytes, ValueEncoding } from '@ethereumjs/util';
+import {
+  Address,
+  bytesToHex,
+  bytesToUnprefixedHex,
+  createAccount,
+  equalsBytes,
+  hexToBytes,
+  ValueEncoding,
+} from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
@@ -57,7 +65,11 @@ export interface CallResult {
   lineCounts: LineCounts | undefined;
 }
 
-type Blockchain = { getBlock(n: number): Promise<{ hash(): Uint8Array }>; putBlock(): Promise<void>; shallowCopy(): Blockchain };
+type Blockchain = {
+  getBlock(n: number): Promise<{ hash(): Uint8Array }>;
+  putBlock(): Promise<void>;
+  shallowCopy(): Blockchain;
+};
 
 const ZERO_ADDRESS = new Uint8Array(20);
 /** geth's eth_estimateGas stops when the bracket is within 1.5% of the answer. */
@@ -77,10 +89,20 @@ export class Simulator {
     this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
   }
 
-  static async create(common: Common, stateDb: StateDB, blockchain: Blockchain, lineCounting = true): Promise<Simulator> {
+  static async create(
+    common: Common,
+    stateDb: StateDB,
+    blockchain: Blockchain,
+    lineCounting = true,
+  ): Promise<Simulator> {
     // Its own scratch layer: nothing it computes may reach the block the miner commits next.
     const overlay = new OverlayDB(stateDb);
-    const trie = new MerklePatriciaTrie({ db: overlay, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    const trie = new MerklePatriciaTrie({
+      db: overlay,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      common,
+    });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
     const vm = await createVM({ common, stateManager: sm, blockchain });
     return new Simulator(vm, new LineCounter(vm.evm as never, lineCounting), overlay);
@@ -183,7 +205,14 @@ export class Simulator {
   }
 
   /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */
-  call(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint, countLines: boolean, overrides: StateOverride[] = []): Promise<CallResult> {
+  call(
+    req: CallRequest,
+    block: Block,
+    root: Uint8Array,
+    gasCap: bigint,
+    countLines: boolean,
+    overrides: StateOverride[] = [],
+  ): Promise<CallResult> {
     const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
     return this.withState(root, async () => {
       await this.applyOverrides(overrides);
@@ -204,7 +233,12 @@ export class Simulator {
    * eth_estimateGas: the smallest gas limit (within 1.5%) at which the call succeeds, found by
    * binary search as geth does; plus the line counts of the run at that limit.
    */
-  estimateGas(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+  estimateGas(
+    req: CallRequest,
+    block: Block,
+    root: Uint8Array,
+    gasCap: bigint,
+  ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
     return this.withState(root, async () => {
       const intrinsic = this.intrinsicGas(req);
@@ -237,7 +271,7 @@ export class Simulator {
       let lo = used - 1n;
       let hi = hi0;
       // Most calls succeed with what they used plus the 1/64 kept back by each call frame.
-      const guess = (used + (first.execResult.gasRefund ?? 0n) + 2300n) * 64n / 63n;
+      const guess = ((used + (first.execResult.gasRefund ?? 0n) + 2300n) * 64n) / 63n;
       if (guess < hi) {
         const r = await attempt(guess);
         if (r.execResult.exceptionError === undefined) hi = guess;
@@ -257,17 +291,29 @@ export class Simulator {
    * eth_createAccessList: the accounts and slots the call touches, less the sender, the target and
    * the precompiles (which every transaction warms anyway), as geth reports it.
    */
-  createAccessList(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+  createAccessList(
+    req: CallRequest,
+    block: Block,
+    root: Uint8Array,
+    gasCap: bigint,
+  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
     return this.withState(root, async () => {
-      const journal = this.vm.evm.journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
+      const journal = this.vm.evm.journal as unknown as {
+        startReportingAccessList(): void;
+        accessList?: Map<string, Set<string>>;
+      };
       journal.startReportingAccessList();
       // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
       const touched = journal.accessList as Map<string, Set<string>>;
       const intrinsic = this.intrinsicGas(req);
       const result = await this.runCall(req, block, gas - intrinsic);
       throwIfFailed(result);
-      const skip = new Set([...this.precompiles, bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS), req.to ? bytesToUnprefixedHex(req.to) : '']);
+      const skip = new Set([
+        ...this.precompiles,
+        bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
+        req.to ? bytesToUnprefixedHex(req.to) : '',
+      ]);
       const accessList: [Uint8Array, Uint8Array[]][] = [];
       for (const [addr, slots] of touched) {
         if (skip.has(addr) && slots.size === 0) continue;
@@ -293,7 +339,12 @@ export class Simulator {
   }
 
   /** The block the pool would produce next, built on a scratch state. */
-  preview(root: Uint8Array, header: HeaderData, candidates: PoolTx[], limits: LineLimits | undefined): Promise<{ block: Block; receipts: Receipt[] }> {
+  preview(
+    root: Uint8Array,
+    header: HeaderData,
+    candidates: PoolTx[],
+    limits: LineLimits | undefined,
+  ): Promise<{ block: Block; receipts: Receipt[] }> {
     return this.withState(root, async () => {
       const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits });
       return { block: result.block, receipts: result.receipts };

@@ -75,7 +75,6 @@ export class StateDB implements DB<string, string | Uint8Array> {
   }
 }
 
-
 /**
  * A scratch layer over the state database for work that must leave no trace (calls, estimates, the
  * pending-block preview): reads fall through to the database, writes stay here and are thrown away.
@@ -117,7 +116,12 @@ export class OverlayDB implements DB<string, string | Uint8Array> {
  * are cheap to create.
  */
 export function stateCaches(size: number): Caches {
-  if (size === 0) return new Caches({ account: { type: CacheType.ORDERED_MAP, size: 1 }, storage: { type: CacheType.ORDERED_MAP, size: 1 }, code: { type: CacheType.ORDERED_MAP, size: 1 } });
+  if (size === 0)
+    return new Caches({
+      account: { type: CacheType.ORDERED_MAP, size: 1 },
+      storage: { type: CacheType.ORDERED_MAP, size: 1 },
+      code: { type: CacheType.ORDERED_MAP, size: 1 },
+    });
   const lru = { type: CacheType.LRU, size };
   return new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: Math.max(64, size / 10) } });
 }

@@ -42,7 +42,8 @@ export async function dumpState(db: StateDB, common: Common, root: Uint8Array): 
     const account = createAccountFromRLP(accountRlp);
     const code = equalsBytes(account.codeHash, KECCAK256_NULL)
       ? new Uint8Array()
-      : ((await db.get(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'))) ?? new Uint8Array());
+      : ((await db.get(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'))) ??
+        new Uint8Array());
     const storage = equalsBytes(account.storageRoot, rawTrie(db, common).EMPTY_TRIE_ROOT)
       ? []
       : await leaves(rawTrie(db, common, account.storageRoot));
@@ -66,9 +67,11 @@ export async function loadState(db: StateDB, common: Common, blob: Uint8Array): 
     if (storage.length > 0) {
       const trie = rawTrie(db, common);
       for (const [slot, value] of storage) await trie.put(slot, value);
-      if (!equalsBytes(trie.root(), account.storageRoot)) throw new InvalidGenesisError('state blob: a storage root does not match its slots');
+      if (!equalsBytes(trie.root(), account.storageRoot))
+        throw new InvalidGenesisError('state blob: a storage root does not match its slots');
     }
-    if (code.length > 0) await db.put(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'), code);
+    if (code.length > 0)
+      await db.put(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'), code);
     await state.put(hashedAddress, accountRlp);
   }
   return state.root();

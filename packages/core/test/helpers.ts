@@ -48,10 +48,16 @@ export async function signedTx(chain: Chain, from: number, fields: TxFields): Pr
     gasLimit: fields.gasLimit ?? 1_000_000n,
   };
   const opts = { common: chain.common };
-  if (fields.type === 0) return createLegacyTx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
-  if (fields.type === 1) return createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
+  if (fields.type === 0)
+    return createLegacyTx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
+  if (fields.type === 1)
+    return createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice ?? 10n * GWEI }, opts).sign(account.privateKey);
   return createFeeMarket1559Tx(
-    { ...base, maxFeePerGas: fields.maxFeePerGas ?? 10n * GWEI, maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? GWEI },
+    {
+      ...base,
+      maxFeePerGas: fields.maxFeePerGas ?? 10n * GWEI,
+      maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? GWEI,
+    },
     opts,
   ).sign(account.privateKey);
 }
@@ -61,14 +67,20 @@ export async function send(chain: Chain, from: number, fields: TxFields): Promis
 }
 
 /** Deploys a fixture contract; returns its address. */
-export async function deploy(chain: Chain, name: string, from = 0, args: Uint8Array = new Uint8Array()): Promise<Uint8Array> {
+export async function deploy(
+  chain: Chain,
+  name: string,
+  from = 0,
+  args: Uint8Array = new Uint8Array(),
+): Promise<Uint8Array> {
   const code = hexToBytes(artifact(name).bytecode);
   const data = new Uint8Array(code.length + args.length);
   data.set(code);
   data.set(args, code.length);
   const hash = await send(chain, from, { data, gasLimit: 5_000_000n });
   const found = await chain.getReceipt(hash);
-  if (found?.receipt.contractAddress === undefined || found.receipt.status !== 1) throw new Error(`deploying ${name} failed`);
+  if (found?.receipt.contractAddress === undefined || found.receipt.status !== 1)
+    throw new Error(`deploying ${name} failed`);
   return found.receipt.contractAddress;
 }
 
@@ -101,10 +113,25 @@ export function rawSigned(
 ): Uint8Array {
   const type = f.type ?? 2;
   const n = bigIntToUnpaddedBytes;
-  const body: (Uint8Array | Uint8Array[])[] = [n(f.chainId), n(f.nonce ?? 0n), n(f.tip), n(f.maxFee), n(f.gas), f.to, n(0n), new Uint8Array(), []];
+  const body: (Uint8Array | Uint8Array[])[] = [
+    n(f.chainId),
+    n(f.nonce ?? 0n),
+    n(f.tip),
+    n(f.maxFee),
+    n(f.gas),
+    f.to,
+    n(0n),
+    new Uint8Array(),
+    [],
+  ];
   if (type === 3) body.push(n(1n), [new Uint8Array(32).fill(1).map((v, i) => (i === 0 ? 1 : v))]);
   const hash = keccak256(new Uint8Array([type, ...RLP.encode(body)]));
   const { signature, recid } = secp256k1.ecdsaSign(hash, privateKey);
-  const signed = [...body, n(BigInt(recid)), n(BigInt(`0x${Buffer.from(signature.subarray(0, 32)).toString('hex')}`)), n(BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`))];
+  const signed = [
+    ...body,
+    n(BigInt(recid)),
+    n(BigInt(`0x${Buffer.from(signature.subarray(0, 32)).toString('hex')}`)),
+    n(BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`)),
+  ];
   return new Uint8Array([type, ...RLP.encode(signed)]);
 }

@@ -28,7 +28,9 @@ export class RpcError extends Error {
   }
 
   toJSON(): { code: number; message: string; data?: string } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -70,7 +72,8 @@ export type ErrorLogger = (error: unknown) => void;
 export function toRpcError(error: unknown, log: ErrorLogger): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof ChainError) {
-    const data = error.kind === 'executionReverted' ? bytesToHex((error as unknown as { data: Uint8Array }).data) : undefined;
+    const data =
+      error.kind === 'executionReverted' ? bytesToHex((error as unknown as { data: Uint8Array }).data) : undefined;
     return new RpcError(CODES[error.kind], error.message, data);
   }
   log(error);

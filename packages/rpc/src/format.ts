@@ -81,7 +81,11 @@ export interface RpcTransaction {
 }
 
 /** A transaction; `at` is its block and index, absent while pending. */
-export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?: { block: Block; index: number }): RpcTransaction {
+export function formatTransaction(
+  tx: TypedTransaction,
+  sender: Uint8Array,
+  at?: { block: Block; index: number },
+): RpcTransaction {
   const baseFee = at?.block.header.baseFeePerGas;
   const dynamic = 'maxFeePerGas' in tx;
   const out: RpcTransaction = {
@@ -107,7 +111,11 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     out.maxPriorityFeePerGas = quantity(tx.maxPriorityFeePerGas);
   }
   if (tx.type !== 0) {
-    const typed = tx as unknown as { chainId: bigint; accessList: [Uint8Array, Uint8Array[]][]; authorizationList?: Uint8Array[][] };
+    const typed = tx as unknown as {
+      chainId: bigint;
+      accessList: [Uint8Array, Uint8Array[]][];
+      authorizationList?: Uint8Array[][];
+    };
     out.accessList = typed.accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) }));
     out.chainId = quantity(typed.chainId);
     out.yParity = quantity(tx.v ?? 0n);
@@ -218,7 +226,11 @@ export function formatBlock(block: Block, receipts: Receipt[], fullTransactions:
   if (h.requestsHash !== undefined) out.requestsHash = hex(h.requestsHash);
   out.transactions = fullTransactions
     ? block.transactions.map((tx, index) =>
-        formatTransaction(tx, receipts[index]?.from ?? tx.getSenderAddress().bytes, pending ? undefined : { block, index }),
+        formatTransaction(
+          tx,
+          receipts[index]?.from ?? tx.getSenderAddress().bytes,
+          pending ? undefined : { block, index },
+        ),
       )
     : block.transactions.map((tx) => hex(tx.hash()));
   out.uncles = [];

@@ -63,7 +63,8 @@ function fixed(bytes: number, what: string): Parser<Uint8Array> {
 export const address = fixed(20, 'a 20-byte hex address');
 export const hash = fixed(32, 'a 32-byte hex hash');
 
-export const bool: Parser<boolean> = (value, slot) => (typeof value === 'boolean' ? value : fail(slot, 'a boolean', value));
+export const bool: Parser<boolean> = (value, slot) =>
+  typeof value === 'boolean' ? value : fail(slot, 'a boolean', value);
 
 /** A storage key: a hex quantity of at most 32 bytes, as a 32-byte word. */
 export const storageKey: Parser<Uint8Array> = (value, slot) => {
@@ -91,7 +92,9 @@ export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
   return (value, slot) => {
     if (typeof value === 'string') {
       if (value === 'safe' && !opts.allowSafe) {
-        throw invalidParams(`param ${slot.position} (${slot.name}): the "safe" tag is not supported by this method; use "finalized"`);
+        throw invalidParams(
+          `param ${slot.position} (${slot.name}): the "safe" tag is not supported by this method; use "finalized"`,
+        );
       }
       if ((TAGS as readonly string[]).includes(value)) return { kind: value as (typeof TAGS)[number] };
       if (HEX.test(value) && value.length > 2 && value.length <= 18) return { kind: 'number', number: BigInt(value) };
@@ -102,8 +105,10 @@ export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
     }
     if (opts.allowObject && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       const o = value as Record<string, unknown>;
-      if (o.blockHash !== undefined) return { kind: 'hash', hash: hash(o.blockHash, { ...slot, name: `${slot.name}.blockHash` }) };
-      if (o.blockNumber !== undefined) return blockRef(opts)(o.blockNumber, { ...slot, name: `${slot.name}.blockNumber` });
+      if (o.blockHash !== undefined)
+        return { kind: 'hash', hash: hash(o.blockHash, { ...slot, name: `${slot.name}.blockHash` }) };
+      if (o.blockNumber !== undefined)
+        return blockRef(opts)(o.blockNumber, { ...slot, name: `${slot.name}.blockNumber` });
     }
     return fail(slot, expected, value);
   };
@@ -153,7 +158,9 @@ export function callObject(opts: { requireFrom?: boolean } = {}): Parser<Transac
     const type = member(o, 'type', quantity, slot);
     if (type !== undefined) req.type = Number(type);
     if (req.gasPrice !== undefined && (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined)) {
-      throw invalidParams(`param ${slot.position} (${slot.name}): both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
+      throw invalidParams(
+        `param ${slot.position} (${slot.name}): both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`,
+      );
     }
     return req;
   };
@@ -206,7 +213,9 @@ export const logFilter: Parser<RawLogFilter> = (value, slot) => {
     blockHash: member(o, 'blockHash', hash, slot),
   };
   if (filter.blockHash !== undefined && (filter.fromBlock !== undefined || filter.toBlock !== undefined)) {
-    throw invalidParams(`param ${slot.position} (${slot.name}): blockHash cannot be combined with fromBlock or toBlock`);
+    throw invalidParams(
+      `param ${slot.position} (${slot.name}): blockHash cannot be combined with fromBlock or toBlock`,
+    );
   }
   let count = 0;
   const addr = o.address;
@@ -218,7 +227,8 @@ export const logFilter: Parser<RawLogFilter> = (value, slot) => {
   const topics = o.topics;
   if (topics !== undefined && topics !== null) {
     if (!Array.isArray(topics)) return fail({ ...slot, name: `${slot.name}.topics` }, 'an array', topics);
-    if (topics.length > 4) return fail({ ...slot, name: `${slot.name}.topics` }, 'an array of at most 4 positions', topics);
+    if (topics.length > 4)
+      return fail({ ...slot, name: `${slot.name}.topics` }, 'an array of at most 4 positions', topics);
     filter.topics = topics.map((t, i) => {
       const at = { position: slot.position, name: `${slot.name}.topics[${i}]` };
       if (t === null) return null;

@@ -7,10 +7,16 @@ import { verifyProof } from '../test/proofVerifier';
 import { RLP } from '@ethereumjs/rlp';
 
 const counter = JSON.parse(
-  require('node:fs').readFileSync(require('node:path').join(__dirname, '../../../fixtures/contracts/Counter.json'), 'utf8'),
+  require('node:fs').readFileSync(
+    require('node:path').join(__dirname, '../../../fixtures/contracts/Counter.json'),
+    'utf8',
+  ),
 ) as { bytecode: string };
 const reverter = JSON.parse(
-  require('node:fs').readFileSync(require('node:path').join(__dirname, '../../../fixtures/contracts/Reverter.json'), 'utf8'),
+  require('node:fs').readFileSync(
+    require('node:path').join(__dirname, '../../../fixtures/contracts/Reverter.json'),
+    'utf8',
+  ),
 ) as { bytecode: string };
 
 const INCREMENT = '0xd09de08a';
@@ -41,7 +47,11 @@ describe('JSON-RPC envelope', () => {
   afterAll(() => t.close());
 
   test('echoes numeric and string ids', async () => {
-    expect(await t.rpc.handle({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' })).toEqual({ jsonrpc: '2.0', id: 7, result: '0x7a69' });
+    expect(await t.rpc.handle({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' })).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: '0x7a69',
+    });
     expect(await t.rpc.handle({ jsonrpc: '2.0', id: 'abc', method: 'eth_chainId', params: [] })).toEqual({
       jsonrpc: '2.0',
       id: 'abc',
@@ -64,19 +74,43 @@ describe('JSON-RPC envelope', () => {
     ]);
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: 1, result: '0x7a69' },
-      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'the method eth_nope does not exist/is not available' } },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32601, message: 'the method eth_nope does not exist/is not available' },
+      },
       { jsonrpc: '2.0', id: 3, result: '31337' },
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: expected a JSON-RPC request object' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'invalid request: expected a JSON-RPC request object' },
+      },
     ]);
   });
 
   test.each([
     ['malformed JSON', '{"jsonrpc":"2.0",', { code: -32700, message: 'parse error: the body is not valid JSON' }],
     ['an empty batch', '[]', { code: -32600, message: 'invalid request: empty batch' }],
-    ['a wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"eth_chainId"}', { code: -32600, message: 'invalid request: jsonrpc must be "2.0"' }],
-    ['a missing method', '{"jsonrpc":"2.0","id":1}', { code: -32600, message: 'invalid request: method must be a string' }],
-    ['an object id', '{"jsonrpc":"2.0","id":{},"method":"eth_chainId"}', { code: -32600, message: 'invalid request: id must be a string, a number or null' }],
-    ['named params', '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"a":1}}', { code: -32602, message: 'invalid params: params must be an array' }],
+    [
+      'a wrong jsonrpc version',
+      '{"jsonrpc":"1.0","id":1,"method":"eth_chainId"}',
+      { code: -32600, message: 'invalid request: jsonrpc must be "2.0"' },
+    ],
+    [
+      'a missing method',
+      '{"jsonrpc":"2.0","id":1}',
+      { code: -32600, message: 'invalid request: method must be a string' },
+    ],
+    [
+      'an object id',
+      '{"jsonrpc":"2.0","id":{},"method":"eth_chainId"}',
+      { code: -32600, message: 'invalid request: id must be a string, a number or null' },
+    ],
+    [
+      'named params',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"a":1}}',
+      { code: -32602, message: 'invalid params: params must be an array' },
+    ],
   ])('%s is answered with a clear error', async (_name, text, error) => {
     const answer = (await t.rpc.handleText(text)) as { error: unknown };
     expect(answer.error).toEqual(error);
@@ -85,47 +119,85 @@ describe('JSON-RPC envelope', () => {
   test.each([
     ['eth_getBalance', ['0x12'], 'invalid params: param 1 (address) must be a 20-byte hex address; got "0x12"'],
     ['eth_getBalance', [123], 'invalid params: param 1 (address) must be a 20-byte hex address; got 123'],
-    ['eth_getBalance', [ALICE, '0xZZ'], 'invalid params: param 2 (block) must be a hex block number or one of latest, earliest, pending, finalized; got "0xZZ"'],
+    [
+      'eth_getBalance',
+      [ALICE, '0xZZ'],
+      'invalid params: param 2 (block) must be a hex block number or one of latest, earliest, pending, finalized; got "0xZZ"',
+    ],
     ['eth_getBalance', [ALICE, 'latest', 1], 'invalid params: too many params: expected at most 2, got 3'],
     ['eth_getBalance', [], 'invalid params: missing required param 1 (address)'],
     ['eth_getStorageAt', [ALICE, '0x0'], 'invalid params: missing required param 3 (block)'],
-    ['eth_getStorageAt', [ALICE, 'zero', 'latest'], 'invalid params: param 2 (position) must be a hex quantity; got "zero"'],
+    [
+      'eth_getStorageAt',
+      [ALICE, 'zero', 'latest'],
+      'invalid params: param 2 (position) must be a hex quantity; got "zero"',
+    ],
     ['eth_getBlockByNumber', ['latest'], 'invalid params: missing required param 2 (fullTransactions)'],
-    ['eth_getBlockByNumber', ['latest', 'yes'], 'invalid params: param 2 (fullTransactions) must be a boolean; got "yes"'],
-    ['eth_getBlockByHash', ['0x1234', false], 'invalid params: param 1 (blockHash) must be a 32-byte hex hash; got "0x1234"'],
-    ['eth_getTransactionByHash', [`0x${'g'.repeat(64)}`], `invalid params: param 1 (transactionHash) must be a 32-byte hex hash; got "0x${'g'.repeat(64)}"`],
-    ['eth_sendRawTransaction', ['0x123'], 'invalid params: param 1 (transaction) must be hex data (0x followed by an even number of hex digits); got "0x123"'],
+    [
+      'eth_getBlockByNumber',
+      ['latest', 'yes'],
+      'invalid params: param 2 (fullTransactions) must be a boolean; got "yes"',
+    ],
+    [
+      'eth_getBlockByHash',
+      ['0x1234', false],
+      'invalid params: param 1 (blockHash) must be a 32-byte hex hash; got "0x1234"',
+    ],
+    [
+      'eth_getTransactionByHash',
+      [`0x${'g'.repeat(64)}`],
+      `invalid params: param 1 (transactionHash) must be a 32-byte hex hash; got "0x${'g'.repeat(64)}"`,
+    ],
+    [
+      'eth_sendRawTransaction',
+      ['0x123'],
+      'invalid params: param 1 (transaction) must be hex data (0x followed by an even number of hex digits); got "0x123"',
+    ],
     ['eth_call', [{ to: BOB }, 'latest'], 'invalid params: param 1 (transaction.from) is required'],
-    ['eth_call', [{ from: ALICE, to: BOB, gas: 5 }, 'latest'], 'invalid params: param 1 (transaction.gas) must be a hex quantity; got 5'],
+    [
+      'eth_call',
+      [{ from: ALICE, to: BOB, gas: 5 }, 'latest'],
+      'invalid params: param 1 (transaction.gas) must be a hex quantity; got 5',
+    ],
     ['eth_call', [{ from: ALICE, to: BOB }], 'invalid params: missing required param 2 (block)'],
     ['eth_getProof', [ALICE, '0x0', 'latest'], 'invalid params: param 2 (storageKeys) must be an array; got "0x0"'],
   ])('%s with %j fails with invalid params', async (method, params, message) => {
     expect(await t.fail(method, ...params)).toEqual({ code: -32602, message });
   });
 
-  test.each(['eth_getStorageAt', 'eth_getBlockByNumber', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getProof', 'eth_getBalance', 'eth_getLogs'])(
-    '%s refuses the "safe" tag',
-    async (method) => {
-      const params: Record<string, unknown[]> = {
-        eth_getStorageAt: [ALICE, '0x0', 'safe'],
-        eth_getBlockByNumber: ['safe', false],
-        eth_getTransactionByBlockNumberAndIndex: ['safe', '0x0'],
-        eth_getProof: [ALICE, [], 'safe'],
-        eth_getBalance: [ALICE, 'safe'],
-        eth_getLogs: [{ fromBlock: 'safe' }],
-      };
-      const error = await t.fail(method, ...params[method]);
-      expect(error.code).toBe(-32602);
-      expect(error.message).toMatch(/the "safe" tag is not supported by this method; use "finalized"$/);
-    },
-  );
+  test.each([
+    'eth_getStorageAt',
+    'eth_getBlockByNumber',
+    'eth_getTransactionByBlockNumberAndIndex',
+    'eth_getProof',
+    'eth_getBalance',
+    'eth_getLogs',
+  ])('%s refuses the "safe" tag', async (method) => {
+    const params: Record<string, unknown[]> = {
+      eth_getStorageAt: [ALICE, '0x0', 'safe'],
+      eth_getBlockByNumber: ['safe', false],
+      eth_getTransactionByBlockNumberAndIndex: ['safe', '0x0'],
+      eth_getProof: [ALICE, [], 'safe'],
+      eth_getBalance: [ALICE, 'safe'],
+      eth_getLogs: [{ fromBlock: 'safe' }],
+    };
+    const error = await t.fail(method, ...params[method]);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/the "safe" tag is not supported by this method; use "finalized"$/);
+  });
 
   test('unknown methods name the method', async () => {
-    expect(await t.fail('eth_doesNotExist')).toEqual({ code: -32601, message: 'the method eth_doesNotExist does not exist/is not available' });
+    expect(await t.fail('eth_doesNotExist')).toEqual({
+      code: -32601,
+      message: 'the method eth_doesNotExist does not exist/is not available',
+    });
   });
 
   test('an unexpected failure is an internal error without internals', async () => {
-    const broken = await createTestRpc({}, { extraMethods: { test_boom: { params: [], handler: () => Promise.reject(new Error('secret stack')) } } });
+    const broken = await createTestRpc(
+      {},
+      { extraMethods: { test_boom: { params: [], handler: () => Promise.reject(new Error('secret stack')) } } },
+    );
     try {
       expect(await broken.fail('test_boom')).toEqual({ code: -32603, message: 'internal error' });
     } finally {
@@ -181,14 +253,40 @@ describe('methods', () => {
 
   test('eth_getBlockByNumber and eth_getBlockByHash carry every field of the spec', async () => {
     const block = await t.call<Record<string, unknown>>('eth_getBlockByNumber', '0x2', false);
-    for (const field of ['difficulty', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom', 'miner', 'mixHash', 'nonce', 'number', 'parentHash', 'receiptsRoot', 'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions', 'transactionsRoot', 'uncles']) {
+    for (const field of [
+      'difficulty',
+      'extraData',
+      'gasLimit',
+      'gasUsed',
+      'hash',
+      'logsBloom',
+      'miner',
+      'mixHash',
+      'nonce',
+      'number',
+      'parentHash',
+      'receiptsRoot',
+      'sha3Uncles',
+      'size',
+      'stateRoot',
+      'timestamp',
+      'totalDifficulty',
+      'transactions',
+      'transactionsRoot',
+      'uncles',
+    ]) {
       expect(block).toHaveProperty(field);
     }
     expect(block.number).toBe('0x2');
     expect(block.transactions).toEqual([incrementHash]);
     const byHash = await t.call<Record<string, unknown>>('eth_getBlockByHash', block.hash, true);
     expect(byHash.number).toBe('0x2');
-    expect((byHash.transactions as { hash: string; from: string }[])[0]).toMatchObject({ hash: incrementHash, from: ALICE, blockNumber: '0x2', transactionIndex: '0x0' });
+    expect((byHash.transactions as { hash: string; from: string }[])[0]).toMatchObject({
+      hash: incrementHash,
+      from: ALICE,
+      blockNumber: '0x2',
+      transactionIndex: '0x0',
+    });
     expect(await t.call('eth_getBlockByNumber', '0x64', false)).toBeNull();
     expect(await t.call('eth_getBlockByHash', ZERO32, false)).toBeNull();
     expect((await t.call<Record<string, unknown>>('eth_getBlockByNumber', 'earliest', false)).number).toBe('0x0');
@@ -202,13 +300,37 @@ describe('methods', () => {
   test('the pending block has null hash, number, nonce and logsBloom', async () => {
     const pending = await t.call<Record<string, unknown>>('eth_getBlockByNumber', 'pending', false);
     expect(pending).toMatchObject({ hash: null, number: null, nonce: null, logsBloom: null, transactions: [] });
-    expect(pending.parentHash).toBe((await t.call<Record<string, unknown>>('eth_getBlockByNumber', 'latest', false)).hash);
+    expect(pending.parentHash).toBe(
+      (await t.call<Record<string, unknown>>('eth_getBlockByNumber', 'latest', false)).hash,
+    );
   });
 
   test('transactions by hash and by block position', async () => {
     const tx = await t.call<Record<string, unknown>>('eth_getTransactionByHash', incrementHash);
-    expect(tx).toMatchObject({ hash: incrementHash, from: ALICE, to: counterAddress, input: INCREMENT, nonce: '0x1', type: '0x2', blockNumber: '0x2', transactionIndex: '0x0', chainId: '0x7a69' });
-    for (const field of ['blockHash', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'value', 'v', 'r', 's', 'accessList']) expect(tx).toHaveProperty(field);
+    expect(tx).toMatchObject({
+      hash: incrementHash,
+      from: ALICE,
+      to: counterAddress,
+      input: INCREMENT,
+      nonce: '0x1',
+      type: '0x2',
+      blockNumber: '0x2',
+      transactionIndex: '0x0',
+      chainId: '0x7a69',
+    });
+    for (const field of [
+      'blockHash',
+      'gas',
+      'gasPrice',
+      'maxFeePerGas',
+      'maxPriorityFeePerGas',
+      'value',
+      'v',
+      'r',
+      's',
+      'accessList',
+    ])
+      expect(tx).toHaveProperty(field);
     expect(await t.call('eth_getTransactionByBlockNumberAndIndex', '0x2', '0x0')).toEqual(tx);
     expect(await t.call('eth_getTransactionByBlockHashAndIndex', tx.blockHash, '0x0')).toEqual(tx);
     expect(await t.call('eth_getTransactionByBlockNumberAndIndex', '0x2', '0x1')).toBeNull();
@@ -219,8 +341,17 @@ describe('methods', () => {
 
   test('receipts carry logs with positions, and contractAddress only for creations', async () => {
     const receipt = await t.call<Receipt & Record<string, unknown>>('eth_getTransactionReceipt', incrementHash);
-    expect(receipt).toMatchObject({ status: '0x1', from: ALICE, to: counterAddress, contractAddress: null, transactionIndex: '0x0', type: '0x2', blockNumber: '0x2' });
-    for (const field of ['cumulativeGasUsed', 'effectiveGasPrice', 'gasUsed', 'logsBloom', 'blockHash']) expect(receipt).toHaveProperty(field);
+    expect(receipt).toMatchObject({
+      status: '0x1',
+      from: ALICE,
+      to: counterAddress,
+      contractAddress: null,
+      transactionIndex: '0x0',
+      type: '0x2',
+      blockNumber: '0x2',
+    });
+    for (const field of ['cumulativeGasUsed', 'effectiveGasPrice', 'gasUsed', 'logsBloom', 'blockHash'])
+      expect(receipt).toHaveProperty(field);
     expect(receipt.logs).toEqual([
       {
         address: counterAddress,
@@ -277,10 +408,16 @@ describe('methods', () => {
   });
 
   test('eth_call runs at any block, caps gas and reports reverts with code 3', async () => {
-    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest')).toBe(`0x${'0'.repeat(63)}1`);
-    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'safe')).toBe(`0x${'0'.repeat(63)}1`);
+    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest')).toBe(
+      `0x${'0'.repeat(63)}1`,
+    );
+    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'safe')).toBe(
+      `0x${'0'.repeat(63)}1`,
+    );
     expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, deployBlock)).toBe(ZERO32);
-    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT, gas: '0xffffffffffff' }, 'latest')).toBe(`0x${'0'.repeat(63)}1`);
+    expect(
+      await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT, gas: '0xffffffffffff' }, 'latest'),
+    ).toBe(`0x${'0'.repeat(63)}1`);
     expect(await t.call('eth_call', { from: ALICE, to: BOB }, 'latest')).toBe('0x');
     const rev = await deploy(t, reverter.bytecode);
     expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x5b2dd100' }, 'latest')).toEqual({
@@ -302,7 +439,9 @@ describe('methods', () => {
 
   test('eth_call accepts state overrides', async () => {
     const override = { [counterAddress]: { stateDiff: { [ZERO32]: `0x${'0'.repeat(62)}2a` } } };
-    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest', override)).toBe(`0x${'0'.repeat(62)}2a`);
+    expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest', override)).toBe(
+      `0x${'0'.repeat(62)}2a`,
+    );
     expect(await t.call('eth_getStorageAt', counterAddress, '0x0', 'latest')).toBe(`0x${'0'.repeat(63)}1`);
   });
 
@@ -350,7 +489,11 @@ describe('methods', () => {
     }
     const absent = '0x000000000000000000000000000000000000dead';
     const header = await t.call<Record<string, string>>('eth_getBlockByNumber', 'latest', false);
-    const proof = await t.call<{ accountProof: string[]; balance: string; storageProof: { value: string; proof: string[] }[] }>('eth_getProof', absent, ['0x0'], 'latest');
+    const proof = await t.call<{
+      accountProof: string[];
+      balance: string;
+      storageProof: { value: string; proof: string[] }[];
+    }>('eth_getProof', absent, ['0x0'], 'latest');
     expect(verifyProof(header.stateRoot, hexToBytes(absent), proof.accountProof)).toBeUndefined();
     expect(proof.balance).toBe('0x0');
     expect(proof.storageProof[0]).toMatchObject({ value: '0x0', proof: [] });
@@ -358,7 +501,12 @@ describe('methods', () => {
   });
 
   test('eth_feeHistory reports base fees and rewards', async () => {
-    const history = await t.call<{ oldestBlock: string; baseFeePerGas: string[]; gasUsedRatio: number[]; reward: string[][] }>('eth_feeHistory', '0x2', '0x3', [50]);
+    const history = await t.call<{
+      oldestBlock: string;
+      baseFeePerGas: string[];
+      gasUsedRatio: number[];
+      reward: string[][];
+    }>('eth_feeHistory', '0x2', '0x3', [50]);
     expect(history.oldestBlock).toBe('0x2');
     expect(history.baseFeePerGas).toHaveLength(3);
     expect(history.gasUsedRatio).toHaveLength(2);
@@ -368,12 +516,19 @@ describe('methods', () => {
   test('pool rejections surface as geth phrases with code -32000', async () => {
     const err = await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1', nonce: '0x0' });
     expect(err).toEqual({ code: -32000, message: `nonce too low: address ${ALICE}, tx: 0 state: 3` });
-    const poor = await t.fail('eth_sendTransaction', { from: BOB, to: ALICE, value: '0xffffffffffffffffffffffffff', gas: '0x5208' });
+    const poor = await t.fail('eth_sendTransaction', {
+      from: BOB,
+      to: ALICE,
+      value: '0xffffffffffffffffffffffffff',
+      gas: '0x5208',
+    });
     expect(poor.code).toBe(-32000);
     expect(poor.message).toMatch(/^insufficient funds for gas \* price \+ value/);
     const low = await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, gas: '0x5000' });
     expect(low).toEqual({ code: -32000, message: 'intrinsic gas too low: gas 20480, minimum needed 21000' });
-    expect(await t.fail('eth_sendTransaction', { from: '0x000000000000000000000000000000000000dead', to: BOB })).toEqual({
+    expect(
+      await t.fail('eth_sendTransaction', { from: '0x000000000000000000000000000000000000dead', to: BOB }),
+    ).toEqual({
       code: -32000,
       message: 'unknown account 0x000000000000000000000000000000000000dead',
     });
@@ -386,7 +541,10 @@ describe('eth_getLogs limits', () => {
     try {
       const address = await deploy(t, counter.bytecode);
       for (let i = 0; i < 3; i++) await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
-      expect(await t.fail('eth_getLogs', { fromBlock: 'earliest' })).toEqual({ code: -32005, message: 'query returned more than 2 results' });
+      expect(await t.fail('eth_getLogs', { fromBlock: 'earliest' })).toEqual({
+        code: -32005,
+        message: 'query returned more than 2 results',
+      });
     } finally {
       await t.close();
     }
@@ -398,7 +556,10 @@ describe('eth_getLogs limits', () => {
       const address = await deploy(t, counter.bytecode);
       for (let i = 0; i < 3; i++) await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
       t.chain.logQueryTimeoutMs = -1;
-      expect(await t.fail('eth_getLogs', { fromBlock: 'earliest' })).toEqual({ code: -32005, message: 'query timeout exceeded' });
+      expect(await t.fail('eth_getLogs', { fromBlock: 'earliest' })).toEqual({
+        code: -32005,
+        message: 'query timeout exceeded',
+      });
     } finally {
       await t.close();
     }

@@ -81,7 +81,8 @@ export class Rpc {
   /** Runs one method with positional params; throws RpcError. `session` receives its notifications. */
   async request(method: string, params?: unknown, session?: Session): Promise<unknown> {
     const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
-    if (entry === undefined) throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
+    if (entry === undefined)
+      throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
     try {
       const ctx = session === undefined ? this.ctx : { ...this.ctx, session };
       return await entry.handler(ctx, parseParams(entry.params, params));
@@ -91,7 +92,11 @@ export class Rpc {
   }
 
   /** Answers a parsed body: a request object or a batch. `undefined` when nothing is to be sent back. */
-  async handle(body: unknown, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  async handle(
+    body: unknown,
+    authorize?: Authorize,
+    session?: Session,
+  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     if (Array.isArray(body)) {
       if (body.length === 0) return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: empty batch'));
       // In order, one after another, as geth does: a later element sees what an earlier one did.
@@ -106,7 +111,11 @@ export class Rpc {
   }
 
   /** Answers a raw text body (parse errors included). */
-  async handleText(text: string, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  async handleText(
+    text: string,
+    authorize?: Authorize,
+    session?: Session,
+  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -125,7 +134,11 @@ export class Rpc {
     this.feed.close();
   }
 
-  private async handleOne(item: unknown, authorize?: Authorize, session?: Session): Promise<JsonRpcResponse | undefined> {
+  private async handleOne(
+    item: unknown,
+    authorize?: Authorize,
+    session?: Session,
+  ): Promise<JsonRpcResponse | undefined> {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: expected a JSON-RPC request object'));
     }
@@ -136,8 +149,10 @@ export class Rpc {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: id must be a string, a number or null'));
     }
     const rid = (hasId ? id : null) as JsonRpcId;
-    if (req.jsonrpc !== '2.0') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));
-    if (typeof req.method !== 'string') return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: method must be a string'));
+    if (req.jsonrpc !== '2.0')
+      return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));
+    if (typeof req.method !== 'string')
+      return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: method must be a string'));
     // Unknown methods are answered -32601 and cost nothing.
     const known = Object.hasOwn(this.methods, req.method);
     const refused = known ? authorize?.(req.method, creditsOf(req.method)) : undefined;

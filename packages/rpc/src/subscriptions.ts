@@ -59,7 +59,15 @@ function blockLogs(block: Block, receipts: Receipt[]): LocatedLog[] {
   const blockHash = block.hash();
   receipts.forEach((r, transactionIndex) => {
     for (const log of r.logs) {
-      out.push({ ...log, blockNumber: block.header.number, blockHash, transactionHash: r.txHash, transactionIndex, logIndex: logIndex++, removed: false });
+      out.push({
+        ...log,
+        blockNumber: block.header.number,
+        blockHash,
+        transactionHash: r.txHash,
+        transactionIndex,
+        logIndex: logIndex++,
+        removed: false,
+      });
     }
   });
   return out;

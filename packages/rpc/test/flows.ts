@@ -15,8 +15,14 @@ import { decodeEventLog, parseAbi } from 'viem';
 import { verifyProof } from './proofVerifier';
 
 const fixtures = join(__dirname, '..', '..', '..', 'fixtures', 'contracts');
-export const token = JSON.parse(readFileSync(join(fixtures, 'TestToken.json'), 'utf8')) as { abi: any[]; bytecode: `0x${string}` };
-export const reverter = JSON.parse(readFileSync(join(fixtures, 'Reverter.json'), 'utf8')) as { abi: any[]; bytecode: `0x${string}` };
+export const token = JSON.parse(readFileSync(join(fixtures, 'TestToken.json'), 'utf8')) as {
+  abi: any[];
+  bytecode: `0x${string}`;
+};
+export const reverter = JSON.parse(readFileSync(join(fixtures, 'Reverter.json'), 'utf8')) as {
+  abi: any[];
+  bytecode: `0x${string}`;
+};
 
 export const ALICE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 export const BOB = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -54,7 +60,9 @@ export async function ethersFlow(provider: AbstractProvider): Promise<void> {
     ['0x0'],
     'latest',
   ]);
-  expect(verifyProof(block!.stateRoot!, hexToBytes((await erc20.getAddress()) as `0x${string}`), proof.accountProof)).toBeDefined();
+  expect(
+    verifyProof(block!.stateRoot!, hexToBytes((await erc20.getAddress()) as `0x${string}`), proof.accountProof),
+  ).toBeDefined();
 }
 
 export async function viemFlow(
@@ -63,24 +71,49 @@ export async function viemFlow(
 ): Promise<void> {
   expect(await publicClient.getChainId()).toBe(31337);
   const account = walletClient.account;
-  const deployHash = await walletClient.deployContract({ abi: token.abi, bytecode: token.bytecode, args: ['Test', 'TST', 1_000_000n] });
+  const deployHash = await walletClient.deployContract({
+    abi: token.abi,
+    bytecode: token.bytecode,
+    args: ['Test', 'TST', 1_000_000n],
+  });
   const deployReceipt = await publicClient.waitForTransactionReceipt({ hash: deployHash });
   const address = deployReceipt.contractAddress!;
-  expect(await publicClient.readContract({ address, abi: token.abi, functionName: 'balanceOf', args: [account.address], account })).toBe(1_000_000n);
+  expect(
+    await publicClient.readContract({
+      address,
+      abi: token.abi,
+      functionName: 'balanceOf',
+      args: [account.address],
+      account,
+    }),
+  ).toBe(1_000_000n);
 
-  const hash = await walletClient.writeContract({ address, abi: token.abi, functionName: 'transfer', args: [BOB, 250n] });
+  const hash = await walletClient.writeContract({
+    address,
+    abi: token.abi,
+    functionName: 'transfer',
+    args: [BOB, 250n],
+  });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe('success');
   const transferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
   const decoded = decodeEventLog({ abi: transferAbi, data: receipt.logs[0].data, topics: receipt.logs[0].topics });
   expect(decoded.args).toEqual({ from: account.address, to: BOB, value: 250n });
 
-  const logs = await publicClient.getContractEvents({ address, abi: transferAbi, eventName: 'Transfer', fromBlock: 0n, args: { to: BOB } });
+  const logs = await publicClient.getContractEvents({
+    address,
+    abi: transferAbi,
+    eventName: 'Transfer',
+    fromBlock: 0n,
+    args: { to: BOB },
+  });
   expect(logs).toHaveLength(1);
 
   const revHash = await walletClient.deployContract({ abi: reverter.abi, bytecode: reverter.bytecode });
   const rev = (await publicClient.waitForTransactionReceipt({ hash: revHash })).contractAddress!;
-  await expect(publicClient.simulateContract({ address: rev, abi: reverter.abi, functionName: 'revertWithReason', account })).rejects.toThrow(/reverted with the following reason:\s+nope/);
+  await expect(
+    publicClient.simulateContract({ address: rev, abi: reverter.abi, functionName: 'revertWithReason', account }),
+  ).rejects.toThrow(/reverted with the following reason:\s+nope/);
 
   const block = await publicClient.getBlock();
   const proof = await publicClient.getProof({ address, storageKeys: [`0x${'00'.repeat(32)}`] });

@@ -53,7 +53,11 @@ export class CreditLedger {
   }
 
   /** Loads today's spending from the database and starts the periodic flush. */
-  static async open(kv: KvStore | undefined, dailyCredits: number | undefined, now: () => number = Date.now): Promise<CreditLedger> {
+  static async open(
+    kv: KvStore | undefined,
+    dailyCredits: number | undefined,
+    now: () => number = Date.now,
+  ): Promise<CreditLedger> {
     const ledger = new CreditLedger(kv, dailyCredits, now);
     await ledger.load();
     ledger.timer = setInterval(() => void ledger.flush(), FLUSH_INTERVAL_MS);
@@ -87,7 +91,11 @@ export class CreditLedger {
   balance(key: string): ChargeResult {
     this.rollDay();
     const used = this.used.get(key) ?? 0;
-    return { ok: true, used, remaining: this.dailyCredits === undefined ? undefined : Math.max(0, this.dailyCredits - used) };
+    return {
+      ok: true,
+      used,
+      remaining: this.dailyCredits === undefined ? undefined : Math.max(0, this.dailyCredits - used),
+    };
   }
 
   /** Charges `credits` to `key` if its balance can pay for them; otherwise charges nothing. */
@@ -99,7 +107,11 @@ export class CreditLedger {
     }
     this.used.set(key, used + credits);
     this.dirty.add(key);
-    return { ok: true, used: used + credits, remaining: this.dailyCredits === undefined ? undefined : this.dailyCredits - used - credits };
+    return {
+      ok: true,
+      used: used + credits,
+      remaining: this.dailyCredits === undefined ? undefined : this.dailyCredits - used - credits,
+    };
   }
 
   async flush(): Promise<void> {

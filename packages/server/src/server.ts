@@ -116,7 +116,8 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   /** The key a request is charged to, or the 401 error. */
   function authenticate(key: string): string | RpcError {
     if (!keyed) return key === '' ? 'anonymous' : key;
-    if (key === '') return new RpcError(UNAUTHORIZED, 'unauthorized: this node requires an API key in the path (/v3/<API_KEY>)');
+    if (key === '')
+      return new RpcError(UNAUTHORIZED, 'unauthorized: this node requires an API key in the path (/v3/<API_KEY>)');
     if (!keys.has(key)) {
       log(`refused unknown API key ${maskKey(key)}`);
       return new RpcError(UNAUTHORIZED, 'unauthorized: unknown API key');
@@ -151,7 +152,10 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       return { response: await rpc.handleText(text, undefined, session), outOfCredits: false };
     }
     if (Array.isArray(body) && body.length > maxBatch) {
-      const error = new RpcError(INVALID_REQUEST, `invalid request: a batch of ${body.length} requests is over the limit of ${maxBatch}`);
+      const error = new RpcError(
+        INVALID_REQUEST,
+        `invalid request: a batch of ${body.length} requests is over the limit of ${maxBatch}`,
+      );
       return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits: false };
     }
     const response = await rpc.handle(body, authorize, session);
@@ -187,7 +191,11 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     const target = route(req.getUrl(), false);
     const contentType = req.getHeader('content-type');
     if (target === undefined || 'error' in target) {
-      send(res, state, { status: '404 Not Found', body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)), headers: [] });
+      send(res, state, {
+        status: '404 Not Found',
+        body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)),
+        headers: [],
+      });
       return;
     }
     const who = authenticate(target.key);
@@ -196,7 +204,10 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       return;
     }
     if (!contentType.toLowerCase().startsWith('application/json')) {
-      const error = new RpcError(INVALID_REQUEST, `invalid content type ${JSON.stringify(contentType)}: only application/json is supported`);
+      const error = new RpcError(
+        INVALID_REQUEST,
+        `invalid content type ${JSON.stringify(contentType)}: only application/json is supported`,
+      );
       send(res, state, { status: '415 Unsupported Media Type', body: envelope(error), headers: [] });
       return;
     }
@@ -233,7 +244,11 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         },
         (e: unknown) => {
           log(`internal error: ${(e as Error).stack ?? String(e)}`);
-          send(res, state, { status: '500 Internal Server Error', body: envelope(new RpcError(-32603, 'internal error')), headers: [] });
+          send(res, state, {
+            status: '500 Internal Server Error',
+            body: envelope(new RpcError(-32603, 'internal error')),
+            headers: [],
+          });
         },
       );
     };
@@ -271,9 +286,14 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     })
     .post('/*', onPost)
     .any('/*', (res, req) => {
-      const error = new RpcError(INVALID_REQUEST, `${req.getMethod().toUpperCase()} ${req.getUrl()} is not served: send JSON-RPC with POST`);
+      const error = new RpcError(
+        INVALID_REQUEST,
+        `${req.getMethod().toUpperCase()} ${req.getUrl()} is not served: send JSON-RPC with POST`,
+      );
       res.cork(() => {
-        res.writeStatus(req.getUrl() === '/' || req.getUrl().startsWith('/v3/') ? '405 Method Not Allowed' : '404 Not Found');
+        res.writeStatus(
+          req.getUrl() === '/' || req.getUrl().startsWith('/v3/') ? '405 Method Not Allowed' : '404 Not Found',
+        );
         for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
         res.writeHeader('Content-Type', 'application/json');
         res.end(envelope(error));
@@ -298,7 +318,10 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
             res.end(envelope(error));
           });
         if (target === undefined || 'error' in target) {
-          fail('404 Not Found', new RpcError(INVALID_REQUEST, `no WebSocket endpoint at ${req.getUrl()}; use /ws/v3/<API_KEY>`));
+          fail(
+            '404 Not Found',
+            new RpcError(INVALID_REQUEST, `no WebSocket endpoint at ${req.getUrl()}; use /ws/v3/<API_KEY>`),
+          );
           return;
         }
         const who = authenticate(target.key);

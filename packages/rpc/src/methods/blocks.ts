@@ -48,8 +48,14 @@ export const blockMethods: Record<string, Method> = {
   eth_getBlockTransactionCountByHash: method([required('blockHash', hash)], (ctx, h) => txCount(ctx, byHash(h))),
   eth_getUncleCountByBlockNumber: method([required('block', blockRef())], (ctx, ref) => uncleCount(ctx, ref)),
   eth_getUncleCountByBlockHash: method([required('blockHash', hash)], (ctx, h) => uncleCount(ctx, byHash(h))),
-  eth_getUncleByBlockNumberAndIndex: method([required('block', blockRef()), required('index', smallQuantity)], (_ctx, _ref, _i) => null),
-  eth_getUncleByBlockHashAndIndex: method([required('blockHash', hash), required('index', smallQuantity)], (_ctx, _h, _i) => null),
+  eth_getUncleByBlockNumberAndIndex: method(
+    [required('block', blockRef()), required('index', smallQuantity)],
+    (_ctx, _ref, _i) => null,
+  ),
+  eth_getUncleByBlockHashAndIndex: method(
+    [required('blockHash', hash), required('index', smallQuantity)],
+    (_ctx, _h, _i) => null,
+  ),
   /**
    * eth_getBlockReceipts (spec): a hex or decimal number, a tag (including `safe`), or a block hash;
    * `pending` returns the same as `latest`.

@@ -67,11 +67,16 @@ export const chainMethods: Record<string, Method> = {
         }
       }
       const last = await chain.getBlockByNumber(newestNumber);
-      baseFees.push(quantity(last !== undefined && chain.common.isActivatedEIP(1559) ? last.header.calcNextBaseFee() : 0n));
-      const out: Record<string, unknown> = { oldestBlock: quantity(oldest), baseFeePerGas: baseFees, gasUsedRatio: ratios };
+      baseFees.push(
+        quantity(last !== undefined && chain.common.isActivatedEIP(1559) ? last.header.calcNextBaseFee() : 0n),
+      );
+      const out: Record<string, unknown> = {
+        oldestBlock: quantity(oldest),
+        baseFeePerGas: baseFees,
+        gasUsedRatio: ratios,
+      };
       if (rewardPercentiles !== undefined) out.reward = rewards;
       return out;
     },
   ),
 };
-

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { ALICE, BOB, CAROL, createTestRpc } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
-const counter = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8')) as { bytecode: string };
+const counter = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
+) as { bytecode: string };
 const INCREMENT = '0xd09de08a';
 const WHALE = '0x00000000000000000000000000000000000000aa';
 const ONE_ETH = '0xde0b6b3a7640000';
@@ -68,7 +70,7 @@ describe('mining control', () => {
 });
 
 describe('time', () => {
-  test('evm_increaseTime moves the next block\'s timestamp', async () => {
+  test("evm_increaseTime moves the next block's timestamp", async () => {
     await t.call('evm_mine');
     const before = BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp);
     expect(await t.call('evm_increaseTime', 3600)).toBe('0xe10');
@@ -79,13 +81,17 @@ describe('time', () => {
     expect(after - before).toBeLessThan(3700n);
   });
 
-  test('evm_setNextBlockTimestamp sets exactly one block\'s timestamp and refuses the past', async () => {
+  test("evm_setNextBlockTimestamp sets exactly one block's timestamp and refuses the past", async () => {
     const now = BigInt(Math.floor(Date.now() / 1000));
     await t.call('evm_setNextBlockTimestamp', `0x${(now + 86_400n).toString(16)}`);
     await t.call('evm_mine');
-    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(now + 86_400n);
+    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(
+      now + 86_400n,
+    );
     await t.call('evm_mine');
-    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(now + 86_401n);
+    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(
+      now + 86_401n,
+    );
     const error = await t.fail('evm_setNextBlockTimestamp', 5);
     expect(error.code).toBe(-32602);
     expect(error.message).toMatch(/^timestamp 5 is not after the latest block's timestamp \d+$/);
@@ -154,7 +160,9 @@ describe('accounts', () => {
     await t.call('anvil_setCode', CAROL, code);
     expect(await t.call('eth_getCode', CAROL, 'latest')).toBe(code);
     await t.call('anvil_setStorageAt', CAROL, '0x0', `0x${'0'.repeat(62)}2a`);
-    expect(await t.call('eth_call', { from: ALICE, to: CAROL, data: '0x06661abd' }, 'latest')).toBe(`0x${'0'.repeat(62)}2a`);
+    expect(await t.call('eth_call', { from: ALICE, to: CAROL, data: '0x06661abd' }, 'latest')).toBe(
+      `0x${'0'.repeat(62)}2a`,
+    );
     // A block keeps the edits; the state before the edits stays readable at older blocks.
     await t.call('evm_mine');
     expect(await t.call('eth_getBalance', WHALE, 'latest')).toBe('0x2');
@@ -163,7 +171,9 @@ describe('accounts', () => {
 
   test('an impersonated account sends without a key until impersonation stops', async () => {
     await t.call('anvil_setBalance', WHALE, ONE_ETH);
-    expect((await t.fail('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' })).message).toBe(`unknown account ${WHALE}`);
+    expect((await t.fail('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' })).message).toBe(
+      `unknown account ${WHALE}`,
+    );
     await t.call('anvil_impersonateAccount', WHALE);
     const hash = await t.call<string>('eth_sendTransaction', { from: WHALE, to: BOB, value: '0x5' });
     const receipt = await t.call<{ from: string; status: string }>('eth_getTransactionReceipt', hash);
@@ -187,7 +197,9 @@ describe('review cases', () => {
 
   test('parallel eth_sendTransaction from one account get consecutive nonces', async () => {
     await t.call('evm_setAutomine', false);
-    const hashes = await Promise.all(Array.from({ length: 5 }, () => t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' })));
+    const hashes = await Promise.all(
+      Array.from({ length: 5 }, () => t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' })),
+    );
     expect(new Set(hashes).size).toBe(5);
     await t.call('evm_mine');
     const block = await t.call<{ transactions: string[] }>('eth_getBlockByNumber', 'latest', false);
@@ -205,7 +217,13 @@ describe('review cases', () => {
 
   test('a transaction priced under a raised base fee waits instead of being dropped', async () => {
     await t.call('evm_setAutomine', false);
-    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x1' });
+    const hash = await t.call<string>('eth_sendTransaction', {
+      from: ALICE,
+      to: BOB,
+      value: '0x1',
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x1',
+    });
     await t.call('anvil_setNextBlockBaseFeePerGas', '0xe8d4a51000');
     await t.call('evm_mine');
     expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
@@ -246,11 +264,15 @@ describe('state dump and block configuration', () => {
     await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
     await t.call('anvil_setBalance', WHALE, ONE_ETH);
     const blob = await t.call<string>('anvil_dumpState');
-    const fresh = await createTestRpc({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' });
+    const fresh = await createTestRpc({
+      mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+    });
     try {
       expect(await fresh.call('anvil_loadState', blob)).toBe(true);
       expect(await fresh.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
-      expect(await fresh.call('eth_call', { from: ALICE, to: address, data: '0x06661abd' }, 'latest')).toBe(`0x${'0'.repeat(63)}1`);
+      expect(await fresh.call('eth_call', { from: ALICE, to: address, data: '0x06661abd' }, 'latest')).toBe(
+        `0x${'0'.repeat(63)}1`,
+      );
       await t.call('evm_mine');
       await fresh.call('evm_mine');
       const a = await t.call<{ stateRoot: string }>('eth_getBlockByNumber', 'latest', false);
@@ -266,10 +288,21 @@ describe('state dump and block configuration', () => {
     await t.call('anvil_setNextBlockBaseFeePerGas', '0x7');
     await t.call('anvil_setCoinbase', CAROL);
     await t.call('evm_mine');
-    const block = await t.call<{ gasLimit: string; baseFeePerGas: string; miner: string }>('eth_getBlockByNumber', 'latest', false);
+    const block = await t.call<{ gasLimit: string; baseFeePerGas: string; miner: string }>(
+      'eth_getBlockByNumber',
+      'latest',
+      false,
+    );
     expect(block).toMatchObject({ gasLimit: '0x1000000', baseFeePerGas: '0x7', miner: CAROL });
     await t.call('anvil_setMinGasPrice', '0xe8d4a51000');
-    expect(await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x1' })).toEqual({
+    expect(
+      await t.fail('eth_sendTransaction', {
+        from: ALICE,
+        to: BOB,
+        maxFeePerGas: '0x3b9aca00',
+        maxPriorityFeePerGas: '0x1',
+      }),
+    ).toEqual({
       code: -32000,
       message: 'transaction underpriced: gas price 1000000000, minimum needed 1000000000000',
     });
@@ -315,6 +348,9 @@ describe('filters', () => {
   });
 
   test('eth_subscribe needs a session (WebSocket)', async () => {
-    expect(await t.fail('eth_subscribe', 'newHeads')).toEqual({ code: -32601, message: 'notifications not supported: eth_subscribe needs a WebSocket connection' });
+    expect(await t.fail('eth_subscribe', 'newHeads')).toEqual({
+      code: -32601,
+      message: 'notifications not supported: eth_subscribe needs a WebSocket connection',
+    });
   });
 });

@@ -28,7 +28,8 @@ const mineOptions = (value: unknown, slot: ParamSlot): { timestamp?: bigint; blo
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const o = value as Record<string, unknown>;
     return {
-      timestamp: o.timestamp === undefined ? undefined : amount(o.timestamp, { ...slot, name: `${slot.name}.timestamp` }),
+      timestamp:
+        o.timestamp === undefined ? undefined : amount(o.timestamp, { ...slot, name: `${slot.name}.timestamp` }),
       blocks: o.blocks === undefined ? undefined : amount(o.blocks, { ...slot, name: `${slot.name}.blocks` }),
     };
   }
@@ -120,10 +121,13 @@ const aliases: Record<string, Method> = {
     await chain.setAccount(a, { nonce: n });
     return null;
   }),
-  setStorageAt: method([required('address', address), required('slot', word), required('value', word)], async ({ chain }, a, slot, v) => {
-    await chain.setStorageAt(a, slot, v);
-    return true;
-  }),
+  setStorageAt: method(
+    [required('address', address), required('slot', word), required('value', word)],
+    async ({ chain }, a, slot, v) => {
+      await chain.setStorageAt(a, slot, v);
+      return true;
+    },
+  ),
   impersonateAccount: method([required('address', address)], ({ chain }, a) => {
     chain.impersonated.add(bytesToHex(a));
     return null;
@@ -132,10 +136,13 @@ const aliases: Record<string, Method> = {
     chain.impersonated.delete(bytesToHex(a));
     return null;
   }),
-  mine: method([withDefault('blocks', amount, () => 1n), withDefault('interval', amount, () => 0n)], async (ctx, blocks, interval) => {
-    await mineBlocks(ctx, blocks, interval);
-    return null;
-  }),
+  mine: method(
+    [withDefault('blocks', amount, () => 1n), withDefault('interval', amount, () => 0n)],
+    async (ctx, blocks, interval) => {
+      await mineBlocks(ctx, blocks, interval);
+      return null;
+    },
+  ),
   setCoinbase: method([required('address', address)], ({ chain }, a) => {
     chain.coinbase = a;
     return null;
@@ -148,7 +155,9 @@ const aliases: Record<string, Method> = {
     chain.minGasPrice = price;
     return null;
   }),
-  dropTransaction: method([required('transactionHash', hash)], async ({ chain }, h) => ((await chain.dropTransaction(h)) ? hex(h) : null)),
+  dropTransaction: method([required('transactionHash', hash)], async ({ chain }, h) =>
+    (await chain.dropTransaction(h)) ? hex(h) : null,
+  ),
 };
 
 export const devnetMethods: Record<string, Method> = {
@@ -200,30 +209,47 @@ export const devnetMethods: Record<string, Method> = {
     return null;
   }),
   /** anvil_reorg(depth, [[transaction, blockOffset], ...]): replaces the last `depth` blocks. */
-  anvil_reorg: method([required('depth', amount), withDefault('transactions', (v, slot) => (Array.isArray(v) ? v : fail(slot, 'an array', v)), () => [])], async (ctx, depth, list) => {
-    const txs = [];
-    // Request-form transactions without a nonce take their sender's next one on the new branch.
-    const base = ctx.chain.headNumber - depth;
-    const used = new Map<string, bigint>();
-    const nextNonce = async (from: Uint8Array) => {
-      const k = bytesToHex(from);
-      const n = used.get(k) ?? (base >= 0n ? (await ctx.chain.getAccount(from, base)).nonce : 0n);
-      used.set(k, n + 1n);
-      return n;
-    };
-    for (const [i, entry] of (list as unknown[]).entries()) {
-      if (!Array.isArray(entry) || entry.length !== 2) fail({ position: 2, name: `transactions[${i}]` }, '[transaction, blockOffset]', entry);
-      const [raw, offset] = entry as [unknown, unknown];
-      const block = Number(amount(offset, { position: 2, name: `transactions[${i}][1]` }));
-      if (BigInt(block) >= depth) throw new InvalidArgumentError(`transactions[${i}] goes into block ${block} of a ${depth}-block reorg`);
-      txs.push({ ...(await reorgTx(ctx, raw, i, nextNonce)), block });
-    }
-    await ctx.chain.reorg(depth, txs);
-    return null;
-  }),
+  anvil_reorg: method(
+    [
+      required('depth', amount),
+      withDefault(
+        'transactions',
+        (v, slot) => (Array.isArray(v) ? v : fail(slot, 'an array', v)),
+        () => [],
+      ),
+    ],
+    async (ctx, depth, list) => {
+      const txs = [];
+      // Request-form transactions without a nonce take their sender's next one on the new branch.
+      const base = ctx.chain.headNumber - depth;
+      const used = new Map<string, bigint>();
+      const nextNonce = async (from: Uint8Array) => {
+        const k = bytesToHex(from);
+        const n = used.get(k) ?? (base >= 0n ? (await ctx.chain.getAccount(from, base)).nonce : 0n);
+        used.set(k, n + 1n);
+        return n;
+      };
+      for (const [i, entry] of (list as unknown[]).entries()) {
+        if (!Array.isArray(entry) || entry.length !== 2)
+          fail({ position: 2, name: `transactions[${i}]` }, '[transaction, blockOffset]', entry);
+        const [raw, offset] = entry as [unknown, unknown];
+        const block = Number(amount(offset, { position: 2, name: `transactions[${i}][1]` }));
+        if (BigInt(block) >= depth)
+          throw new InvalidArgumentError(`transactions[${i}] goes into block ${block} of a ${depth}-block reorg`);
+        txs.push({ ...(await reorgTx(ctx, raw, i, nextNonce)), block });
+      }
+      await ctx.chain.reorg(depth, txs);
+      return null;
+    },
+  ),
 
   // --- accounts and block configuration
-  ...Object.fromEntries(Object.entries(aliases).flatMap(([name, m]) => [[`anvil_${name}`, m], [`hardhat_${name}`, m]])),
+  ...Object.fromEntries(
+    Object.entries(aliases).flatMap(([name, m]) => [
+      [`anvil_${name}`, m],
+      [`hardhat_${name}`, m],
+    ]),
+  ),
   evm_setBlockGasLimit: method([required('gasLimit', quantityParam)], ({ chain }, limit) => {
     if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
     chain.gasLimit = limit;

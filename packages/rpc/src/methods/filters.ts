@@ -10,10 +10,14 @@ import { queryLogs } from './logs';
 const KINDS: SubscriptionKind[] = ['newHeads', 'logs', 'newPendingTransactions'];
 
 const kind = (value: unknown, slot: ParamSlot): SubscriptionKind =>
-  KINDS.includes(value as SubscriptionKind) ? (value as SubscriptionKind) : fail(slot, `one of ${KINDS.join(', ')}`, value);
+  KINDS.includes(value as SubscriptionKind)
+    ? (value as SubscriptionKind)
+    : fail(slot, `one of ${KINDS.join(', ')}`, value);
 
 const filterId = (value: unknown, slot: ParamSlot): string =>
-  typeof value === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(value) ? value.toLowerCase() : fail(slot, 'a filter id', value);
+  typeof value === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(value)
+    ? value.toLowerCase()
+    : fail(slot, 'a filter id', value);
 
 function missing(id: string): RpcError {
   return new RpcError(-32000, `filter not found: ${id}`);
@@ -26,7 +30,11 @@ export const filterMethods: Record<string, Method> = {
       throw new RpcError(METHOD_NOT_FOUND, 'notifications not supported: eth_subscribe needs a WebSocket connection');
     }
     if (filter !== undefined && k !== 'logs') throw invalidParams(`param 2 (filter) is only for "logs" subscriptions`);
-    return ctx.feed.subscribe(ctx.session, k, filter === undefined ? undefined : { addresses: filter.addresses, topics: filter.topics });
+    return ctx.feed.subscribe(
+      ctx.session,
+      k,
+      filter === undefined ? undefined : { addresses: filter.addresses, topics: filter.topics },
+    );
   }),
   eth_unsubscribe: method([required('subscriptionId', filterId)], (ctx, id) =>
     ctx.session === undefined ? false : ctx.feed.unsubscribe(ctx.session, id),

@@ -10,7 +10,10 @@ import { ALICE, BOB, createTestRpc } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures');
-const heavy = JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'LineHeavy.json'), 'utf8')) as { abi: any[]; bytecode: string };
+const heavy = JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'LineHeavy.json'), 'utf8')) as {
+  abi: any[];
+  bytecode: string;
+};
 const heavyAbi = new Interface(heavy.abi);
 const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'production.toml'));
 const TINY = LineLimits.fromFile(join(FIXTURES, 'limits', 'tiny.toml'));
@@ -63,38 +66,49 @@ describe('stage RPC: refusal at submission', () => {
   });
   afterAll(() => t.close());
 
-  test.each(OVERFLOWS)('refuses %s with the exact message and records it', async (_name, fn, args, module, count, limit) => {
-    const raw = await hashOf(t, tx(contract, fn, args));
-    const head = t.chain.headNumber;
-    const nonce = await t.call('eth_getTransactionCount', ALICE, 'latest');
-    const error = await t.fail('eth_sendRawTransaction', raw);
-    const hash = /^Transaction (0x[0-9a-f]{64}) /.exec(error.message)?.[1] as string;
-    expect(error).toEqual({ code: -32000, message: `Transaction ${hash} line count for module ${module}=${count} is above the limit ${limit}` });
-    expect(t.chain.headNumber).toBe(head);
-    expect(t.chain.pool.size).toBe(0);
-    expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe(nonce);
-    expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
-    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
-    const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', hash);
-    expect(record).toEqual({
-      txHash: hash,
-      from: ALICE,
-      nonce,
-      txRejectionStage: 'RPC',
-      reasonMessage: error.message,
-      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    });
-    expect(await t.call('linea_getTransactionExclusionStatusV1', hash)).toEqual(record);
-  });
+  test.each(OVERFLOWS)(
+    'refuses %s with the exact message and records it',
+    async (_name, fn, args, module, count, limit) => {
+      const raw = await hashOf(t, tx(contract, fn, args));
+      const head = t.chain.headNumber;
+      const nonce = await t.call('eth_getTransactionCount', ALICE, 'latest');
+      const error = await t.fail('eth_sendRawTransaction', raw);
+      const hash = /^Transaction (0x[0-9a-f]{64}) /.exec(error.message)?.[1] as string;
+      expect(error).toEqual({
+        code: -32000,
+        message: `Transaction ${hash} line count for module ${module}=${count} is above the limit ${limit}`,
+      });
+      expect(t.chain.headNumber).toBe(head);
+      expect(t.chain.pool.size).toBe(0);
+      expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe(nonce);
+      expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
+      expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+      const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', hash);
+      expect(record).toEqual({
+        txHash: hash,
+        from: ALICE,
+        nonce,
+        txRejectionStage: 'RPC',
+        reasonMessage: error.message,
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+      expect(await t.call('linea_getTransactionExclusionStatusV1', hash)).toEqual(record);
+    },
+  );
 
   test('without automine the check simulates on the pending state before the pool', async () => {
     t.chain.setMining({ mode: 'manual' });
     try {
       await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
       const error = await t.fail('eth_sendTransaction', tx(contract, 'logs', [5_000]));
-      expect(error.message).toMatch(/^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=5000 is above the limit 4096$/);
+      expect(error.message).toMatch(
+        /^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=5000 is above the limit 4096$/,
+      );
       expect(t.chain.pool.size).toBe(1);
-      const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', /(0x[0-9a-f]{64})/.exec(error.message)?.[1]);
+      const record = await t.call<Record<string, string>>(
+        'l2_getTransactionExclusionStatusV1',
+        /(0x[0-9a-f]{64})/.exec(error.message)?.[1],
+      );
       expect(record.txRejectionStage).toBe('RPC');
       expect((await t.chain.mine()).transactions).toHaveLength(1);
     } finally {
@@ -104,7 +118,9 @@ describe('stage RPC: refusal at submission', () => {
 
   test('eth_sendTransaction is checked the same way', async () => {
     const error = await t.fail('eth_sendTransaction', tx(contract, 'modexp', [5]));
-    expect(error.message).toMatch(/^Transaction 0x[0-9a-f]{64} line count for module PRECOMPILE_MODEXP_EFFECTIVE_CALLS=5 is above the limit 4$/);
+    expect(error.message).toMatch(
+      /^Transaction 0x[0-9a-f]{64} line count for module PRECOMPILE_MODEXP_EFFECTIVE_CALLS=5 is above the limit 4$/,
+    );
   });
 
   test('an included transaction has no exclusion record', async () => {
@@ -126,34 +142,37 @@ describe('stage RPC: refusal at submission', () => {
 });
 
 describe('stage SEQUENCER: exclusion while building a block', () => {
-  test.each(OVERFLOWS)('drops %s, records the block number, keeps the nonce free', async (_name, fn, args, module, count, limit) => {
-    const { t, contract } = await setup({ rpcLineCheck: false });
-    try {
-      const nonce = await t.call<string>('eth_getTransactionCount', ALICE, 'latest');
-      const hash = await t.call<string>('eth_sendTransaction', tx(contract, fn, args));
-      const blockNumber = await t.call<string>('eth_blockNumber');
-      const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', hash);
-      expect(record).toEqual({
-        txHash: hash,
-        from: ALICE,
-        nonce,
-        txRejectionStage: 'SEQUENCER',
-        reasonMessage: `Transaction line count for module ${module}=${count} is above the limit ${limit}`,
-        blockNumber,
-        timestamp: expect.any(String),
-      });
-      const block = await t.call<{ transactions: string[] }>('eth_getBlockByNumber', blockNumber, false);
-      expect(block.transactions).toEqual([]);
-      expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
-      expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
-      expect(await t.call('eth_getTransactionCount', ALICE, 'pending')).toBe(nonce);
-      // The nonce is still free: the next transaction takes it.
-      const next = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
-      expect((await t.call<{ status: string }>('eth_getTransactionReceipt', next)).status).toBe('0x1');
-    } finally {
-      await t.close();
-    }
-  });
+  test.each(OVERFLOWS)(
+    'drops %s, records the block number, keeps the nonce free',
+    async (_name, fn, args, module, count, limit) => {
+      const { t, contract } = await setup({ rpcLineCheck: false });
+      try {
+        const nonce = await t.call<string>('eth_getTransactionCount', ALICE, 'latest');
+        const hash = await t.call<string>('eth_sendTransaction', tx(contract, fn, args));
+        const blockNumber = await t.call<string>('eth_blockNumber');
+        const record = await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', hash);
+        expect(record).toEqual({
+          txHash: hash,
+          from: ALICE,
+          nonce,
+          txRejectionStage: 'SEQUENCER',
+          reasonMessage: `Transaction line count for module ${module}=${count} is above the limit ${limit}`,
+          blockNumber,
+          timestamp: expect.any(String),
+        });
+        const block = await t.call<{ transactions: string[] }>('eth_getBlockByNumber', blockNumber, false);
+        expect(block.transactions).toEqual([]);
+        expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
+        expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
+        expect(await t.call('eth_getTransactionCount', ALICE, 'pending')).toBe(nonce);
+        // The nonce is still free: the next transaction takes it.
+        const next = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+        expect((await t.call<{ status: string }>('eth_getTransactionReceipt', next)).status).toBe('0x1');
+      } finally {
+        await t.close();
+      }
+    },
+  );
 });
 
 describe('block-wide limits', () => {

@@ -12,7 +12,10 @@ const exclusionStatus = method([required('transactionHash', hash)], async ({ cha
 });
 
 const estimate = method(
-  [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const }))],
+  [
+    required('transaction', callObject()),
+    withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
+  ],
   async (ctx, req, ref) => {
     const { gas } = await ctx.chain.estimateGas(req, await stateBlock(ctx, ref));
     return {

@@ -18,10 +18,13 @@ export const stateMethods: Record<string, Method> = {
     hex(await ctx.chain.getCode(a, await stateBlock(ctx, ref))),
   ),
   /** eth_getTransactionCount: with `pending`, counts the pool's ready transactions too. */
-  eth_getTransactionCount: method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) => {
-    if (ref.kind === 'pending') return quantity(await ctx.chain.pendingNonce(a));
-    return quantity((await ctx.chain.getAccount(a, await stateBlock(ctx, ref))).nonce);
-  }),
+  eth_getTransactionCount: method(
+    [required('address', address), withDefault('block', stateRef, latest)],
+    async (ctx, a, ref) => {
+      if (ref.kind === 'pending') return quantity(await ctx.chain.pendingNonce(a));
+      return quantity((await ctx.chain.getAccount(a, await stateBlock(ctx, ref))).nonce);
+    },
+  ),
   /** eth_getStorageAt (spec: eth_getStorageAt): all three params required; `safe` unsupported. */
   eth_getStorageAt: method(
     [required('address', address), required('position', storageKey), required('block', stateRef)],
@@ -35,7 +38,10 @@ export const stateMethods: Record<string, Method> = {
     [required('address', address), required('storageKeys', arrayOf(storageKey)), required('block', stateRef)],
     async (ctx, a, keys, ref) => {
       const proof = await ctx.chain.getProof(a, keys, await stateBlock(ctx, ref));
-      return formatProof(proof, keys.map((k) => `0x${bytesToBigInt(k).toString(16).padStart(64, '0')}`));
+      return formatProof(
+        proof,
+        keys.map((k) => `0x${bytesToBigInt(k).toString(16).padStart(64, '0')}`),
+      );
     },
   ),
 };

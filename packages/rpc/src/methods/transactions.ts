@@ -26,7 +26,11 @@ async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Pro
 }
 
 /** Fills what eth_sendTransaction leaves out (nonce, gas, fees, type) and builds the transaction. */
-async function buildTransaction(ctx: RpcContext, req: TransactionRequest & { from: Uint8Array }, nextNonce: bigint): Promise<TypedTransaction> {
+async function buildTransaction(
+  ctx: RpcContext,
+  req: TransactionRequest & { from: Uint8Array },
+  nextNonce: bigint,
+): Promise<TypedTransaction> {
   const { chain } = ctx;
   const nonce = req.nonce ?? nextNonce;
   const gasLimit = req.gas ?? (await chain.estimateGas(req, chain.headNumber)).gas;
@@ -35,12 +39,15 @@ async function buildTransaction(ctx: RpcContext, req: TransactionRequest & { fro
   const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !chain.common.isActivatedEIP(1559);
   if (legacy) {
     const gasPrice = req.gasPrice ?? (await chain.nextBaseFee()) + SUGGESTED_TIP;
-    return req.type === 1 ? createAccessList2930Tx({ ...base, gasPrice }, opts) : createLegacyTx({ ...base, gasPrice }, opts);
+    return req.type === 1
+      ? createAccessList2930Tx({ ...base, gasPrice }, opts)
+      : createLegacyTx({ ...base, gasPrice }, opts);
   }
   const baseFee = await chain.nextBaseFee();
   let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? SUGGESTED_TIP;
   const maxFeePerGas = req.maxFeePerGas ?? 2n * baseFee + maxPriorityFeePerGas;
-  if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas) maxPriorityFeePerGas = maxFeePerGas;
+  if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas)
+    maxPriorityFeePerGas = maxFeePerGas;
   return createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas }, opts);
 }
 
@@ -53,12 +60,14 @@ export const transactionMethods: Record<string, Method> = {
     return formatTransaction(found.tx, found.sender, at);
   }),
   /** eth_getTransactionByBlockNumberAndIndex (spec): `safe` unsupported. */
-  eth_getTransactionByBlockNumberAndIndex: method([required('block', blockRef()), required('index', smallQuantity)], (ctx, ref, i) =>
-    transactionAt(ctx, ref, i),
+  eth_getTransactionByBlockNumberAndIndex: method(
+    [required('block', blockRef()), required('index', smallQuantity)],
+    (ctx, ref, i) => transactionAt(ctx, ref, i),
   ),
   /** eth_getTransactionByBlockHashAndIndex (spec). */
-  eth_getTransactionByBlockHashAndIndex: method([required('blockHash', hash), required('index', smallQuantity)], (ctx, h, i) =>
-    transactionAt(ctx, { kind: 'hash', hash: h }, i),
+  eth_getTransactionByBlockHashAndIndex: method(
+    [required('blockHash', hash), required('index', smallQuantity)],
+    (ctx, h, i) => transactionAt(ctx, { kind: 'hash', hash: h }, i),
   ),
   /** eth_getTransactionReceipt (spec): `null` for pending and unknown transactions. */
   eth_getTransactionReceipt: method([required('transactionHash', hash)], async ({ chain }, h) => {
@@ -67,13 +76,17 @@ export const transactionMethods: Record<string, Method> = {
     const receipts = (await chain.getReceipts(found.block.header.number)) ?? [];
     return formatReceipt(found.block, receipts, found.index);
   }),
-  eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) => hex(await chain.sendRawTransaction(raw))),
+  eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) =>
+    hex(await chain.sendRawTransaction(raw)),
+  ),
   /** eth_sendTransaction: signed by the node for its dev accounts, or sent as an impersonated address. */
   eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
     const from = req.from as Uint8Array;
     if (!ctx.chain.canSendFrom(from)) throw new UnknownAccountError(from);
     if (req.chainId !== undefined && req.chainId !== ctx.chain.chainId) {
-      throw invalidParams(`param 1 (transaction.chainId) is ${req.chainId} but this chain's id is ${ctx.chain.chainId}`);
+      throw invalidParams(
+        `param 1 (transaction.chainId) is ${req.chainId} but this chain's id is ${ctx.chain.chainId}`,
+      );
     }
     return hex(await ctx.chain.sendAs(from, (nextNonce) => buildTransaction(ctx, { ...req, from }, nextNonce)));
   }),
