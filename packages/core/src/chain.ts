@@ -264,7 +264,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.maxLogResults = opts.maxLogResults ?? MAX_LOG_RESULTS;
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
     this.gasLimit = 0n;
-    this.lineCounter = new LineCounter(vm.evm as never, opts.lineCounting ?? true);
+    this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true);
   }
 
   /** Opens (or creates) the chain. */

@@ -10,10 +10,9 @@
  *  - call frames and executed code at the frame boundary (`runInterpreter`).
  * The tally is folded into module counts once, when the transaction ends.
  */
-import type { EVM } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
-import type { RunTxResult } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { MODULE_RULES, OP } from './lineModules';
@@ -76,7 +75,7 @@ export class LineCounter {
 
   /** With `enabled` false nothing is hooked and every count is 0 (a baseline for benchmarks). */
   constructor(
-    evm: EVM,
+    evm: VM['evm'],
     readonly enabled = true,
   ) {
     if (!enabled) return;

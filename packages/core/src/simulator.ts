@@ -105,7 +105,7 @@ export class Simulator {
     });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    return new Simulator(vm, new LineCounter(vm.evm as never, lineCounting), overlay);
+    return new Simulator(vm, new LineCounter(vm.evm, lineCounting), overlay);
   }
 
   /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */

@@ -53,7 +53,8 @@ async function mineBlocks(ctx: RpcContext, blocks: bigint, interval: bigint, tim
   }
 }
 
-function poolContent(ctx: RpcContext, ready: PoolTx[], queued: PoolTx[], shape: (p: PoolTx) => unknown) {
+/** txpool_content / txpool_inspect layout: { pending, queued } by sender, then by nonce. */
+function poolContent(ready: PoolTx[], queued: PoolTx[], shape: (p: PoolTx) => unknown) {
   const group = (list: PoolTx[]) => {
     const out: Record<string, Record<string, unknown>> = {};
     for (const p of list) {
@@ -62,7 +63,6 @@ function poolContent(ctx: RpcContext, ready: PoolTx[], queued: PoolTx[], shape: 
     }
     return out;
   };
-  void ctx;
   return { pending: group(ready), queued: group(queued) };
 }
 
@@ -293,11 +293,11 @@ export const devnetMethods: Record<string, Method> = {
   }),
   txpool_content: method([], async (ctx) => {
     const { ready, queued } = await partitionPool(ctx);
-    return poolContent(ctx, ready, queued, (p) => formatTransaction(p.tx, p.sender));
+    return poolContent(ready, queued, (p) => formatTransaction(p.tx, p.sender));
   }),
   txpool_inspect: method([], async (ctx) => {
     const { ready, queued } = await partitionPool(ctx);
-    return poolContent(ctx, ready, queued, (p) => {
+    return poolContent(ready, queued, (p) => {
       const gasPrice = 'maxFeePerGas' in p.tx ? p.tx.maxFeePerGas : (p.tx as unknown as { gasPrice: bigint }).gasPrice;
       const to = p.tx.to === undefined ? 'contract creation' : bytesToHex(p.tx.to.bytes);
       return `${to}: ${p.tx.value} wei + ${p.tx.gasLimit} gas × ${gasPrice} wei`;
