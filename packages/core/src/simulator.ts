@@ -184,7 +184,10 @@ export class Simulator {
         block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
       });
     } finally {
-      await journal.cleanup();
+      // Forget what this call warmed (the next call has its own sender and target); the state it
+      // touched is reverted by the caller's checkpoint.
+      journal.cleanJournal();
+      (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
   }
 
