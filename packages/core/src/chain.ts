@@ -676,7 +676,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    * returns.
    */
   submit(tx: TypedTransaction, sender?: Uint8Array): Promise<Uint8Array> {
-    return this.exclusive(() => this.submitLocked(tx, sender ?? this.senderOf(tx)));
+    return this.exclusive(() => this.submitLocked(tx, sender ?? this.recoverSender(tx)));
   }
 
   /**
@@ -713,7 +713,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     return ptx.hash;
   }
 
-  private senderOf(tx: TypedTransaction): Uint8Array {
+  /** The sender a signed transaction was signed by; InvalidSenderError when the signature does not hold. */
+  recoverSender(tx: TypedTransaction): Uint8Array {
     try {
       if (!tx.isSigned() || !tx.verifySignature()) throw new InvalidSenderError();
       return tx.getSenderAddress().bytes;
@@ -955,11 +956,6 @@ export class Chain extends EventEmitter<ChainEvents> {
     for (const ptx of this.pool.all())
       ops.push({ type: 'put', key: poolKey(ptx.hash), value: concatBytes(ptx.sender, ptx.tx.serialize()) });
     await this.store.write(ops);
-  }
-
-  /** The sender a signed transaction was signed by. */
-  recoverSender(tx: TypedTransaction): Uint8Array {
-    return this.senderOf(tx);
   }
 
   /**
