@@ -4,8 +4,15 @@ import { join } from 'node:path';
 
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { createLegacyTx } from '@ethereumjs/tx';
-import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import { createEOACode7702Tx, createLegacyTx } from '@ethereumjs/tx';
+import {
+  bigIntToUnpaddedBytes,
+  bytesToBigInt,
+  bytesToHex,
+  eoaCode7702SignAuthorization,
+  hexToBytes,
+  KECCAK256_RLP,
+} from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { artifact, calldata, deploy, GWEI, rawSigned, send, signedTx, word } from '../test/helpers';
@@ -76,6 +83,34 @@ describe('Chain', () => {
       expect((await chain.getReceipt(hash))?.receipt.type).toBe(type);
     }
     expect(chain.headNumber).toBe(3n);
+  });
+
+  test("an EIP-7702 transaction delegates an account's code and runs it", async () => {
+    const counter = await deploy(chain, 'Counter');
+    const bob = chain.accounts[1];
+    const authorization = eoaCode7702SignAuthorization(
+      { chainId: '0x7a69', address: bytesToHex(counter), nonce: '0x0' },
+      bob.privateKey,
+    );
+    const alice = chain.accounts[0];
+    const tx = createEOACode7702Tx(
+      {
+        nonce: await chain.pendingNonce(alice.address),
+        to: bob.address,
+        data: hexToBytes(COUNTER_INCREMENT),
+        gasLimit: 200_000n,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        authorizationList: [authorization],
+      },
+      { common: chain.common },
+    ).sign(alice.privateKey);
+    const hash = await chain.sendRawTransaction(tx.serialize());
+    expect((await chain.getReceipt(hash))?.receipt).toMatchObject({ status: 1, type: 4 });
+    expect(bytesToHex(await chain.getCode(bob.address, chain.headNumber))).toBe(
+      `0xef0100${bytesToHex(counter).slice(2)}`,
+    );
+    expect(bytesToBigInt(await chain.getStorage(bob.address, new Uint8Array(32), chain.headNumber))).toBe(1n);
   });
 
   test("a deployed contract's storage is readable at the deploying block and absent before it", async () => {
