@@ -25,6 +25,7 @@ import {
   createAccount,
   equalsBytes,
   KECCAK256_NULL,
+  KECCAK256_RLP,
   ValueEncoding,
 } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
@@ -75,6 +76,7 @@ import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
 import { LruCache } from './lru';
+import { SerialQueue } from './serialQueue';
 import { Simulator } from './simulator';
 import { dumpState, loadState } from './stateDump';
 import type { CallRequest, CallResult, StateOverride } from './simulator';
@@ -234,7 +236,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshotId = 1n;
 
-  private serial: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private miningTimer: NodeJS.Timeout | undefined;
   private readonly readers = new LruCache<string, MerkleStateManager>(32);
   private readonly lineCounter: LineCounter;
@@ -389,9 +391,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Runs `fn` after every earlier change to the chain has finished. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.serial.then(fn, fn);
-    this.serial = run.catch(() => undefined);
-    return run;
+    return this.queue.run(fn);
   }
 
   // ---------------------------------------------------------------- reads
@@ -491,10 +491,7 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** The state root reads at block `n` use: the working root at the head, the block's own otherwise. */
   async stateRootAt(n: bigint): Promise<Uint8Array> {
-    if (n === this.headNumber) return this.workingRoot;
-    const block = await this.store.getBlock(n);
-    if (block === undefined) throw new HeaderNotFoundError();
-    return block.header.stateRoot;
+    return n === this.headNumber ? this.workingRoot : (await this.blockAndRoot(n)).root;
   }
 
   async getAccount(address: Uint8Array, n: bigint): Promise<AccountState> {
@@ -503,7 +500,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       nonce: account?.nonce ?? 0n,
       balance: account?.balance ?? 0n,
       codeHash: account?.codeHash ?? KECCAK256_NULL,
-      storageRoot: account?.storageRoot ?? new MerklePatriciaTrie().EMPTY_TRIE_ROOT,
+      storageRoot: account?.storageRoot ?? KECCAK256_RLP,
     };
   }
 
@@ -573,22 +570,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     n: bigint,
     opts: { countLines?: boolean; overrides?: StateOverride[] } = {},
   ): Promise<CallResult> {
-    const block = await this.store.getBlock(n);
-    if (block === undefined) throw new HeaderNotFoundError();
-    return this.simulator.call(
-      req,
-      block,
-      await this.stateRootAt(n),
-      this.callGasCap(),
-      opts.countLines ?? false,
-      opts.overrides,
-    );
+    const { block, root } = await this.blockAndRoot(n);
+    return this.simulator.call(req, block, root, this.callGasCap(), opts.countLines ?? false, opts.overrides);
   }
 
   async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
-    const block = await this.store.getBlock(n);
-    if (block === undefined) throw new HeaderNotFoundError();
-    const result = await this.simulator.estimateGas(req, block, await this.stateRootAt(n), this.callGasCap());
+    const { block, root } = await this.blockAndRoot(n);
+    const result = await this.simulator.estimateGas(req, block, root, this.callGasCap());
     const overflow = this.lineLimits?.txOverflow(result.lineCounts);
     if (overflow !== undefined)
       throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
@@ -599,9 +587,15 @@ export class Chain extends EventEmitter<ChainEvents> {
     req: CallRequest,
     n: bigint,
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+    const { block, root } = await this.blockAndRoot(n);
+    return this.simulator.createAccessList(req, block, root, this.callGasCap());
+  }
+
+  /** Block `n` (the context a simulation sees) and the state root it runs on. */
+  private async blockAndRoot(n: bigint): Promise<{ block: Block; root: Uint8Array }> {
     const block = await this.store.getBlock(n);
     if (block === undefined) throw new HeaderNotFoundError();
-    return this.simulator.createAccessList(req, block, await this.stateRootAt(n), this.callGasCap());
+    return { block, root: n === this.headNumber ? this.workingRoot : block.header.stateRoot };
   }
 
   callGasCap(): bigint {
@@ -639,7 +633,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     try {
       return createTxFromRLP(raw, { common });
     } catch (e) {
-      throw new InvalidTransactionError((e as Error).message.split(' (tx type')[0]);
+      throw new InvalidTransactionError(ethereumjsReason(e as Error));
     }
   }
 
@@ -652,16 +646,17 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
   }
 
-  /**
-   * Signs a transaction for `from`: with its key for a dev account; for an impersonated address
-   * with a stand-in key, the sender being `from` whatever the signature says. Undefined when the
-   * node cannot send from `from`.
-   */
+  /** Whether the node can send from `from`: a dev account, or an impersonated address. */
   canSendFrom(from: Uint8Array): boolean {
     const hex = bytesToHex(from);
     return this.impersonated.has(hex) || this.accounts.some((a) => bytesToHex(a.address) === hex);
   }
 
+  /**
+   * Signs a transaction for `from`: with its key for a dev account; for an impersonated address
+   * with a stand-in key, the sender being `from` whatever the signature says. Undefined when the
+   * node cannot send from `from`.
+   */
   signAs(tx: TypedTransaction, from: Uint8Array): TypedTransaction | undefined {
     const hex = bytesToHex(from);
     const account = this.accounts.find((a) => bytesToHex(a.address) === hex);
@@ -708,7 +703,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
       await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
     } else {
-      await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: concatBytes(from, tx.serialize()) }]);
+      await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: poolRow(ptx) }]);
     }
     return ptx.hash;
   }
@@ -741,7 +736,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Stage RPC: simulate on the pending state; refuse and record a transaction that overflows. */
   private async checkLinesAtRpc(ptx: PoolTx): Promise<void> {
     const head = await this.headBlock();
-    const counts = await this.simulator.countTransaction(ptx.tx, this.workingRoot, await this.nextHeader(head));
+    const counts = await this.simulator.countTransaction(ptx.tx, this.workingRoot, this.nextHeader(head));
     const overflow = counts === undefined ? undefined : this.lineLimits?.txOverflow(counts);
     if (overflow !== undefined) await this.refuseAtRpc(ptx, overflow);
   }
@@ -797,7 +792,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.exclusive(() => this.mineLocked(opts));
   }
 
-  private async nextHeader(parent: Block, timestamp?: bigint): Promise<HeaderData> {
+  private nextHeader(parent: Block, timestamp?: bigint): HeaderData {
     const now = this.clock.nowSeconds();
     const ts = timestamp ?? this.nextTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
     const number = parent.header.number + 1n;
@@ -832,7 +827,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (opts.timestamp !== undefined && opts.timestamp <= parent.header.timestamp) {
       throw new InvalidTimestampError(opts.timestamp, parent.header.timestamp);
     }
-    const header = await this.nextHeader(parent, opts.timestamp);
+    const header = this.nextHeader(parent, opts.timestamp);
     this.setForkAt(header.number as bigint, header.timestamp as bigint);
     const candidates = await this.pool.ordered(
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
@@ -863,7 +858,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (failed !== undefined) {
       await this.discardBuild();
       this.pool.remove(failed.ptx.hash);
-      throw new InvalidTransactionError(failed.error.message.split(' (tx type')[0].replace(/ -> block number.*$/, ''));
+      throw new InvalidTransactionError(ethereumjsReason(failed.error));
     }
     if (opts.rpcStageFor !== undefined) this.emit('pendingTransaction', opts.rpcStageFor.hash);
     const { block, receipts } = result;
@@ -914,7 +909,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** The block that would be mined next from the pool, built on a scratch state and thrown away. */
   async pendingBlock(): Promise<{ block: Block; receipts: Receipt[] }> {
     const parent = await this.headBlock();
-    const header = await this.nextHeader(parent);
+    const header = this.nextHeader(parent);
     const candidates = await this.pool.ordered(
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.getAccount(sender, parent.header.number)).nonce,
@@ -953,8 +948,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const ops: KvOp[] = [];
     for await (const [key] of this.kv.range(Uint8Array.of(P_POOL), Uint8Array.of(P_POOL + 1)))
       ops.push({ type: 'del', key });
-    for (const ptx of this.pool.all())
-      ops.push({ type: 'put', key: poolKey(ptx.hash), value: concatBytes(ptx.sender, ptx.tx.serialize()) });
+    for (const ptx of this.pool.all()) ops.push({ type: 'put', key: poolKey(ptx.hash), value: poolRow(ptx) });
     await this.store.write(ops);
   }
 
@@ -1069,19 +1063,16 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Drops the last `depth` blocks (anvil_rollback). */
   rollback(depth: bigint): Promise<void> {
-    return this.exclusive(async () => {
-      const target = this.headNumber - depth;
-      if (depth <= 0n || target < 0n)
-        throw new InvalidArgumentError(`cannot roll back ${depth} blocks from block ${this.headNumber}`);
-      const block = (await this.store.getBlock(target)) as Block;
-      await this.dropAbove(target, block.header.stateRoot);
-      this.forgetSnapshotsAbove(target);
-    });
+    return this.exclusive(() => this.dropLast(depth, 'roll back'));
   }
 
-  /** Snapshots of blocks that no longer exist cannot be gone back to. */
-  private forgetSnapshotsAbove(n: bigint): void {
-    for (const [id, snap] of this.snapshots) if (snap.head > n) this.snapshots.delete(id);
+  /** Drops the last `depth` blocks, back to the state of the block below them. */
+  private async dropLast(depth: bigint, what: string): Promise<void> {
+    const target = this.headNumber - depth;
+    if (depth <= 0n || target < 0n)
+      throw new InvalidArgumentError(`cannot ${what} ${depth} blocks from block ${this.headNumber}`);
+    const block = (await this.store.getBlock(target)) as Block;
+    await this.dropAbove(target, block.header.stateRoot);
   }
 
   /**
@@ -1090,12 +1081,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   reorg(depth: bigint, txs: { tx: TypedTransaction; sender: Uint8Array; block: number }[]): Promise<void> {
     return this.exclusive(async () => {
-      const target = this.headNumber - depth;
-      if (depth <= 0n || target < 0n)
-        throw new InvalidArgumentError(`cannot reorganise ${depth} blocks from block ${this.headNumber}`);
-      const block = (await this.store.getBlock(target)) as Block;
-      await this.dropAbove(target, block.header.stateRoot);
-      this.forgetSnapshotsAbove(target);
+      await this.dropLast(depth, 'reorganise');
       const saved = this.pool.all();
       this.pool.clear();
       try {
@@ -1131,6 +1117,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (equalsBytes(root, block.header.stateRoot)) ops.push({ type: 'del', key: META_WORKING_ROOT });
     else ops.push({ type: 'put', key: META_WORKING_ROOT, value: root });
     await this.store.dropAbove(n, ops);
+    // Snapshots of blocks that no longer exist cannot be gone back to.
+    for (const [id, snap] of this.snapshots) if (snap.head > n) this.snapshots.delete(id);
     this.workingRoot = root;
     await (this.vm.stateManager as MerkleStateManager).setStateRoot(root);
     this.emit('reorg', n, removedLogs);
@@ -1140,7 +1128,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (this.closed) return;
     this.closed = true;
     if (this.miningTimer !== undefined) clearInterval(this.miningTimer);
-    await this.serial;
+    await this.queue.idle();
     await this.kv.close();
   }
 }
@@ -1172,6 +1160,16 @@ function peekTransaction(raw: Uint8Array): {
   }
   if (type === 1) return { type, chainId: n(0), gasLimit: n(3), maxFee: n(2), maxTip: n(2) };
   return { type, chainId: n(0), gasLimit: n(4), maxFee: n(3), maxTip: n(2) };
+}
+
+/** An ethereumjs error's message without the transaction and block dump it appends. */
+function ethereumjsReason(error: Error): string {
+  return error.message.split(' (tx type')[0].replace(/ -> block number.*$/, '');
+}
+
+/** A pool row: the sender (impersonated senders cannot be recovered) and the raw transaction. */
+function poolRow(ptx: PoolTx): Uint8Array {
+  return concatBytes(ptx.sender, ptx.tx.serialize());
 }
 
 function poolKey(hash: Uint8Array): Uint8Array {

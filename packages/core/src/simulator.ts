@@ -31,6 +31,7 @@ import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
 import { LruCache } from './lru';
+import { SerialQueue } from './serialQueue';
 import { OverlayDB, stateCaches } from './stateDb';
 import type { StateDB } from './stateDb';
 import type { PoolTx } from './txPool';
@@ -76,7 +77,7 @@ const ZERO_ADDRESS = new Uint8Array(20);
 const ESTIMATE_ERROR_RATIO = 0.015;
 
 export class Simulator {
-  private serial: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private root: Uint8Array | undefined;
   private readonly contexts = new LruCache<string, Block>(64);
   private readonly precompiles: string[];
@@ -110,7 +111,7 @@ export class Simulator {
 
   /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */
   private withState<T>(root: Uint8Array, fn: () => Promise<T>): Promise<T> {
-    const run = this.serial.then(async () => {
+    return this.queue.run(async () => {
       if (this.root === undefined || !equalsBytes(this.root, root)) {
         await this.vm.stateManager.setStateRoot(root);
         this.root = root;
@@ -123,8 +124,6 @@ export class Simulator {
         this.overlay.clear();
       }
     });
-    this.serial = run.catch(() => undefined);
-    return run;
   }
 
   /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
@@ -216,7 +215,7 @@ export class Simulator {
     countLines: boolean,
     overrides: StateOverride[] = [],
   ): Promise<CallResult> {
-    const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    const gas = cappedGas(req, gasCap);
     return this.withState(root, async () => {
       await this.applyOverrides(overrides);
       const intrinsic = this.intrinsicGas(req);
@@ -242,7 +241,7 @@ export class Simulator {
     root: Uint8Array,
     gasCap: bigint,
   ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
-    const hi0 = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    const hi0 = cappedGas(req, gasCap);
     return this.withState(root, async () => {
       const intrinsic = this.intrinsicGas(req);
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
@@ -267,9 +266,7 @@ export class Simulator {
       this.counter.begin();
       const first = await attempt(hi0);
       const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
-      if (first.execResult.exceptionError !== undefined) {
-        throwIfFailed(first);
-      }
+      throwIfFailed(first);
       const used = intrinsic + first.execResult.executionGasUsed;
       let lo = used - 1n;
       let hi = hi0;
@@ -300,7 +297,7 @@ export class Simulator {
     root: Uint8Array,
     gasCap: bigint,
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
-    const gas = req.gas === undefined || req.gas > gasCap ? gasCap : req.gas;
+    const gas = cappedGas(req, gasCap);
     return this.withState(root, async () => {
       const journal = this.vm.evm.journal as unknown as {
         startReportingAccessList(): void;
@@ -353,6 +350,11 @@ export class Simulator {
       return { block: result.block, receipts: result.receipts };
     });
   }
+}
+
+/** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */
+function cappedGas(req: CallRequest, cap: bigint): bigint {
+  return req.gas === undefined || req.gas > cap ? cap : req.gas;
 }
 
 /** Decodes a revert payload: Error(string) → the string, Panic(uint256) → `panic: 0x..`, else none. */
