@@ -701,7 +701,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     // With the check in the block, the transaction is announced once the check has passed.
     if (!checkInBlock) this.emit('pendingTransaction', ptx.hash);
     if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
-      await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
+      try {
+        await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
+      } catch (e) {
+        // Not acknowledged: it must not be mined later either.
+        this.pool.remove(ptx.hash);
+        throw e;
+      }
     } else {
       await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: poolRow(ptx) }]);
     }
@@ -867,6 +873,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     ops.push(...this.store.blockOps(block, receipts));
     const removed = [...result.included, ...result.excluded.map((e) => e.ptx), ...result.dropped.map((d) => d.ptx)];
     for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
+    // The transaction just acknowledged waits for a later block (this one is full): its pool row is
+    // written with this block, so the hash the caller holds survives a restart.
+    const { submitted } = opts;
+    if (submitted !== undefined && !removed.includes(submitted))
+      ops.push({ type: 'put', key: poolKey(submitted.hash), value: poolRow(submitted) });
     const records = result.excluded.map(({ ptx, overflow }) =>
       this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number),
     );
