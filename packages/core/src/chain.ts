@@ -56,6 +56,7 @@ import {
   InvalidTimestampError,
 } from './errors';
 import { ExclusionStore } from './exclusionStore';
+import { ExecutionGuard } from './executionGuard';
 import { initFastCrypto, keccak256 } from './fastCrypto';
 import type { ExclusionRecord, RejectionStage } from './exclusionStore';
 import {
@@ -118,6 +119,8 @@ export interface ChainOptions {
   rpcLineCheck?: boolean;
   /** Count lines at all; default true. Off only to measure what counting costs. */
   lineCounting?: boolean;
+  /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
+  rpcEvmTimeoutMs?: number;
 }
 
 /** Spec, Limits: at most 10,000 results per eth_getLogs query. */
@@ -267,6 +270,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
     this.gasLimit = 0n;
     this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true);
+    // Mining runs to the end of every transaction, but lets the event loop in between slices.
+    new ExecutionGuard(vm.evm);
+    if (opts.rpcEvmTimeoutMs !== undefined) simulator.evmTimeoutMs = opts.rpcEvmTimeoutMs;
   }
 
   /** Opens (or creates) the chain. */

@@ -25,11 +25,13 @@ export type ChainErrorKind =
   | 'headerNotFound'
   | 'executionReverted'
   | 'executionHalted'
+  | 'executionTimeout'
   | 'lineLimitExceeded'
   | 'logQueryLimit'
   | 'logQueryTimeout'
   | 'invalidLimits'
-  | 'invalidGenesis';
+  | 'invalidGenesis'
+  | 'databaseOpen';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -212,6 +214,19 @@ export class ExecutionHaltedError extends ChainError {
   constructor(readonly reason: string) {
     super(reason);
   }
+}
+
+/** A simulation ran past `--rpc-evm-timeout`; geth's words (`execution aborted (timeout = 5s)`). */
+export class ExecutionTimeoutError extends ChainError {
+  readonly kind = 'executionTimeout';
+  constructor(readonly timeoutMs: number) {
+    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`);
+  }
+}
+
+/** A duration as Go prints a time.Duration, as geth's message shows it: 5s, 1.5s, 500ms. */
+function goDuration(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${ms / 1000}s`;
 }
 
 /** One module's line count for one transaction is above its limit (reference: line-counts.md). */

@@ -13,7 +13,7 @@ export type { LineCounts } from './lineCounter';
 export { LineLimits } from './lineLimits';
 export type { LineOverflow } from './lineLimits';
 export { MODULE_RULES, MODULES, NOT_MODELLED } from './lineModules';
-export { decodeRevertReason } from './simulator';
+export { decodeRevertReason, RPC_EVM_TIMEOUT_MS } from './simulator';
 export type { CallRequest, CallResult, StateOverride } from './simulator';
 export { effectiveTip, maxFeeOf, maxTipOf } from './txPool';
 export type { PoolTx } from './txPool';
