@@ -38,7 +38,9 @@ import type { BuildResult } from './blockBuilder';
 import { ChainStore } from './chainStore';
 import { NodeClock } from './clock';
 import {
+  ChainError,
   ChainIdMismatchError,
+  DatabaseOpenError,
   FeeCapTooLowError,
   GasLimitExceededError,
   HeaderNotFoundError,
@@ -283,7 +285,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       return await Chain.open(kv, opts);
     } catch (e) {
       await kv.close();
-      throw e;
+      if (opts.dataDir === undefined || e instanceof ChainError) throw e;
+      // LevelDB opened it, but what it holds is not a chain this node can read.
+      throw new DatabaseOpenError(
+        `the database in ${opts.dataDir} cannot be read as an l2devnet chain (${(e as Error).message}): move the ` +
+          'directory aside and start again to begin a new chain there, or start with another --data-dir',
+      );
     }
   }
 

@@ -273,3 +273,11 @@ export class InvalidGenesisError extends ChainError {
     super(message);
   }
 }
+
+/** The database directory cannot be opened; the message says why and what to do. */
+export class DatabaseOpenError extends ChainError {
+  readonly kind = 'databaseOpen';
+  constructor(message: string) {
+    super(message);
+  }
+}
