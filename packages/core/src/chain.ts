@@ -1033,12 +1033,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.exclusive(() => dumpState(this.stateDb, this.common, this.workingRoot));
   }
 
-  /** Replaces the head state with a dump (anvil_loadState); returns the new state root. */
+  /** Merges a dump into the head state (anvil_loadState, as Anvil); returns the new state root. */
   loadState(blob: Uint8Array): Promise<Uint8Array> {
     return this.exclusive(async () => {
       let root: Uint8Array;
       try {
-        root = await loadState(this.stateDb, this.common, blob);
+        root = await loadState(this.stateDb, this.common, blob, this.workingRoot);
       } catch (e) {
         this.stateDb.discardPending();
         throw e;
