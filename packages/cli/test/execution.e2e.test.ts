@@ -96,4 +96,17 @@ describe('a simulation that runs forever', () => {
     expect(receipt.gasUsed).toBe('0xf42400');
     expect(slowest).toBeLessThan(100);
   });
+
+  test('mining ten thousand blocks at once leaves room for other clients', async () => {
+    const before = BigInt((await rpcCall(node.url, 'eth_blockNumber')).result);
+    let finished = false;
+    const mined = rpcCall(node.url, 'anvil_mine', ['0x2710']).finally(() => {
+      finished = true;
+    });
+    const { slowest, answers } = await slowestAnswerWhile(node.url, () => finished);
+    expect((await mined).result).toBe(null);
+    expect(BigInt((await rpcCall(node.url, 'eth_blockNumber')).result)).toBe(before + 10_000n);
+    expect(answers).toBeGreaterThan(10);
+    expect(slowest).toBeLessThan(100);
+  });
 });

@@ -7,8 +7,8 @@
  * The guard wraps the opcodes every long execution must keep reaching — JUMPDEST (every loop lands
  * on one) and the call and create opcodes (every recursion goes through one) — in the EVM's own
  * opcode table. At every call or create, and every JUMPDESTS_PER_CHECK JUMPDESTs, it reads the clock:
- *  - after SLICE_MS of execution without a break it awaits a macrotask, so timers and sockets are
- *    served between slices (a block being mined yields the same way, and stays deterministic);
+ *  - when the event loop has not turned for a slice it pauses (`yieldIfBusy`), so timers and
+ *    sockets are served meanwhile (a block being mined pauses the same way, and stays deterministic);
  *  - past the deadline of a simulation (`--rpc-evm-timeout`, as geth's `--rpc.evmtimeout`) it halts
  *    the frame as out of gas, and every frame above it halts at its next guarded opcode, so the
  *    journal unwinds as for any failed call; `timedOut` tells the caller why.
@@ -16,8 +16,8 @@
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 
-/** Longest stretch of execution between two chances for the event loop to serve others. */
-export const SLICE_MS = 10;
+import { yieldIfBusy } from './eventLoop';
+
 /** JUMPDESTs between two clock reads (a clock read costs about as much as a cheap opcode). */
 const JUMPDESTS_PER_CHECK = 64;
 const JUMPDEST = 0x5b;
@@ -29,13 +29,10 @@ type OpHandler = (runState: RunState, common: unknown) => unknown;
 type OpEntry = { opcodeInfo: { isAsync: boolean }; opHandler: OpHandler };
 type EvmInternals = { _opcodeMap: (OpEntry | undefined)[] };
 
-const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export class ExecutionGuard {
   /** performance.now() after which a simulation is halted; Infinity for none. */
   private deadline = Infinity;
   private countdown = JUMPDESTS_PER_CHECK;
-  private sliceStart = 0;
   /** Whether the current execution was halted for running past its deadline. */
   timedOut = false;
 
@@ -48,8 +45,7 @@ export class ExecutionGuard {
 
   /** Starts an execution; `timeoutMs` of 0 or undefined sets no deadline. */
   begin(timeoutMs?: number): void {
-    this.sliceStart = performance.now();
-    this.deadline = timeoutMs ? this.sliceStart + timeoutMs : Infinity;
+    this.deadline = timeoutMs ? performance.now() + timeoutMs : Infinity;
     this.timedOut = false;
     this.countdown = JUMPDESTS_PER_CHECK;
   }
@@ -88,7 +84,7 @@ export class ExecutionGuard {
     evm._opcodeMap[code] = { ...entry, opcodeInfo, opHandler };
   }
 
-  /** Halts past the deadline; after SLICE_MS without a break, a pause for the event loop. */
+  /** Halts past the deadline; otherwise a pause when the event loop has waited long enough. */
   private check(runState: RunState): Promise<void> | undefined {
     if (this.timedOut) return this.halt(runState);
     const now = performance.now();
@@ -96,10 +92,7 @@ export class ExecutionGuard {
       this.timedOut = true;
       return this.halt(runState);
     }
-    if (now - this.sliceStart < SLICE_MS) return undefined;
-    return nextMacrotask().then(() => {
-      this.sliceStart = performance.now();
-    });
+    return yieldIfBusy();
   }
 
   private halt(runState: RunState): never {
