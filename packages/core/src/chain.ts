@@ -41,6 +41,7 @@ import {
   ChainError,
   ChainIdMismatchError,
   DatabaseOpenError,
+  DeniedAddressError,
   FeeCapTooLowError,
   GasLimitExceededError,
   HeaderNotFoundError,
@@ -57,6 +58,8 @@ import {
   InvalidArgumentError,
   InvalidTimestampError,
 } from './errors';
+import { ExclusionControl } from './exclusionControl';
+import type { ForcedExclusion } from './exclusionControl';
 import { ExclusionStore } from './exclusionStore';
 import { ExecutionGuard } from './executionGuard';
 import { initFastCrypto, keccak256 } from './fastCrypto';
@@ -218,6 +221,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly pool = new TxPool();
   readonly clock: NodeClock;
   readonly exclusions: ExclusionStore;
+  /** Forced exclusions and the deny list (set by tests through l2_forceExclusion, l2_setDenyList). */
+  readonly exclusionControl = new ExclusionControl();
   readonly accounts: DevAccount[];
   readonly mnemonic: string;
   lineLimits: LineLimits | undefined;
@@ -701,8 +706,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private async submitLocked(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
+    const denied = this.exclusionControl.deniedReason(tx, from);
+    if (denied !== undefined) throw new DeniedAddressError(denied);
     await this.validate(tx, from);
     const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
+    const forced = this.exclusionControl.match(ptx, 'RPC', true);
+    if (forced !== undefined) await this.refuseAtRpc(ptx, this.forcedOverflow(forced));
     const stateNonce = (await this.headAccount(from)).nonce;
     const automine = this.mining.mode === 'auto';
     const check = this.lineLimits !== undefined && this.rpcLineCheck;
@@ -760,10 +769,29 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (overflow !== undefined) await this.refuseAtRpc(ptx, overflow);
   }
 
+  /** The overflow a forced exclusion reports: its count, or the module's limit plus one. */
+  private forcedOverflow(rule: ForcedExclusion): LineOverflow {
+    const limit = this.lineLimits?.limits[rule.module] ?? 0;
+    return { module: rule.module, count: rule.count ?? limit + 1, limit };
+  }
+
+  /**
+   * Decides a pool transaction before a block runs it: dropped when its sender or recipient is
+   * denied, excluded when a forced exclusion matches (used up only when `consume`).
+   */
+  private screen(consume: boolean): (ptx: PoolTx) => { overflow: LineOverflow } | { error: Error } | undefined {
+    return (ptx) => {
+      const denied = this.exclusionControl.deniedReason(ptx.tx, ptx.sender);
+      if (denied !== undefined) return { error: new DeniedAddressError(denied) };
+      const rule = this.exclusionControl.match(ptx, 'SEQUENCER', consume);
+      return rule === undefined ? undefined : { overflow: this.forcedOverflow(rule) };
+    };
+  }
+
   /** Records a stage-RPC exclusion and throws the refusal. */
   private async refuseAtRpc(ptx: PoolTx, overflow: LineOverflow): Promise<never> {
     const error = new LineLimitExceededError(ptx.hash, overflow.module, overflow.count, overflow.limit);
-    const record = this.exclusionRecord(ptx, overflow, 'RPC', undefined, error.message);
+    const record = this.exclusionRecord(ptx, overflow, 'RPC', this.headNumber + 1n, error.message);
     await this.exclusions.put(record);
     this.emit('excluded', record);
     throw error;
@@ -773,7 +801,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     ptx: PoolTx,
     overflow: LineOverflow,
     stage: RejectionStage,
-    blockNumber: bigint | undefined,
+    /** The block being built (stage SEQUENCER) or the pending block (stage RPC). */
+    blockNumber: bigint,
     reasonMessage = new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit).message,
   ): ExclusionRecord {
     return {
@@ -782,7 +811,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       nonce: ptx.nonce,
       stage,
       reasonMessage,
-      blockNumber,
+      blockNumber: stage === 'SEQUENCER' ? blockNumber : undefined,
+      pendingBlock: blockNumber,
       timestamp: this.clock.now(),
       rawTx: ptx.tx.serialize(),
       overflows: [overflow],
@@ -860,12 +890,14 @@ export class Chain extends EventEmitter<ChainEvents> {
         candidates,
         lineCounter: this.lineCounter,
         limits: this.lineLimits,
+        screen: this.screen(true),
       });
     } catch (e) {
       await this.discardBuild();
       throw e;
     }
-    const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor);
+    // A forced SEQUENCER exclusion of the transaction just submitted is not its RPC-stage verdict.
+    const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor && e.forced !== true);
     if (refused !== undefined) {
       await this.discardBuild();
       this.pool.remove(refused.ptx.hash);
@@ -938,7 +970,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.getAccount(sender, parent.header.number)).nonce,
     );
-    return this.simulator.preview(this.workingRoot, header, candidates, this.lineLimits);
+    return this.simulator.preview(this.workingRoot, header, candidates, this.lineLimits, this.screen(false));
   }
 
   // ---------------------------------------------------------------- devnet control

@@ -31,7 +31,8 @@ export type ChainErrorKind =
   | 'logQueryTimeout'
   | 'invalidLimits'
   | 'invalidGenesis'
-  | 'databaseOpen';
+  | 'databaseOpen'
+  | 'deniedAddress';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -279,5 +280,13 @@ export class DatabaseOpenError extends ChainError {
   readonly kind = 'databaseOpen';
   constructor(message: string) {
     super(message);
+  }
+}
+
+/** The sender or recipient is on the deny list; Linea's sequencer's words. */
+export class DeniedAddressError extends ChainError {
+  readonly kind = 'deniedAddress';
+  constructor(reason: string) {
+    super(reason);
   }
 }

@@ -25,6 +25,7 @@ import { createVM, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
 import { buildBlock } from './blockBuilder';
+import type { BuildInput } from './blockBuilder';
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from './errors';
 import { ExecutionGuard } from './executionGuard';
 import { intrinsicGas } from './intrinsicGas';
@@ -363,9 +364,10 @@ export class Simulator {
     header: HeaderData,
     candidates: PoolTx[],
     limits: LineLimits | undefined,
+    screen: BuildInput['screen'],
   ): Promise<{ block: Block; receipts: Receipt[] }> {
     return this.withState(root, false, async () => {
-      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits });
+      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits, screen });
       return { block: result.block, receipts: result.receipts };
     });
   }

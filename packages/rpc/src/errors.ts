@@ -66,6 +66,7 @@ const CODES: Record<ChainErrorKind, number> = {
   invalidLimits: INVALID_PARAMS,
   invalidGenesis: INVALID_PARAMS,
   databaseOpen: SERVER_ERROR,
+  deniedAddress: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;
