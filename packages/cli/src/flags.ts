@@ -21,6 +21,7 @@ export const PRODUCTION_LIMITS = resolve(__dirname, '..', '..', '..', 'fixtures'
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 
 Usage: l2devnet [options]
+       l2devnet lines SCENARIO --snapshot FILE [--check]   line-count snapshot (l2devnet lines --help)
 
 Network
   --host HOST               address to listen on (default 127.0.0.1)

@@ -788,6 +788,15 @@ export class Chain extends EventEmitter<ChainEvents> {
     };
   }
 
+  /**
+   * The line counts a signed transaction would have as the next block's first transaction, on the
+   * head state; undefined when it cannot run there (e.g. its nonce is not the next one).
+   */
+  async transactionLineCounts(tx: TypedTransaction): Promise<LineCounts | undefined> {
+    const head = await this.headBlock();
+    return this.simulator.countTransaction(tx, this.workingRoot, this.nextHeader(head));
+  }
+
   /** Records a stage-RPC exclusion and throws the refusal. */
   private async refuseAtRpc(ptx: PoolTx, overflow: LineOverflow): Promise<never> {
     const error = new LineLimitExceededError(ptx.hash, overflow.module, overflow.count, overflow.limit);
