@@ -9,6 +9,7 @@ const counter = JSON.parse(
 ) as { bytecode: string };
 const INCREMENT = '0xd09de08a';
 const COUNT = '0x06661abd';
+const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 
 let dir: string;
 let snapshot: string;
@@ -104,12 +105,10 @@ test('a scenario step that fails names the step; --check without a snapshot says
   writeFileSync(file, JSON.stringify({ steps: [{ name: 'broken', send: { to: '$nothing' } }] }));
   const result = await runToEnd(['lines', file, '--snapshot', snapshot]);
   expect(result).toMatchObject({ code: 2, stderr: `error: scenario ${file}: no step created "$nothing"\n` });
-  writeFileSync(
-    file,
-    JSON.stringify({
-      steps: [{ name: 'reverts', call: { to: '0x' + '00'.repeat(19) + 'aa', value: '0x1', from: 9 } }],
-    }),
-  );
+  writeFileSync(file, JSON.stringify({ steps: [{ name: 'too little gas', send: { to: BOB, gas: '0x1' } }] }));
+  const refused = await runToEnd(['lines', file, '--snapshot', snapshot]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/^error: scenario .*: "too little gas": intrinsic gas too low/);
   const missing = await runToEnd(['lines', jsonScenario(), '--snapshot', snapshot, '--check']);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain(`--check: no snapshot at ${snapshot}; run without --check first`);
