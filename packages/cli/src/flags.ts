@@ -59,7 +59,8 @@ Prover line counts
                             excludes them while building blocks
 
 RPC
-  --call-from-optional      let eth_call run without "from" (the spec requires it; tools often omit it)
+  --call-from-optional      let eth_call run without "from" on /v3/<KEY> too (the spec requires it there;
+                            / and /ws never do: a call without it runs from the zero address)
   --log-query-timeout-ms N  eth_getLogs time limit (default 10000)
   --rpc-evm-timeout TIME    how long eth_call, eth_estimateGas and eth_createAccessList may run, as geth's
                             --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
