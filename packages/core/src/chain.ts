@@ -56,6 +56,7 @@ import {
   UnderpricedError,
   UnknownAccountError,
   InvalidArgumentError,
+  InvalidLimitsError,
   InvalidTimestampError,
 } from './errors';
 import { ExclusionControl } from './exclusionControl';
@@ -225,7 +226,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly exclusionControl = new ExclusionControl();
   readonly accounts: DevAccount[];
   readonly mnemonic: string;
+  /** The limits in force: the file's, or as changed at run time (setLineLimits). */
   lineLimits: LineLimits | undefined;
+  /** The limits the node started with, which resetLineLimits restores. */
+  private readonly fileLineLimits: LineLimits | undefined;
   rpcLineCheck: boolean;
   mining: MiningMode;
   readonly finalizedDepth: bigint;
@@ -268,7 +272,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.exclusions = new ExclusionStore(kv, () => this.clock.now());
     this.mnemonic = persisted.mnemonic;
     this.accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
-    this.lineLimits = opts.lineLimits;
+    this.lineLimits = this.fileLineLimits = opts.lineLimits;
     this.rpcLineCheck = opts.rpcLineCheck ?? true;
     this.mining = opts.mining ?? { mode: 'auto' };
     this.finalizedDepth = opts.finalizedDepth ?? 64n;
@@ -826,6 +830,22 @@ export class Chain extends EventEmitter<ChainEvents> {
       rawTx: ptx.tx.serialize(),
       overflows: [overflow],
     };
+  }
+
+  /** Changes some modules' limits until the next reset (l2_setLineLimits); from the next check on. */
+  setLineLimits(changes: Record<string, number>): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.lineLimits === undefined)
+        throw new InvalidLimitsError('line-count checks are off: there are no limits to change');
+      this.lineLimits = this.lineLimits.with(changes);
+    });
+  }
+
+  /** Restores the limits the node started with (l2_resetLineLimits). */
+  resetLineLimits(): Promise<void> {
+    return this.exclusive(async () => {
+      this.lineLimits = this.fileLineLimits;
+    });
   }
 
   // ---------------------------------------------------------------- mining

@@ -314,3 +314,20 @@ export const exclusionFilter: Parser<ExclusionFilter> = (value, slot) => {
     stage: member(o, 'stage', stage, slot),
   };
 };
+
+/** l2_setLineLimits' changes: `{ MODULE: limit }`, each limit a number or a hex quantity below 2^53. */
+export const lineLimitChanges: Parser<Record<string, number>> = (value, slot) => {
+  const o = object(value, slot);
+  const out: Record<string, number> = {};
+  for (const [key, v] of Object.entries(o)) {
+    const at = { position: slot.position, name: `${slot.name}.${key}` };
+    lineModule(key, { position: slot.position, name: `${slot.name} key` });
+    out[key] =
+      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+        ? v
+        : typeof v === 'string'
+          ? smallQuantity(v, at)
+          : fail(at, 'a limit: an integer of at least 0 or a hex quantity', v);
+  }
+  return out;
+};

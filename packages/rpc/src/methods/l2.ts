@@ -2,7 +2,16 @@
 import { formatExclusion, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, withDefault } from '../method';
-import { address, arrayOf, blockRef, callObject, exclusionFilter, exclusionRule, hash } from '../params';
+import {
+  address,
+  arrayOf,
+  blockRef,
+  callObject,
+  exclusionFilter,
+  exclusionRule,
+  hash,
+  lineLimitChanges,
+} from '../params';
 import { stateBlock } from './resolve';
 import { SUGGESTED_TIP } from '@l2devnet/core';
 
@@ -34,6 +43,20 @@ export const l2Methods: Record<string, Method> = {
   /** l2_estimateGas: gas, base fee and tip; refuses a call whose line count overflows a module. */
   l2_estimateGas: estimate,
   linea_estimateGas: estimate,
+
+  // Limits that tests change at run time.
+  /** l2_setLineLimits({ MODULE: limit, ... }): changes those modules' limits until l2_resetLineLimits. */
+  l2_setLineLimits: method([required('limits', lineLimitChanges)], async ({ chain }, changes) => {
+    await chain.setLineLimits(changes);
+    return true;
+  }),
+  /** l2_resetLineLimits: the limits of the limits file again. */
+  l2_resetLineLimits: method([], async ({ chain }) => {
+    await chain.resetLineLimits();
+    return true;
+  }),
+  /** l2_getLineLimits: the limits in force, per module; null when line-count checks are off. */
+  l2_getLineLimits: method([], ({ chain }) => (chain.lineLimits === undefined ? null : { ...chain.lineLimits.limits })),
 
   // Exclusion control for test suites.
   /** l2_forceExclusion(rule): the next transaction matching the rule is excluded at its stage; returns the rule's id. */

@@ -148,3 +148,38 @@ describe('exclusion records by block range, and as they happen', () => {
     expect(seen).toEqual(all);
   });
 });
+
+describe('line limits changed at run time', () => {
+  test('l2_setLineLimits lowers a module until l2_resetLineLimits restores the file limits', async () => {
+    expect(await t.call('l2_setLineLimits', { ADD: 1, MUL: '0x10' })).toBe(true);
+    expect(await t.call('l2_getLineLimits')).toEqual({ ...PRODUCTION.limits, ADD: 1, MUL: 16 });
+    // With its gas given, nothing estimates it first: the RPC-stage check refuses it.
+    const refused = await t.fail('eth_sendTransaction', { from: ALICE, to: contract, data: INCREMENT, gas: '0x30000' });
+    expect(refused.code).toBe(-32000);
+    const m = /^Transaction 0x[0-9a-f]{64} line count for module ADD=(\d+) is above the limit 1$/.exec(refused.message);
+    expect(Number(m?.[1])).toBeGreaterThan(1);
+    expect(await t.call('l2_getExclusionCount', { stage: 'RPC' })).toBe('0x1');
+    // The estimate runs the same check.
+    expect((await t.fail('linea_estimateGas', { from: ALICE, to: contract, data: INCREMENT })).message).toMatch(
+      /^Transaction line count for module ADD=\d+ is above the limit 1$/,
+    );
+    expect(await t.call('l2_resetLineLimits')).toBe(true);
+    expect(await t.call('l2_getLineLimits')).toEqual(PRODUCTION.limits);
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: contract, data: INCREMENT });
+    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
+  });
+
+  test.each([
+    [{ NOPE: 1 }, 'param 1 (limits key) must be a module of the limits file; got "NOPE"'],
+    [{ ADD: -1 }, 'param 1 (limits.ADD) must be a limit: an integer of at least 0 or a hex quantity; got -1'],
+    [{ ADD: 1.5 }, 'param 1 (limits.ADD) must be a limit: an integer of at least 0 or a hex quantity; got 1.5'],
+    [
+      { ADD: `0x${'f'.repeat(20)}` },
+      `param 1 (limits.ADD) must be a hex quantity below 2^53; got "0x${'f'.repeat(20)}"`,
+    ],
+    [[], 'param 1 (limits) must be an object; got []'],
+  ])('bad limits %j are refused with -32602 and change nothing', async (limits, message) => {
+    expect(await t.fail('l2_setLineLimits', limits)).toEqual({ code: -32602, message: `invalid params: ${message}` });
+    expect(await t.call('l2_getLineLimits')).toEqual(PRODUCTION.limits);
+  });
+});
