@@ -46,7 +46,10 @@ describe('a simulation that runs forever', () => {
   });
   afterAll(async () => {
     node.child.kill('SIGTERM');
+    // Should a test have left it running something long, it must not outlive the run.
+    const stuck = setTimeout(() => node.child.kill('SIGKILL'), 5_000);
     await node.exited;
+    clearTimeout(stuck);
     rmSync(dir, { recursive: true, force: true });
   });
 
