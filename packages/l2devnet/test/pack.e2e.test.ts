@@ -151,19 +151,20 @@ console.log('flow ok');
 test('a jest suite gets a devnet per file from l2devnet/testing, reverted after each test', async () => {
   writeFileSync(
     join(project, 'devnet.test.js'),
-    `const { useDevnet } = require('l2devnet/testing');
+    // The README's jest example.
+    `const { BrowserProvider, parseEther } = require('ethers');
+const { useDevnet } = require('l2devnet/testing');
 
-const BOB = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const devnet = useDevnet();
-const balance = () => devnet.provider.request({ method: 'eth_getBalance', params: [BOB, 'latest'] });
+const provider = new BrowserProvider(devnet.provider, undefined, { cacheTimeout: -1 }); // no stale reads
 
-test('a test changes the state', async () => {
-  await devnet.provider.request({ method: 'anvil_setBalance', params: [BOB, '0x1'] });
-  expect(await balance()).toBe('0x1');
+test('a transfer', async () => {
+  const [alice, bob] = devnet.accounts;
+  await (await provider.getSigner(alice.address)).sendTransaction({ to: bob.address, value: parseEther('1') });
+  expect(await provider.getBalance(bob.address)).toBe(parseEther('10001'));
 });
-
-test('the next one starts from the state before it', async () => {
-  expect(await balance()).toBe('0x21e19e0c9bab2400000');
+test('starts again from before the last test', async () => {
+  expect(await provider.getBalance(devnet.accounts[1].address)).toBe(parseEther('10000'));
 });
 `,
   );
