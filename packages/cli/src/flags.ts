@@ -11,13 +11,13 @@ import {
   DEFAULT_GAS_LIMIT,
   DEFAULT_HARDFORK,
   DEFAULT_MNEMONIC,
-  FIXTURES_DIR,
   LineLimits,
+  PRODUCTION_LIMITS,
   SUPPORTED_HARDFORKS,
 } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 
-export const PRODUCTION_LIMITS = resolve(FIXTURES_DIR, 'limits', 'production.toml');
+export { PRODUCTION_LIMITS };
 
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 

@@ -10,3 +10,6 @@ import { join } from 'node:path';
 export const FIXTURES_DIR =
   [join(__dirname, '..', 'fixtures'), join(__dirname, '..', '..', '..', 'fixtures')].find((dir) => existsSync(dir)) ??
   join(__dirname, '..', '..', '..', 'fixtures');
+
+/** The production line limits, the default of `--limits` and of createDevnet's `limits`. */
+export const PRODUCTION_LIMITS = join(FIXTURES_DIR, 'limits', 'production.toml');

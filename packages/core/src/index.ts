@@ -5,7 +5,7 @@ export type { AccountProof, AccountState, ChainOptions, ChainTransaction, Mining
 export { effectiveGasPrice } from './blockBuilder';
 export { NodeClock } from './clock';
 export * from './errors';
-export { FIXTURES_DIR } from './fixtures';
+export { FIXTURES_DIR, PRODUCTION_LIMITS } from './fixtures';
 export { EXCLUSION_RETENTION_MS, ExclusionStore } from './exclusionStore';
 export type { ExclusionRecord, RejectionStage } from './exclusionStore';
 export { DEFAULT_BALANCE, DEFAULT_CHAIN_ID, DEFAULT_GAS_LIMIT, DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from './genesis';

@@ -11,8 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
-import { PRODUCTION_LIMITS } from '@l2devnet/cli';
-import { Chain, LineLimits, SUPPORTED_HARDFORKS } from '@l2devnet/core';
+import { Chain, LineLimits, PRODUCTION_LIMITS, SUPPORTED_HARDFORKS } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 import { createProvider, createRpc } from '@l2devnet/rpc';
 

@@ -111,6 +111,7 @@ test('createDevnet drives ethers and viem from an ES module', async () => {
   writeFileSync(
     join(project, 'flow.mjs'),
     `import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { createDevnet } from 'l2devnet';
 import { BrowserProvider, parseEther } from 'ethers';
 import { createPublicClient, createTestClient, custom } from 'viem';
@@ -120,6 +121,9 @@ const BOB = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const CAROL = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const devnet = await createDevnet();
 assert.equal(devnet.url, undefined);
+// Not listening, so the native HTTP server was never loaded.
+const loaded = Object.keys(createRequire(import.meta.url).cache);
+assert.deepEqual(loaded.filter((m) => m.includes('uWebSockets.js')), []);
 try {
 
 // ethers: a transfer the node signs for its dev account.
