@@ -200,7 +200,7 @@ function chainOptions(opts: DevnetOptions): ChainOptions {
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const chain = await Chain.create(chainOptions(opts));
-  // An interval block that fails to build is reported here; unheard, the 'error' event would throw.
+  // An interval block that fails to build is reported through `log`, as the command does.
   chain.on('error', (e) => log(`mining error: ${e.stack ?? e.message}`));
   // The spec's rule that eth_call needs `from` is for the hosted API, not for code in this process.
   const rpc = createRpc(chain, { requireCallFrom: false });
