@@ -17,7 +17,7 @@ const config: Config = {
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure)/).*/node_modules/'],
   moduleNameMapper: {
-    '^@l2devnet/(core|rpc|server)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@l2devnet/(core|rpc|server|cli)$': '<rootDir>/packages/$1/src/index.ts',
     // ethereumjs exposes its TypeScript sources under a `typescript` export condition; use the build.
     '^@ethereumjs/([a-z]+)$': '<rootDir>/node_modules/@ethereumjs/$1/dist/cjs/index.js',
   },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /** The command-line tests run the built, bundled command: build it first (tsc is incremental). */
 export default function globalSetup(): void {
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'packages/cli'], {
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'packages/l2devnet'], {
     cwd: __dirname,
     stdio: 'inherit',
   });

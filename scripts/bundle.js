@@ -1,44 +1,63 @@
 #!/usr/bin/env node
 /**
- * Bundles the l2devnet command into one file (packages/cli/dist/l2devnet.js) and writes a V8 code
- * cache for it. Loading ~400 modules one by one, half of them ES modules required from CommonJS,
- * costs more than the whole start-up budget (300 ms); one pre-compiled file costs a fraction.
- * Native modules stay external. Runs from `npm run build` and `prepare` (so after `npm ci`).
- *
- * The bundle sits in packages/<pkg>/dist like every package's build, so `__dirname`-relative
- * paths (fixtures/) resolve the same.
+ * Builds the l2devnet package (packages/l2devnet), the one that `npm pack` ships:
+ * - dist/l2devnet.js, the command (packages/cli) in one file, with a V8 code cache beside it.
+ *   Loading ~400 modules one by one, half of them ES modules required from CommonJS, costs more
+ *   than the whole start-up budget (300 ms); one pre-compiled file costs a fraction.
+ * - dist/index.js, the library (packages/l2devnet/src/index.ts), and dist/testing.js, the
+ *   test-runner helpers, which require ./index.js rather than carry a second copy.
+ * - fixtures/, the data files the node reads (credits table, limits files), copied from the
+ *   repository's fixtures/ so the package carries them (see packages/core/src/fixtures.ts).
+ * Every workspace package and pure-JS dependency is bundled, so an installed package needs only
+ * the native modules, which stay external and are its declared dependencies. Runs from
+ * `npm run build` and `prepare` (so after `npm ci`), after `tsc -b packages/l2devnet`.
  */
 'use strict';
 const { spawn } = require('node:child_process');
+const { cpSync, mkdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const esbuild = require('esbuild-wasm');
 
 const root = join(__dirname, '..');
-const outfile = join(root, 'packages', 'cli', 'dist', 'l2devnet.js');
+const pkg = join(root, 'packages', 'l2devnet');
+const dist = join(pkg, 'dist');
 
-esbuild.buildSync({
-  entryPoints: [join(root, 'packages', 'cli', 'dist', 'main.js')],
-  outfile,
+rmSync(join(pkg, 'fixtures'), { recursive: true, force: true });
+mkdirSync(join(pkg, 'fixtures'), { recursive: true });
+cpSync(join(root, 'fixtures', 'credits.json'), join(pkg, 'fixtures', 'credits.json'));
+cpSync(join(root, 'fixtures', 'limits'), join(pkg, 'fixtures', 'limits'), { recursive: true });
+
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
   minifyWhitespace: true,
-  external: ['uWebSockets.js', 'classic-level', 'secp256k1'],
+  external: ['uWebSockets.js', 'level', 'classic-level', 'secp256k1'],
   logLevel: 'warning',
+};
+esbuild.buildSync({
+  ...common,
+  entryPoints: {
+    l2devnet: join(root, 'packages', 'cli', 'dist', 'main.js'),
+    index: join(pkg, 'src', 'index.ts'),
+  },
+  outdir: dist,
+});
+esbuild.buildSync({
+  ...common,
+  entryPoints: [join(pkg, 'src', 'testing.ts')],
+  outfile: join(dist, 'testing.js'),
+  external: [...common.external, './index'],
 });
 
-// A start-up of the bundled command writes its code cache (see packages/cli/bin/l2devnet.js): an
-// in-memory node on a free port, stopped as soon as it is ready.
-const child = spawn(
-  process.execPath,
-  [join(root, 'packages', 'cli', 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'],
-  {
-    env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
+// A start-up of the bundled command writes its code cache (see packages/l2devnet/bin/l2devnet.js):
+// an in-memory node on a free port, stopped as soon as it is ready.
+const child = spawn(process.execPath, [join(pkg, 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'], {
+  env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let out = '';
 const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
 let stopped = false;

@@ -12,7 +12,7 @@ const { join } = require('node:path');
 
 const WebSocket = require('ws');
 
-const BIN = join(__dirname, '..', '..', 'packages', 'cli', 'bin', 'l2devnet.js');
+const BIN = join(__dirname, '..', '..', 'packages', 'l2devnet', 'bin', 'l2devnet.js');
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 

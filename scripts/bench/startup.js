@@ -5,7 +5,7 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-const BIN = join(__dirname, '..', '..', 'packages', 'cli', 'bin', 'l2devnet.js');
+const BIN = join(__dirname, '..', '..', 'packages', 'l2devnet', 'bin', 'l2devnet.js');
 
 function once(args) {
   return new Promise((resolve, reject) => {

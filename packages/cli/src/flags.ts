@@ -12,11 +12,12 @@ import {
   DEFAULT_HARDFORK,
   DEFAULT_MNEMONIC,
   LineLimits,
+  PRODUCTION_LIMITS,
   SUPPORTED_HARDFORKS,
 } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 
-export const PRODUCTION_LIMITS = resolve(__dirname, '..', '..', '..', 'fixtures', 'limits', 'production.toml');
+export { PRODUCTION_LIMITS };
 
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 

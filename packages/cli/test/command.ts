@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-export const BIN = join(__dirname, '..', 'bin', 'l2devnet.js');
+export const BIN = join(__dirname, '..', '..', 'l2devnet', 'bin', 'l2devnet.js');
 
 export interface RunningCommand {
   child: ChildProcess;

@@ -5,6 +5,7 @@ export type { AccountProof, AccountState, ChainOptions, ChainTransaction, Mining
 export { effectiveGasPrice } from './blockBuilder';
 export { NodeClock } from './clock';
 export * from './errors';
+export { FIXTURES_DIR, PRODUCTION_LIMITS } from './fixtures';
 export { EXCLUSION_RETENTION_MS, ExclusionStore } from './exclusionStore';
 export type { ExclusionFilter, ExclusionRecord, RejectionStage } from './exclusionStore';
 export { ExclusionControl } from './exclusionControl';

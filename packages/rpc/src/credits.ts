@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const CREDITS_FILE = join(__dirname, '..', '..', '..', 'fixtures', 'credits.json');
+import { FIXTURES_DIR } from '@l2devnet/core';
+
+export const CREDITS_FILE = join(FIXTURES_DIR, 'credits.json');
 
 interface CreditsFile {
   default: number;

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Starts the bundled command (dist/l2devnet.js, see scripts/bundle.js) through V8's code cache,
- * or the unbundled build when there is no bundle.
+ * Starts the bundled command (dist/l2devnet.js, see scripts/bundle.js) through V8's code cache
+ * (rejected, and so unused, by a Node other than the one that wrote it), or, in the repository
+ * before bundling, the command's unbundled build.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,7 +17,7 @@ let source;
 try {
   source = fs.readFileSync(bundle, 'utf8');
 } catch {
-  require('../dist/main.js');
+  require('../../cli/dist/main.js');
   return;
 }
 let cachedData;

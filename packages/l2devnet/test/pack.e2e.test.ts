@@ -1,0 +1,218 @@
+/**
+ * The package as a user gets it: `npm pack` turns packages/l2devnet into a tarball (globalSetup has
+ * built it), `npm i` installs that tarball into a fresh project, and there the command, the library
+ * (with ethers and viem, from an ES module), the test helpers (in a jest suite) and the types
+ * (under tsc) are used as a user would. The tarball and its native dependencies are installed for
+ * real; the client libraries, jest and tsc are this repository's, linked in or run from here, which
+ * keeps the test fast and off the network.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..', '..');
+const PKG = join(__dirname, '..');
+const version = (JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** npm run from the test command passes its own settings down as npm_* variables; a user's npm has none. */
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+
+let dir: string;
+let project: string;
+
+async function node(args: string[], cwd = project): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, args, { cwd, env, timeout: 60_000 });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'l2devnet-pack-'));
+  project = join(dir, 'project');
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PKG, env });
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  expect(packed.files.map((f) => f.path).sort()).toEqual([
+    'bin/l2devnet.js',
+    'dist/index.d.ts',
+    'dist/index.js',
+    'dist/l2devnet.js',
+    'dist/l2devnet.js.cache',
+    'dist/testing.d.ts',
+    'dist/testing.js',
+    'fixtures/credits.json',
+    'fixtures/limits/production.toml',
+    'fixtures/limits/tiny.toml',
+    'package.json',
+  ]);
+  await run('mkdir', [project]);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  await run('npm', ['i', '--no-audit', '--no-fund', '--prefer-offline', join(dir, packed.filename)], {
+    cwd: project,
+    env,
+    timeout: 170_000,
+  });
+  for (const lib of ['ethers', 'viem', 'jest']) {
+    symlinkSync(join(ROOT, 'node_modules', lib), join(project, 'node_modules', lib), 'dir');
+  }
+}, 180_000);
+
+afterAll(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+test('declares the native modules it leaves out of its bundles, as the workspaces do', () => {
+  const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'l2devnet', 'package.json'), 'utf8'));
+  const declared = (p: string) =>
+    JSON.parse(readFileSync(join(ROOT, 'packages', p, 'package.json'), 'utf8')).dependencies;
+  expect(installed.dependencies).toEqual({
+    level: declared('core').level,
+    secp256k1: declared('core').secp256k1,
+    'uWebSockets.js': declared('server')['uWebSockets.js'],
+  });
+});
+
+test('npx l2devnet --version prints the version', async () => {
+  const { stdout } = await run('npx', ['--no', '--', 'l2devnet', '--version'], { cwd: project, env });
+  expect(stdout).toBe(`l2devnet v${version}\n`);
+});
+
+test('the installed command serves JSON-RPC with the limits file the package ships', async () => {
+  const child = spawn(join(project, 'node_modules', '.bin', 'l2devnet'), ['--in-memory', '--port', '0'], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /Listening on (\S+):(\d+)/.exec(out);
+        if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
+      });
+      void exited.then((code) => reject(new Error(`exited with ${code} before its ready line:\n${out}`)));
+    });
+    expect(out).toContain(join(project, 'node_modules', 'l2devnet', 'fixtures', 'limits', 'production.toml'));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+});
+
+test('createDevnet drives ethers and viem from an ES module', async () => {
+  writeFileSync(
+    join(project, 'flow.mjs'),
+    `import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { createDevnet } from 'l2devnet';
+import { BrowserProvider, parseEther } from 'ethers';
+import { createPublicClient, createTestClient, custom } from 'viem';
+import { foundry } from 'viem/chains';
+
+const BOB = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const CAROL = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const devnet = await createDevnet();
+assert.equal(devnet.url, undefined);
+// Not listening, so the native HTTP server was never loaded.
+const loaded = Object.keys(createRequire(import.meta.url).cache);
+assert.deepEqual(loaded.filter((m) => m.includes('uWebSockets.js')), []);
+try {
+
+// ethers: a transfer the node signs for its dev account.
+const signer = await new BrowserProvider(devnet.provider).getSigner(devnet.accounts[0].address);
+await (await signer.sendTransaction({ to: BOB, value: parseEther('1') })).wait();
+
+// viem: balance, eth_call without from (code returning CALLER), snapshot and revert.
+const publicClient = createPublicClient({ chain: foundry, transport: custom(devnet.provider) });
+const testClient = createTestClient({ chain: foundry, mode: 'anvil', transport: custom(devnet.provider) });
+assert.equal(await publicClient.getBalance({ address: BOB }), parseEther('10001'));
+await testClient.setCode({ address: CAROL, bytecode: '0x3360005260206000f3' });
+assert.equal((await publicClient.call({ to: CAROL })).data, '0x' + '0'.repeat(64));
+const id = await testClient.snapshot();
+await testClient.setBalance({ address: BOB, value: 1n });
+assert.equal(await publicClient.getBalance({ address: BOB }), 1n);
+await testClient.revert({ id });
+assert.equal(await publicClient.getBalance({ address: BOB }), parseEther('10001'));
+} finally {
+  // What \`await using\` calls (a syntax Node 20 lacks).
+  await devnet[Symbol.asyncDispose]();
+}
+console.log('flow ok');
+`,
+  );
+  const { stdout } = await node(['flow.mjs']);
+  expect(stdout).toBe('flow ok\n');
+});
+
+test('a jest suite gets a devnet per file from l2devnet/testing, reverted after each test', async () => {
+  writeFileSync(
+    join(project, 'devnet.test.js'),
+    // The README's jest example.
+    `const { BrowserProvider, parseEther } = require('ethers');
+const { useDevnet } = require('l2devnet/testing');
+
+const devnet = useDevnet();
+const provider = new BrowserProvider(devnet.provider, undefined, { cacheTimeout: -1 }); // no stale reads
+
+test('a transfer', async () => {
+  const [alice, bob] = devnet.accounts;
+  await (await provider.getSigner(alice.address)).sendTransaction({ to: bob.address, value: parseEther('1') });
+  expect(await provider.getBalance(bob.address)).toBe(parseEther('10001'));
+});
+test('starts again from before the last test', async () => {
+  expect(await provider.getBalance(devnet.accounts[1].address)).toBe(parseEther('10000'));
+});
+`,
+  );
+  writeFileSync(join(project, 'jest.config.json'), JSON.stringify({ testEnvironment: 'node', transform: {} }));
+  const { stderr } = await node([join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci']);
+  expect(stderr).toContain('Tests:       2 passed, 2 total');
+});
+
+test('the types stand alone: a strict TypeScript user compiles against them', async () => {
+  writeFileSync(
+    join(project, 'use.ts'),
+    `import { createDevnet } from 'l2devnet';
+import type { Devnet, DevnetOptions } from 'l2devnet';
+import { useDevnet } from 'l2devnet/testing';
+
+const options: DevnetOptions = { chainId: 59141, balance: '0.5', listen: { port: 0 }, rpcEvmTimeout: '2s' };
+export async function main(): Promise<string | undefined> {
+  await using devnet: Devnet = await createDevnet(options);
+  const chainId = (await devnet.provider.request({ method: 'eth_chainId' })) as string;
+  const address: \`0x\${string}\` = devnet.accounts[0].address;
+  return \`\${chainId} \${address} \${devnet.chain.headNumber + 1n} \${devnet.url}\`;
+}
+export const perFile = (hooks: Parameters<typeof useDevnet>[1]) => useDevnet({ mining: false }, hooks);
+`,
+  );
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        lib: ['es2022', 'esnext.disposable'],
+        module: 'node16',
+        types: [],
+      },
+      files: ['use.ts'],
+    }),
+  );
+  // tsc reports on stdout; a failure shows what it said.
+  await node([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']).catch(
+    (e: { stdout: string }) => {
+      throw new Error(e.stdout);
+    },
+  );
+});
