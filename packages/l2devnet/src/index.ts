@@ -202,8 +202,9 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const chain = await Chain.create(chainOptions(opts));
   // An interval block that fails to build is reported through `log`, as the command does.
   chain.on('error', (e) => log(`mining error: ${e.stack ?? e.message}`));
-  // The spec's rule that eth_call needs `from` is for the hosted API, not for code in this process.
-  const rpc = createRpc(chain, { requireCallFrom: false });
+  // The spec's rule that eth_call needs `from` holds on the hosted-API paths (/v3/<KEY>) only: the
+  // provider, `/` and `/ws` let a call without it run from the zero address.
+  const rpc = createRpc(chain);
   let server: { url: string; wsUrl: string; close(): Promise<void> } | undefined;
   try {
     if (opts.listen !== undefined && opts.listen !== false) {
