@@ -23,6 +23,16 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.to
 let dir: string;
 let project: string;
 
+/** The code block of README.md marked `<!-- example: NAME -->`: the README's examples run as written. */
+function readmeExample(name: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = new RegExp(`<!-- example: ${name.replace(/\./g, '\\.')} -->\\n\\n?\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\n`).exec(
+    readme,
+  );
+  if (m === null) throw new Error(`README.md has no example ${name}`);
+  return m[1];
+}
+
 async function node(args: string[], cwd = project): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, args, { cwd, env, timeout: 60_000 });
 }
@@ -52,7 +62,7 @@ beforeAll(async () => {
     env,
     timeout: 170_000,
   });
-  for (const lib of ['ethers', 'viem', 'jest']) {
+  for (const lib of ['ethers', 'viem', 'jest', 'mocha']) {
     symlinkSync(join(ROOT, 'node_modules', lib), join(project, 'node_modules', lib), 'dir');
   }
 }, 180_000);
@@ -153,25 +163,7 @@ console.log('flow ok');
 });
 
 test('a jest suite gets a devnet per file from l2devnet/testing, reverted after each test', async () => {
-  writeFileSync(
-    join(project, 'devnet.test.js'),
-    // The README's jest example.
-    `const { BrowserProvider, parseEther } = require('ethers');
-const { useDevnet } = require('l2devnet/testing');
-
-const devnet = useDevnet();
-const provider = new BrowserProvider(devnet.provider, undefined, { cacheTimeout: -1 }); // no stale reads
-
-test('a transfer', async () => {
-  const [alice, bob] = devnet.accounts;
-  await (await provider.getSigner(alice.address)).sendTransaction({ to: bob.address, value: parseEther('1') });
-  expect(await provider.getBalance(bob.address)).toBe(parseEther('10001'));
-});
-test('starts again from before the last test', async () => {
-  expect(await provider.getBalance(devnet.accounts[1].address)).toBe(parseEther('10000'));
-});
-`,
-  );
+  writeFileSync(join(project, 'devnet.test.js'), readmeExample('jest'));
   writeFileSync(join(project, 'jest.config.json'), JSON.stringify({ testEnvironment: 'node', transform: {} }));
   const { stderr } = await node([join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci']);
   expect(stderr).toContain('Tests:       2 passed, 2 total');
@@ -215,4 +207,31 @@ export const perFile = (hooks: Parameters<typeof useDevnet>[1]) => useDevnet({ m
       throw new Error(e.stdout);
     },
   );
+});
+
+describe("the README's examples, run as written", () => {
+  test.each(['library', 'exclusions', 'proofs'])('%s', async (name) => {
+    writeFileSync(join(project, `${name}.mjs`), readmeExample(name));
+    const { stdout } = await node([`${name}.mjs`]);
+    if (name === 'proofs') expect(stdout).toBe('0x0 0x0\n0x1 0x1\n');
+  });
+
+  test('mocha', async () => {
+    writeFileSync(join(project, 'balances.spec.js'), readmeExample('mocha'));
+    const { stdout } = await node([join(project, 'node_modules', 'mocha', 'bin', 'mocha.js'), 'balances.spec.js']);
+    expect(stdout).toContain('1 passing');
+  });
+
+  test('the line-count snapshot commands', async () => {
+    writeFileSync(join(project, 'scenario.json'), readmeExample('scenario.json'));
+    for (const line of readmeExample('lines.sh').trim().split('\n')) {
+      const [cmd, ...args] = line.split(' ');
+      const { stdout } = await run(cmd, args, { cwd: project, env });
+      expect(stdout).toMatch(/^(wrote the line counts of 2 calls and transactions|line counts match)/);
+    }
+    expect(Object.keys(JSON.parse(readFileSync(join(project, 'lines.json'), 'utf8')))).toEqual([
+      'sha256 of a word',
+      'transfer',
+    ]);
+  });
 });
