@@ -17,10 +17,40 @@ export interface ParamSlot {
 
 export type Parser<T> = (value: unknown, slot: ParamSlot) => T;
 
+/** Longest description of a bad value in a message. */
+const DESCRIBE_CHARS = 80;
+
+/**
+ * A bad value as JSON, cut at DESCRIBE_CHARS. Written out piece by piece and never deeper than the
+ * cut needs, so a value nested a million levels deep costs no more than a flat one.
+ */
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const json = JSON.stringify(value);
-  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  let out = '';
+  const write = (v: unknown): void => {
+    if (out.length > DESCRIBE_CHARS) return;
+    if (Array.isArray(v)) {
+      out += '[';
+      v.forEach((item, i) => {
+        if (out.length > DESCRIBE_CHARS) return;
+        if (i > 0) out += ',';
+        write(item);
+      });
+      out += ']';
+    } else if (typeof v === 'object' && v !== null) {
+      out += '{';
+      Object.entries(v).forEach(([k, item], i) => {
+        if (out.length > DESCRIBE_CHARS) return;
+        out += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:`;
+        write(item);
+      });
+      out += '}';
+    } else {
+      out += JSON.stringify(v) ?? 'null';
+    }
+  };
+  write(value);
+  return out.length > DESCRIBE_CHARS ? `${out.slice(0, DESCRIBE_CHARS - 3)}...` : out;
 }
 
 export function fail(slot: ParamSlot, expected: string, value: unknown): never {

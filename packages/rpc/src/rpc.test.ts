@@ -185,6 +185,25 @@ describe('JSON-RPC envelope', () => {
     expect(error.message).toMatch(/the "safe" tag is not supported by this method; use "finalized"$/);
   });
 
+  test('deeply nested params are invalid params, as shallow ones are', async () => {
+    const nested = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown[];
+    const error = await t.fail('eth_getBalance', nested, 'latest');
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe(
+      `invalid params: param 1 (address) must be a 20-byte hex address; got ${'['.repeat(77)}...`,
+    );
+    // Nested objects too, and a whole body nested that deep.
+    const deepObject = JSON.parse(`${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`) as unknown;
+    expect((await t.fail('eth_getBalance', ALICE, deepObject)).code).toBe(-32602);
+    expect(await t.rpc.handleText(`[${'['.repeat(100_000)}${']'.repeat(100_000)}]`)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'invalid request: expected a JSON-RPC request object' },
+      },
+    ]);
+  });
+
   test('unknown methods name the method', async () => {
     expect(await t.fail('eth_doesNotExist')).toEqual({
       code: -32601,

@@ -392,3 +392,58 @@ describe('filters', () => {
     });
   });
 });
+
+describe('values no chain can hold', () => {
+  const U64 = 1n << 64n;
+  const hexOf = (n: bigint) => `0x${n.toString(16)}`;
+  test.each([
+    [
+      'evm_setNextBlockTimestamp',
+      [hexOf(U64)],
+      'param 1 (timestamp) must be below 2^64 (a block timestamp is a uint64)',
+    ],
+    ['evm_mine', [hexOf(U64)], 'param 1 (options) must be below 2^64 (a block timestamp is a uint64)'],
+    [
+      'evm_mine',
+      [{ timestamp: hexOf(U64), blocks: 1 }],
+      'param 1 (options.timestamp) must be below 2^64 (a block timestamp is a uint64)',
+    ],
+    ['anvil_mine', ['0x2', hexOf(U64)], 'param 2 (interval) must be below 2^64 (a block timestamp is a uint64)'],
+    ['anvil_setNonce', [ALICE, hexOf(U64 - 1n)], 'param 2 (nonce) must be below 2^64-1 (EIP-2681)'],
+    ['hardhat_setNonce', [ALICE, hexOf(U64)], 'param 2 (nonce) must be below 2^64-1 (EIP-2681)'],
+    ['evm_setAccountNonce', [ALICE, hexOf(U64)], 'param 2 (nonce) must be below 2^64-1 (EIP-2681)'],
+    ['evm_setBlockGasLimit', [hexOf(1n << 63n)], 'param 1 (gasLimit) must be below 2^63 (EIP-1985: at most 2^63-1)'],
+  ])('%s %j is refused with -32602 naming the bound, and changes nothing', async (method, params, message) => {
+    const head = await t.call<{ hash: string; timestamp: string }>('eth_getBlockByNumber', 'latest', false);
+    const nonce = await t.call('eth_getTransactionCount', ALICE, 'latest');
+    const error = await t.fail(method, ...params);
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(new RegExp(`^invalid params: ${message.replace(/[()^]/g, '\\$&')}; got `));
+    expect((await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false)).hash).toBe(head.hash);
+    expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe(nonce);
+  });
+
+  test('the largest values that fit are taken', async () => {
+    expect(await t.call('anvil_setNonce', ALICE, hexOf(U64 - 2n))).toBeNull();
+    expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe(hexOf(U64 - 2n));
+    expect(await t.call('evm_setBlockGasLimit', hexOf((1n << 63n) - 1n))).toBe(true);
+    expect(await t.call('evm_setNextBlockTimestamp', hexOf(U64 - 1n))).toBeNull();
+    await t.call('evm_mine');
+    expect((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp).toBe(
+      hexOf(U64 - 1n),
+    );
+  });
+
+  test.each([
+    ['evm_increaseTime', [hexOf((1n << 256n) - 1n)], 'param 1 (seconds) must keep node time below 2^53 ms'],
+    ['evm_increaseTime', [hexOf(10n ** 13n)], 'param 1 (seconds) must keep node time below 2^53 ms'],
+    ['anvil_setTime', [hexOf(U64)], 'param 1 (timestamp) must keep node time below 2^53 ms'],
+  ])('%s %j cannot move the node clock past its range', async (method, params, message) => {
+    const offset = t.chain.clock.offset;
+    expect((await t.fail(method, ...params)).message).toContain(`invalid params: ${message}`);
+    expect(t.chain.clock.offset).toBe(offset);
+    await t.call('evm_mine');
+    const { timestamp } = await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false);
+    expect(BigInt(timestamp)).toBeLessThan(U64);
+  });
+});

@@ -23,17 +23,42 @@ const amount = (value: unknown, slot: ParamSlot): bigint => {
   return fail(slot, 'a non-negative integer or hex quantity', value);
 };
 
+/** `amount`, below `limit`: the message names the bound and why it is there. */
+function amountBelow(limit: bigint, bound: string): (value: unknown, slot: ParamSlot) => bigint {
+  return (value, slot) => {
+    const n = amount(value, slot);
+    return n < limit ? n : fail(slot, `below ${bound}`, value);
+  };
+}
+
+/** A block timestamp: the header field is a uint64. */
+const timestamp = amountBelow(1n << 64n, '2^64 (a block timestamp is a uint64)');
+/** EIP-2681: an account nonce stays below 2^64-1. */
+const nonce = amountBelow((1n << 64n) - 1n, '2^64-1 (EIP-2681)');
+/** EIP-1985: a block gas limit is at most 2^63-1. */
+const gasLimit = amountBelow(1n << 63n, '2^63 (EIP-1985: at most 2^63-1)');
+/** The node clock counts milliseconds in a double: it holds times up to 2^53 ms (about the year 287,000). */
+const MAX_CLOCK_MS = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Node time (ms) `seconds` after `from` (ms); refused past the clock's range. */
+function clockAfter(seconds: bigint, name: string, from: bigint): number {
+  const ms = from + seconds * 1000n;
+  if (ms > MAX_CLOCK_MS)
+    throw invalidParams(`param 1 (${name}) must keep node time below 2^53 ms (the clock's range); got ${seconds}`);
+  return Number(ms);
+}
+
 /** evm_mine's optional param: a timestamp, or `{ timestamp, blocks }`. */
 const mineOptions = (value: unknown, slot: ParamSlot): { timestamp?: bigint; blocks?: bigint } => {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const o = value as Record<string, unknown>;
     return {
       timestamp:
-        o.timestamp === undefined ? undefined : amount(o.timestamp, { ...slot, name: `${slot.name}.timestamp` }),
+        o.timestamp === undefined ? undefined : timestamp(o.timestamp, { ...slot, name: `${slot.name}.timestamp` }),
       blocks: o.blocks === undefined ? undefined : amount(o.blocks, { ...slot, name: `${slot.name}.blocks` }),
     };
   }
-  return { timestamp: amount(value, slot) };
+  return { timestamp: timestamp(value, slot) };
 };
 
 /** A 32-byte word given as any hex quantity (storage values). */
@@ -50,6 +75,8 @@ async function mineBlocks(ctx: RpcContext, blocks: bigint, interval: bigint, tim
   for (let i = 0n; i < blocks; i++) {
     const block = await ctx.chain.mine({ timestamp: ts });
     ts = interval > 0n ? block.header.timestamp + interval : undefined;
+    if (ts !== undefined && ts >= 1n << 64n)
+      throw invalidParams(`param 2 (interval) must keep block timestamps below 2^64 (a uint64); got ${interval}`);
   }
 }
 
@@ -117,7 +144,7 @@ const aliases: Record<string, Method> = {
     await chain.setCode(a, code);
     return null;
   }),
-  setNonce: method([required('address', address), required('nonce', quantityParam)], async ({ chain }, a, n) => {
+  setNonce: method([required('address', address), required('nonce', nonce)], async ({ chain }, a, n) => {
     await chain.setAccount(a, { nonce: n });
     return null;
   }),
@@ -137,7 +164,7 @@ const aliases: Record<string, Method> = {
     return null;
   }),
   mine: method(
-    [withDefault('blocks', amount, () => 1n), withDefault('interval', amount, () => 0n)],
+    [withDefault('blocks', amount, () => 1n), withDefault('interval', timestamp, () => 0n)],
     async (ctx, blocks, interval) => {
       await mineBlocks(ctx, blocks, interval);
       return null;
@@ -185,16 +212,16 @@ export const devnetMethods: Record<string, Method> = {
   // --- time
   /** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
   evm_increaseTime: method([required('seconds', amount)], ({ chain }, seconds) => {
-    chain.clock.advance(Number(seconds) * 1000);
+    chain.clock.set(clockAfter(seconds, 'seconds', BigInt(chain.clock.now())));
     return quantity(BigInt(Math.max(0, Math.round(chain.clock.offset / 1000))));
   }),
-  evm_setNextBlockTimestamp: method([required('timestamp', amount)], async ({ chain }, ts) => {
+  evm_setNextBlockTimestamp: method([required('timestamp', timestamp)], async ({ chain }, ts) => {
     await chain.setNextBlockTimestamp(ts);
     return null;
   }),
   /** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
   anvil_setTime: method([required('timestamp', amount)], ({ chain }, ts) => {
-    chain.clock.set(Number(ts) * 1000);
+    chain.clock.set(clockAfter(ts, 'timestamp', 0n));
     return quantity(BigInt(Math.max(0, Math.round(chain.clock.offset / 1000))));
   }),
 
@@ -250,7 +277,7 @@ export const devnetMethods: Record<string, Method> = {
       [`hardhat_${name}`, m],
     ]),
   ),
-  evm_setBlockGasLimit: method([required('gasLimit', quantityParam)], ({ chain }, limit) => {
+  evm_setBlockGasLimit: method([required('gasLimit', gasLimit)], ({ chain }, limit) => {
     if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
     chain.gasLimit = limit;
     return true;
