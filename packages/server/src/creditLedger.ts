@@ -5,11 +5,21 @@
  * reset a day's spending (at most the last second of it can be lost to a crash).
  *
  *   'c' ‖ utf8(day) ‖ 0x00 ‖ utf8(key) → credits used (decimal text)
+ *
+ * An unlimited balance is only reported, never enforced, and open mode accepts any made-up key: so
+ * an unlimited ledger counts at most MAX_UNLIMITED_KEYS keys, and the least recently charged key's
+ * count (and row) is dropped to make room. A key with a daily balance is never dropped, as that
+ * would reset its balance.
  */
-import type { KvStore } from '@l2devnet/core';
+import type { KvOp, KvStore } from '@l2devnet/core';
 
 const P_CREDITS = 0x63; // 'c'
 const FLUSH_INTERVAL_MS = 1_000;
+/**
+ * Keys an unlimited ledger counts at once: far more than the clients of one devnet, and a bound on
+ * what junk keys cost (each counted key is a Map entry and a database row for the rest of the day).
+ */
+export const MAX_UNLIMITED_KEYS = 10_000;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -41,6 +51,8 @@ export class CreditLedger {
   private dayEndsAt: number;
   private used = new Map<string, number>();
   private dirty = new Set<string>();
+  /** Keys dropped from an unlimited ledger since the last flush: their rows are deleted. */
+  private dropped = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -69,7 +81,8 @@ export class CreditLedger {
     if (this.kv === undefined) return;
     const prefix = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 0]);
     const end = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 1]);
-    for await (const [k, v] of this.kv.range(prefix, end)) {
+    const limit = this.dailyCredits === undefined ? MAX_UNLIMITED_KEYS : undefined;
+    for await (const [k, v] of this.kv.range(prefix, end, limit)) {
       this.used.set(dec.decode(k.subarray(prefix.length)), Number(dec.decode(v)));
     }
   }
@@ -84,6 +97,7 @@ export class CreditLedger {
       this.day = today;
       this.used = new Map();
       this.dirty = new Set();
+      this.dropped = new Set();
     }
   }
 
@@ -105,8 +119,19 @@ export class CreditLedger {
     if (this.dailyCredits !== undefined && used + credits > this.dailyCredits) {
       return { ok: false, used, remaining: Math.max(0, this.dailyCredits - used) };
     }
+    if (this.dailyCredits === undefined) {
+      // Re-inserted last: the Map's order is then least recently charged first.
+      this.used.delete(key);
+      this.dropped.delete(key);
+    }
     this.used.set(key, used + credits);
     this.dirty.add(key);
+    if (this.used.size > MAX_UNLIMITED_KEYS && this.dailyCredits === undefined) {
+      const oldest = this.used.keys().next().value as string;
+      this.used.delete(oldest);
+      this.dirty.delete(oldest);
+      this.dropped.add(oldest);
+    }
     return {
       ok: true,
       used: used + credits,
@@ -114,14 +139,25 @@ export class CreditLedger {
     };
   }
 
+  /** How many keys have a count today. */
+  get keys(): number {
+    return this.used.size;
+  }
+
   async flush(): Promise<void> {
-    if (this.kv === undefined || this.dirty.size === 0) return;
-    const ops = [...this.dirty].map((key) => ({
-      type: 'put' as const,
+    if (this.kv === undefined) {
+      this.dropped.clear();
+      return;
+    }
+    if (this.dirty.size === 0 && this.dropped.size === 0) return;
+    const ops: KvOp[] = [...this.dirty].map((key) => ({
+      type: 'put',
       key: rowKey(this.day, key),
       value: enc.encode(String(this.used.get(key) ?? 0)),
     }));
+    for (const key of this.dropped) ops.push({ type: 'del', key: rowKey(this.day, key) });
     this.dirty = new Set();
+    this.dropped = new Set();
     await this.kv.batch(ops);
   }
 

@@ -14,6 +14,14 @@ import type { CreditLedger } from './creditLedger';
 
 /** Default request body limit: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/**
+ * An over-limit body is read and dropped up to this many times the limit before the 413 is sent:
+ * closing while a client is still writing resets the connection, and the client may lose the answer
+ * (EPIPE / "socket hang up"). A body declared or streamed past it is answered at once and the
+ * connection closed, so a client cannot hold the node with an endless body. A few times the limit
+ * covers the clients that overshoot it by a margin.
+ */
+const OVER_LIMIT_READ_FACTOR = 4;
 /** Default number of requests in one batch. */
 export const MAX_BATCH = 1_000;
 /** Default WebSocket message limit, as the body limit. */
@@ -178,15 +186,26 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     ];
   }
 
-  function send(res: HttpResponse, state: { aborted: boolean }, out: Outcome): void {
-    if (state.aborted) return;
+  /** Writes an answer; `withBody` false for HEAD, whose answer still reports the body's length. */
+  function answer(res: HttpResponse, out: Outcome, withBody: boolean): void {
     res.cork(() => {
       res.writeStatus(out.status);
       for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
       for (const [k, v] of out.headers) res.writeHeader(k, v);
       if (out.body !== '') res.writeHeader('Content-Type', 'application/json');
-      res.end(out.body);
+      if (withBody) {
+        res.end(out.body);
+        return;
+      }
+      // Written by hand: this uWS build's endWithoutBody(length) leaves the response unfinished
+      // (and then aborts the process); endWithoutBody() writes no length of its own.
+      res.writeHeader('Content-Length', String(Buffer.byteLength(out.body)));
+      res.endWithoutBody();
     });
+  }
+
+  function send(res: HttpResponse, state: { aborted: boolean }, out: Outcome): void {
+    if (!state.aborted) answer(res, out, true);
   }
 
   function onPost(res: HttpResponse, req: HttpRequest): void {
@@ -218,17 +237,20 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       return;
     }
     const declared = Number(req.getHeader('content-length'));
-    if (declared > maxBody) {
-      tooLarge(res, state);
+    if (declared > maxBody * OVER_LIMIT_READ_FACTOR) {
+      tooLarge(res, state, true);
       return;
     }
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
       if (state.aborted) return;
       size += chunk.byteLength;
       if (size > maxBody) {
-        tooLarge(res, state);
+        // Drop what was kept and read on, so the client can finish writing before it is answered.
+        chunks = [];
+        if (size > maxBody * OVER_LIMIT_READ_FACTOR) tooLarge(res, state, true);
+        else if (isLast) tooLarge(res, state, false);
         return;
       }
       // The chunk's memory is reused by uWS after this callback: decode or copy it now.
@@ -260,17 +282,33 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     };
   }
 
-  function tooLarge(res: HttpResponse, state: { aborted: boolean }): void {
+  /** 413; `close` when the rest of the body was not read, so the connection cannot carry another request. */
+  function tooLarge(res: HttpResponse, state: { aborted: boolean }, close: boolean): void {
     if (state.aborted) return;
     const error = new RpcError(INVALID_REQUEST, `request body too large: the limit is ${maxBody} bytes`);
     res.cork(() => {
       res.writeStatus('413 Payload Too Large');
       for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
       res.writeHeader('Content-Type', 'application/json');
-      res.writeHeader('Connection', 'close');
-      res.end(envelope(error), true);
+      if (close) res.writeHeader('Connection', 'close');
+      res.end(envelope(error), close);
     });
     state.aborted = true;
+  }
+
+  function health(): Outcome {
+    return { status: '200 OK', body: JSON.stringify({ status: 'ok', ...opts.health?.() }), headers: [] };
+  }
+
+  /** What any method but POST, OPTIONS and GET /health gets: 405 on an endpoint, 404 elsewhere. */
+  function notServed(req: HttpRequest): Outcome {
+    const url = req.getUrl();
+    const error = new RpcError(
+      INVALID_REQUEST,
+      `${req.getMethod().toUpperCase()} ${url} is not served: send JSON-RPC with POST`,
+    );
+    const endpoint = url === '/' || url.startsWith('/v3/');
+    return { status: endpoint ? '405 Method Not Allowed' : '404 Not Found', body: envelope(error), headers: [] };
   }
 
   const app: TemplatedApp = uWS.App();
@@ -282,29 +320,12 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         res.end();
       });
     })
-    .get('/health', (res) => {
-      res.cork(() => {
-        res.writeStatus('200 OK');
-        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
-        res.writeHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ status: 'ok', ...opts.health?.() }));
-      });
-    })
+    .get('/health', (res) => answer(res, health(), true))
+    // A HEAD answer is the GET answer's headers alone: a body would be read as the start of the
+    // next answer on a keep-alive connection (RFC 9110 §9.3.2).
+    .head('/*', (res, req) => answer(res, req.getUrl() === '/health' ? health() : notServed(req), false))
     .post('/*', onPost)
-    .any('/*', (res, req) => {
-      const error = new RpcError(
-        INVALID_REQUEST,
-        `${req.getMethod().toUpperCase()} ${req.getUrl()} is not served: send JSON-RPC with POST`,
-      );
-      res.cork(() => {
-        res.writeStatus(
-          req.getUrl() === '/' || req.getUrl().startsWith('/v3/') ? '405 Method Not Allowed' : '404 Not Found',
-        );
-        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
-        res.writeHeader('Content-Type', 'application/json');
-        res.end(envelope(error));
-      });
-    })
+    .any('/*', (res, req) => answer(res, notServed(req), true))
     .ws<SocketData>('/*', {
       compression: uWS.DISABLED,
       maxPayloadLength: opts.maxWsMessageBytes ?? MAX_WS_MESSAGE_BYTES,
