@@ -21,6 +21,7 @@ export const PRODUCTION_LIMITS = resolve(__dirname, '..', '..', '..', 'fixtures'
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 
 Usage: l2devnet [options]
+       l2devnet lines SCENARIO --snapshot FILE [--check]   line-count snapshot (l2devnet lines --help)
 
 Network
   --host HOST               address to listen on (default 127.0.0.1)
@@ -58,8 +59,11 @@ Prover line counts
                             excludes them while building blocks
 
 RPC
-  --call-from-optional      let eth_call run without "from" (the spec requires it; tools often omit it)
+  --call-from-optional      let eth_call run without "from" on /v3/<KEY> too (the spec requires it there;
+                            / and /ws never do: a call without it runs from the zero address)
   --log-query-timeout-ms N  eth_getLogs time limit (default 10000)
+  --rpc-evm-timeout TIME    how long eth_call, eth_estimateGas and eth_createAccessList may run, as geth's
+                            --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
 
   --version                 print the version
   -h, --help                print this help
@@ -104,6 +108,16 @@ function ether(value: string | undefined): bigint | undefined {
   return BigInt(m[1]) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'));
 }
 
+/** A duration as geth's flags take it (5s, 500ms, 2m) or a number of seconds; in milliseconds. */
+function duration(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)?$/.exec(value);
+  const ms = m === null ? NaN : Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+  if (!Number.isSafeInteger(Math.round(ms)))
+    throw new FlagError(`--${name} must be a duration like 5s, 500ms or 2m; got "${value}"`);
+  return Math.round(ms);
+}
+
 function readJson(path: string, flag: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -144,6 +158,7 @@ export function parseFlags(argv: string[]): CliConfig {
         'no-rpc-line-check': { type: 'boolean' },
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
+        'rpc-evm-timeout': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -207,6 +222,7 @@ export function parseFlags(argv: string[]): CliConfig {
     logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
     lineLimits: LineLimits.fromFile(limitsFile),
     rpcLineCheck: values['no-rpc-line-check'] !== true,
+    rpcEvmTimeoutMs: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
   };
   const mnemonic = chain.mnemonic;
   if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0) {

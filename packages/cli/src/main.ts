@@ -4,11 +4,16 @@ import { ChainError } from '@l2devnet/core';
 import { banner } from './banner';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
+import { linesCommand } from './lines';
 import { startNode } from './node';
 
 const VERSION = '0.1.0';
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'lines') {
+    process.exitCode = await linesCommand(argv.slice(1), (text) => process.stdout.write(text));
+    return;
+  }
   let config: CliConfig;
   try {
     config = parseFlags(argv);
@@ -69,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof ChainError) {
+  if (e instanceof ChainError || e instanceof FlagError) {
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(2);
   }

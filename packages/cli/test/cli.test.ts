@@ -56,6 +56,7 @@ test('--help documents every flag', async () => {
     '--daily-credits',
     '--finality-depth',
     '--safe-depth',
+    '--rpc-evm-timeout',
   ]) {
     expect(stdout).toContain(flag);
   }
@@ -67,6 +68,7 @@ test.each([
   [['--in-memory', '--data-dir', 'x'], '--in-memory and --data-dir cannot be combined'],
   [['--bogus'], "Unknown option '--bogus'"],
   [['--balance', 'lots'], '--balance must be an amount of ETH'],
+  [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
   expect(code).toBe(2);

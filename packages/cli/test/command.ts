@@ -43,8 +43,11 @@ export function runCommand(args: string[], timeoutMs = 20_000): Promise<RunningC
 }
 
 /** Runs `l2devnet args` to completion. */
-export function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function runToEnd(
+  args: string[],
+  opts: { uid?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -6,7 +6,8 @@
  *  - invalid at execution time (nonce or balance moved since it entered the pool): dropped;
  *  - its own line count for a module is above the module's limit: dropped and reported as excluded;
  *  - it fits alone but not in what is left of the block (gas or a module's lines): deferred to a
- *    later block, together with the sender's later nonces.
+ *    later block, together with the sender's later nonces;
+ *  - `screen` decides it before it runs (a forced exclusion, a denied address): excluded or dropped.
  * The whole block runs inside one outer checkpoint that the caller commits (mining) or reverts
  * (the `pending` block preview).
  */
@@ -31,11 +32,15 @@ export interface BuildInput {
   candidates: PoolTx[];
   lineCounter: LineCounter;
   limits: LineLimits | undefined;
+  /** Decides a transaction before it runs: excluded (a forced exclusion), dropped (a denied address), or run. */
+  screen?: (ptx: PoolTx) => { overflow: LineOverflow } | { error: Error } | undefined;
 }
 
 export interface Excluded {
   ptx: PoolTx;
   overflow: LineOverflow;
+  /** Excluded by a forced exclusion rule, not by its own count. */
+  forced?: boolean;
 }
 
 export interface BuildResult {
@@ -113,6 +118,13 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       // Too big for what is left of the block, or priced under this block's base fee: a later block.
       if (ptx.tx.gasLimit > gasLimit - gasUsed || maxFeeOf(ptx.tx) < baseFee) {
         out.deferred.push(ptx);
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      const verdict = input.screen?.(ptx);
+      if (verdict !== undefined) {
+        if ('error' in verdict) out.dropped.push({ ptx, error: verdict.error });
+        else out.excluded.push({ ptx, overflow: verdict.overflow, forced: true });
         blockedSenders.add(senderHex);
         continue;
       }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,8 +15,9 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { artifact, calldata, deploy, GWEI, rawSigned, send, signedTx, word } from '../test/helpers';
+import { artifact, calldata, deploy, FIXTURES, GWEI, rawSigned, send, signedTx, word } from '../test/helpers';
 import { Chain } from './chain';
+import { LineLimits } from './lineLimits';
 import type { Receipt } from './types';
 
 const ETH = 10n ** 18n;
@@ -447,6 +448,30 @@ describe('Chain on disk', () => {
       expect(second.pool.size).toBe(1);
       const block = await second.mine();
       expect(bytesToHex(block.transactions[0].hash())).toBe(bytesToHex(pending));
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('a transaction acknowledged under automine but left out of its full block survives a restart', async () => {
+    // Three transactions fill a block under these limits (BLOCK_TRANSACTIONS = 3).
+    const production = readFileSync(join(FIXTURES, 'limits', 'production.toml'), 'utf8');
+    const limits = LineLimits.parse(production.replace(/BLOCK_TRANSACTIONS = \d+/, 'BLOCK_TRANSACTIONS = 3'), 'test');
+    const first = await Chain.create({ dataDir: dir, lineLimits: limits, mining: { mode: 'manual' } });
+    const to = first.accounts[2].address;
+    for (let i = 0; i < 4; i++) await send(first, 0, { to, value: 1n, gasLimit: 21_000n });
+    first.setMining({ mode: 'auto' });
+    const late = await send(first, 0, { to, value: 1n, gasLimit: 21_000n });
+    expect(first.headNumber).toBe(1n);
+    expect(first.pool.size).toBe(2);
+    await first.close();
+
+    const second = await Chain.create({ dataDir: dir, lineLimits: limits, mining: { mode: 'manual' } });
+    try {
+      expect((await second.getTransaction(late))?.tx.nonce).toBe(4n);
+      expect(second.pool.size).toBe(2);
+      await second.mine();
+      expect((await second.getReceipt(late))?.receipt.status).toBe(1);
     } finally {
       await second.close();
     }

@@ -38,7 +38,10 @@ import type { BuildResult } from './blockBuilder';
 import { ChainStore } from './chainStore';
 import { NodeClock } from './clock';
 import {
+  ChainError,
   ChainIdMismatchError,
+  DatabaseOpenError,
+  DeniedAddressError,
   FeeCapTooLowError,
   GasLimitExceededError,
   HeaderNotFoundError,
@@ -53,9 +56,13 @@ import {
   UnderpricedError,
   UnknownAccountError,
   InvalidArgumentError,
+  InvalidLimitsError,
   InvalidTimestampError,
 } from './errors';
+import { ExclusionControl } from './exclusionControl';
+import type { ForcedExclusion } from './exclusionControl';
 import { ExclusionStore } from './exclusionStore';
+import { ExecutionGuard } from './executionGuard';
 import { initFastCrypto, keccak256 } from './fastCrypto';
 import type { ExclusionRecord, RejectionStage } from './exclusionStore';
 import {
@@ -118,6 +125,8 @@ export interface ChainOptions {
   rpcLineCheck?: boolean;
   /** Count lines at all; default true. Off only to measure what counting costs. */
   lineCounting?: boolean;
+  /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
+  rpcEvmTimeoutMs?: number;
 }
 
 /** Spec, Limits: at most 10,000 results per eth_getLogs query. */
@@ -213,9 +222,14 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly pool = new TxPool();
   readonly clock: NodeClock;
   readonly exclusions: ExclusionStore;
+  /** Forced exclusions and the deny list (set by tests through l2_forceExclusion, l2_setDenyList). */
+  readonly exclusionControl = new ExclusionControl();
   readonly accounts: DevAccount[];
   readonly mnemonic: string;
+  /** The limits in force: the file's, or as changed at run time (setLineLimits). */
   lineLimits: LineLimits | undefined;
+  /** The limits the node started with, which resetLineLimits restores. */
+  private readonly fileLineLimits: LineLimits | undefined;
   rpcLineCheck: boolean;
   mining: MiningMode;
   readonly finalizedDepth: bigint;
@@ -258,7 +272,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.exclusions = new ExclusionStore(kv, () => this.clock.now());
     this.mnemonic = persisted.mnemonic;
     this.accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
-    this.lineLimits = opts.lineLimits;
+    this.lineLimits = this.fileLineLimits = opts.lineLimits;
     this.rpcLineCheck = opts.rpcLineCheck ?? true;
     this.mining = opts.mining ?? { mode: 'auto' };
     this.finalizedDepth = opts.finalizedDepth ?? 64n;
@@ -267,6 +281,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
     this.gasLimit = 0n;
     this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true);
+    // Mining runs to the end of every transaction, but lets the event loop in between slices.
+    new ExecutionGuard(vm.evm);
+    if (opts.rpcEvmTimeoutMs !== undefined) simulator.evmTimeoutMs = opts.rpcEvmTimeoutMs;
   }
 
   /** Opens (or creates) the chain. */
@@ -277,7 +294,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       return await Chain.open(kv, opts);
     } catch (e) {
       await kv.close();
-      throw e;
+      if (opts.dataDir === undefined || e instanceof ChainError) throw e;
+      // LevelDB opened it, but what it holds is not a chain this node can read.
+      throw new DatabaseOpenError(
+        `the database in ${opts.dataDir} cannot be read as an l2devnet chain (${(e as Error).message}): move the ` +
+          'directory aside and start again to begin a new chain there, or start with another --data-dir',
+      );
     }
   }
 
@@ -688,8 +710,12 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private async submitLocked(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
+    const denied = this.exclusionControl.deniedReason(tx, from);
+    if (denied !== undefined) throw new DeniedAddressError(denied);
     await this.validate(tx, from);
     const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
+    const forced = this.exclusionControl.match(ptx, 'RPC', true);
+    if (forced !== undefined) await this.refuseAtRpc(ptx, this.forcedOverflow(forced));
     const stateNonce = (await this.headAccount(from)).nonce;
     const automine = this.mining.mode === 'auto';
     const check = this.lineLimits !== undefined && this.rpcLineCheck;
@@ -701,7 +727,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     // With the check in the block, the transaction is announced once the check has passed.
     if (!checkInBlock) this.emit('pendingTransaction', ptx.hash);
     if (automine && this.pool.nextNonce(from, stateNonce) > ptx.nonce) {
-      await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
+      try {
+        await this.mineLocked({ submitted: ptx, rpcStageFor: checkInBlock ? ptx : undefined });
+      } catch (e) {
+        // Not acknowledged: it must not be mined later either.
+        this.pool.remove(ptx.hash);
+        throw e;
+      }
     } else {
       await this.store.write([{ type: 'put', key: poolKey(ptx.hash), value: poolRow(ptx) }]);
     }
@@ -741,10 +773,38 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (overflow !== undefined) await this.refuseAtRpc(ptx, overflow);
   }
 
+  /** The overflow a forced exclusion reports: its count, or the module's limit plus one. */
+  private forcedOverflow(rule: ForcedExclusion): LineOverflow {
+    const limit = this.lineLimits?.limits[rule.module] ?? 0;
+    return { module: rule.module, count: rule.count ?? limit + 1, limit };
+  }
+
+  /**
+   * Decides a pool transaction before a block runs it: dropped when its sender or recipient is
+   * denied, excluded when a forced exclusion matches (used up only when `consume`).
+   */
+  private screen(consume: boolean): (ptx: PoolTx) => { overflow: LineOverflow } | { error: Error } | undefined {
+    return (ptx) => {
+      const denied = this.exclusionControl.deniedReason(ptx.tx, ptx.sender);
+      if (denied !== undefined) return { error: new DeniedAddressError(denied) };
+      const rule = this.exclusionControl.match(ptx, 'SEQUENCER', consume);
+      return rule === undefined ? undefined : { overflow: this.forcedOverflow(rule) };
+    };
+  }
+
+  /**
+   * The line counts a signed transaction would have as the next block's first transaction, on the
+   * head state; undefined when it cannot run there (e.g. its nonce is not the next one).
+   */
+  async transactionLineCounts(tx: TypedTransaction): Promise<LineCounts | undefined> {
+    const head = await this.headBlock();
+    return this.simulator.countTransaction(tx, this.workingRoot, this.nextHeader(head));
+  }
+
   /** Records a stage-RPC exclusion and throws the refusal. */
   private async refuseAtRpc(ptx: PoolTx, overflow: LineOverflow): Promise<never> {
     const error = new LineLimitExceededError(ptx.hash, overflow.module, overflow.count, overflow.limit);
-    const record = this.exclusionRecord(ptx, overflow, 'RPC', undefined, error.message);
+    const record = this.exclusionRecord(ptx, overflow, 'RPC', this.headNumber + 1n, error.message);
     await this.exclusions.put(record);
     this.emit('excluded', record);
     throw error;
@@ -754,7 +814,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     ptx: PoolTx,
     overflow: LineOverflow,
     stage: RejectionStage,
-    blockNumber: bigint | undefined,
+    /** The block being built (stage SEQUENCER) or the pending block (stage RPC). */
+    blockNumber: bigint,
     reasonMessage = new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit).message,
   ): ExclusionRecord {
     return {
@@ -763,11 +824,28 @@ export class Chain extends EventEmitter<ChainEvents> {
       nonce: ptx.nonce,
       stage,
       reasonMessage,
-      blockNumber,
+      blockNumber: stage === 'SEQUENCER' ? blockNumber : undefined,
+      pendingBlock: blockNumber,
       timestamp: this.clock.now(),
       rawTx: ptx.tx.serialize(),
       overflows: [overflow],
     };
+  }
+
+  /** Changes some modules' limits until the next reset (l2_setLineLimits); from the next check on. */
+  setLineLimits(changes: Record<string, number>): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.lineLimits === undefined)
+        throw new InvalidLimitsError('line-count checks are off: there are no limits to change');
+      this.lineLimits = this.lineLimits.with(changes);
+    });
+  }
+
+  /** Restores the limits the node started with (l2_resetLineLimits). */
+  resetLineLimits(): Promise<void> {
+    return this.exclusive(async () => {
+      this.lineLimits = this.fileLineLimits;
+    });
   }
 
   // ---------------------------------------------------------------- mining
@@ -841,12 +919,14 @@ export class Chain extends EventEmitter<ChainEvents> {
         candidates,
         lineCounter: this.lineCounter,
         limits: this.lineLimits,
+        screen: this.screen(true),
       });
     } catch (e) {
       await this.discardBuild();
       throw e;
     }
-    const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor);
+    // A forced SEQUENCER exclusion of the transaction just submitted is not its RPC-stage verdict.
+    const refused = result.excluded.find((e) => e.ptx === opts.rpcStageFor && e.forced !== true);
     if (refused !== undefined) {
       await this.discardBuild();
       this.pool.remove(refused.ptx.hash);
@@ -867,6 +947,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     ops.push(...this.store.blockOps(block, receipts));
     const removed = [...result.included, ...result.excluded.map((e) => e.ptx), ...result.dropped.map((d) => d.ptx)];
     for (const ptx of removed) ops.push({ type: 'del', key: poolKey(ptx.hash) });
+    // The transaction just acknowledged waits for a later block (this one is full): its pool row is
+    // written with this block, so the hash the caller holds survives a restart.
+    const { submitted } = opts;
+    if (submitted !== undefined && !removed.includes(submitted))
+      ops.push({ type: 'put', key: poolKey(submitted.hash), value: poolRow(submitted) });
     const records = result.excluded.map(({ ptx, overflow }) =>
       this.exclusionRecord(ptx, overflow, 'SEQUENCER', block.header.number),
     );
@@ -914,7 +999,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.getAccount(sender, parent.header.number)).nonce,
     );
-    return this.simulator.preview(this.workingRoot, header, candidates, this.lineLimits);
+    return this.simulator.preview(this.workingRoot, header, candidates, this.lineLimits, this.screen(false));
   }
 
   // ---------------------------------------------------------------- devnet control
@@ -1009,12 +1094,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.exclusive(() => dumpState(this.stateDb, this.common, this.workingRoot));
   }
 
-  /** Replaces the head state with a dump (anvil_loadState); returns the new state root. */
+  /** Merges a dump into the head state (anvil_loadState, as Anvil); returns the new state root. */
   loadState(blob: Uint8Array): Promise<Uint8Array> {
     return this.exclusive(async () => {
       let root: Uint8Array;
       try {
-        root = await loadState(this.stateDb, this.common, blob);
+        root = await loadState(this.stateDb, this.common, blob, this.workingRoot);
       } catch (e) {
         this.stateDb.discardPending();
         throw e;

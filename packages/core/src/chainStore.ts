@@ -18,6 +18,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes, equalsBytes } from '@ethereumjs/util';
 
 import { LogQueryLimitError, LogQueryTimeoutError } from './errors';
+import { yieldIfBusy } from './eventLoop';
 import type { KvOp, KvStore } from './kvStore';
 import { LruCache } from './lru';
 import type { LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
@@ -284,6 +285,9 @@ export class ChainStore {
     const out: LocatedLog[] = [];
     for (const n of candidates) {
       if (performance.now() > limits.deadline) throw new LogQueryTimeoutError();
+      // A query over many blocks in memory never waits for I/O: let other clients in between blocks.
+      const pause = yieldIfBusy();
+      if (pause !== undefined) await pause;
       for (const log of await this.blockLogs(n)) if (matchesLog(log, filter)) out.push(log);
       if (out.length > limits.maxResults) throw new LogQueryLimitError(limits.maxResults);
     }

@@ -25,11 +25,14 @@ export type ChainErrorKind =
   | 'headerNotFound'
   | 'executionReverted'
   | 'executionHalted'
+  | 'executionTimeout'
   | 'lineLimitExceeded'
   | 'logQueryLimit'
   | 'logQueryTimeout'
   | 'invalidLimits'
-  | 'invalidGenesis';
+  | 'invalidGenesis'
+  | 'databaseOpen'
+  | 'deniedAddress';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -214,6 +217,19 @@ export class ExecutionHaltedError extends ChainError {
   }
 }
 
+/** A simulation ran past `--rpc-evm-timeout`; geth's words (`execution aborted (timeout = 5s)`). */
+export class ExecutionTimeoutError extends ChainError {
+  readonly kind = 'executionTimeout';
+  constructor(readonly timeoutMs: number) {
+    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`);
+  }
+}
+
+/** A duration as Go prints a time.Duration, as geth's message shows it: 5s, 1.5s, 500ms. */
+function goDuration(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${ms / 1000}s`;
+}
+
 /** One module's line count for one transaction is above its limit (reference: line-counts.md). */
 export class LineLimitExceededError extends ChainError {
   readonly kind = 'lineLimitExceeded';
@@ -256,5 +272,21 @@ export class InvalidGenesisError extends ChainError {
   readonly kind = 'invalidGenesis';
   constructor(message: string) {
     super(message);
+  }
+}
+
+/** The database directory cannot be opened; the message says why and what to do. */
+export class DatabaseOpenError extends ChainError {
+  readonly kind = 'databaseOpen';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** The sender or recipient is on the deny list; Linea's sequencer's words. */
+export class DeniedAddressError extends ChainError {
+  readonly kind = 'deniedAddress';
+  constructor(reason: string) {
+    super(reason);
   }
 }

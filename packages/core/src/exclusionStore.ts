@@ -9,7 +9,7 @@
  * eth_sendTransaction). P2P is part of the type for fidelity with the real store, but this node has
  * no peers, so nothing is ever recorded with it.
  */
-import { bytesToHex, concatBytes, hexToBytes } from '@ethereumjs/util';
+import { bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from '@ethereumjs/util';
 
 import { u64 } from './chainStore';
 import type { KvOp, KvStore } from './kvStore';
@@ -20,6 +20,12 @@ export const EXCLUSION_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type RejectionStage = 'SEQUENCER' | 'RPC' | 'P2P';
 
+export interface ExclusionFilter {
+  stage?: RejectionStage;
+  fromBlock?: bigint;
+  toBlock?: bigint;
+}
+
 export interface ExclusionRecord {
   txHash: Uint8Array;
   from: Uint8Array;
@@ -28,6 +34,8 @@ export interface ExclusionRecord {
   reasonMessage: string;
   /** The block being built, stage SEQUENCER only. */
   blockNumber: bigint | undefined;
+  /** The block that was being built or pending when it was rejected, at any stage: for range queries. */
+  pendingBlock?: bigint;
   /** Node time of the rejection, ms since the epoch. */
   timestamp: number;
   rawTx: Uint8Array;
@@ -37,11 +45,12 @@ export interface ExclusionRecord {
 const P_RECORD = 0x78; // 'x'
 const P_BY_TIME = 0x58; // 'X'
 
-type StoredRecord = Omit<ExclusionRecord, 'txHash' | 'from' | 'nonce' | 'blockNumber' | 'rawTx'> & {
+type StoredRecord = Omit<ExclusionRecord, 'txHash' | 'from' | 'nonce' | 'blockNumber' | 'pendingBlock' | 'rawTx'> & {
   txHash: string;
   from: string;
   nonce: string;
   blockNumber?: string;
+  pendingBlock?: string;
   rawTx: string;
 };
 
@@ -53,6 +62,7 @@ function encode(r: ExclusionRecord): Uint8Array {
     stage: r.stage,
     reasonMessage: r.reasonMessage,
     blockNumber: r.blockNumber?.toString(),
+    pendingBlock: r.pendingBlock?.toString(),
     timestamp: r.timestamp,
     rawTx: bytesToHex(r.rawTx),
     overflows: r.overflows,
@@ -69,6 +79,7 @@ function decode(bytes: Uint8Array): ExclusionRecord {
     stage: s.stage,
     reasonMessage: s.reasonMessage,
     blockNumber: s.blockNumber === undefined ? undefined : BigInt(s.blockNumber),
+    pendingBlock: s.pendingBlock === undefined ? undefined : BigInt(s.pendingBlock),
     timestamp: s.timestamp,
     rawTx: hexToBytes(s.rawTx as `0x${string}`),
     overflows: s.overflows,
@@ -107,6 +118,28 @@ export class ExclusionStore {
       return undefined;
     }
     return record;
+  }
+
+  /**
+   * The records kept, oldest first, that match `filter`: a stage, and a block range on the block
+   * each was rejected from (being built at stage SEQUENCER, pending at stage RPC).
+   */
+  async list(filter: ExclusionFilter = {}): Promise<ExclusionRecord[]> {
+    await this.purgeExpired();
+    const out: ExclusionRecord[] = [];
+    for await (const [key] of this.kv.range(Uint8Array.of(P_BY_TIME), Uint8Array.of(P_BY_TIME + 1))) {
+      const bytes = await this.kv.get(concatBytes(Uint8Array.of(P_RECORD), key.subarray(9)));
+      if (bytes === undefined) continue;
+      const record = decode(bytes);
+      // A transaction excluded twice has one record, under its latest time.
+      if (BigInt(record.timestamp) !== bytesToBigInt(key.subarray(1, 9))) continue;
+      if (filter.stage !== undefined && record.stage !== filter.stage) continue;
+      const block = record.pendingBlock ?? record.blockNumber;
+      if (filter.fromBlock !== undefined && (block === undefined || block < filter.fromBlock)) continue;
+      if (filter.toBlock !== undefined && (block === undefined || block > filter.toBlock)) continue;
+      out.push(record);
+    }
+    return out;
   }
 
   /** Deletes every record older than the retention period; returns how many. */

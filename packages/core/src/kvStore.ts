@@ -2,8 +2,13 @@
  * The embedded database: LevelDB on disk (`level`) by default, `memory-level` on request. Keys and
  * values are bytes; every key starts with a one-byte prefix naming its table (see chainStore.ts).
  */
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
+
+import { DatabaseOpenError } from './errors';
 
 export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 
@@ -28,17 +33,79 @@ type BytesLevel = {
 const ENCODING = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
 export async function openKvStore(dataDir: string | undefined): Promise<KvStore> {
-  const db = (dataDir === undefined
-    ? new MemoryLevel(ENCODING)
-    : new Level<Uint8Array, Uint8Array>(dataDir, ENCODING)) as unknown as BytesLevel;
-  await db.open();
-  const store: KvStore = {
+  if (dataDir === undefined) return new MemoryKvStore(levelStore(new MemoryLevel(ENCODING) as unknown as BytesLevel));
+  const db = new Level<Uint8Array, Uint8Array>(dataDir, ENCODING) as unknown as BytesLevel;
+  try {
+    await db.open();
+  } catch (e) {
+    throw databaseOpenError(dataDir, e as LevelError);
+  }
+  // Who holds the directory, for the message a second node gets (LevelDB's lock does not say).
+  const pidFile = join(dataDir, PID_FILE);
+  writeFileSync(pidFile, `${process.pid}\n`);
+  const store = levelStore(db);
+  return {
+    ...store,
+    close: async () => {
+      await db.close();
+      rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+function levelStore(db: BytesLevel): KvStore {
+  return {
     get: (key) => db.get(key),
     batch: (ops) => db.batch(ops),
     range: (gte, lt, limit = -1, reverse = false) => db.iterator({ gte, lt, limit, reverse }),
     close: () => db.close(),
   };
-  return dataDir === undefined ? new MemoryKvStore(store) : store;
+}
+
+/** Written in an open data directory: the process that has it open. */
+const PID_FILE = 'l2devnet.pid';
+
+/** abstract-level wraps the reason a database did not open in `cause`. */
+type LevelError = Error & { code?: string; cause?: Error & { code?: string } };
+
+/** What is wrong with a data directory that did not open, and what to do about it. */
+export function databaseOpenError(dir: string, error: LevelError): DatabaseOpenError {
+  const cause = error.cause ?? error;
+  const code = cause.code ?? '';
+  const detail = cause.message;
+  const other = 'or start with another --data-dir';
+  if (code === 'LEVEL_LOCKED') {
+    let holder = 'another process';
+    try {
+      holder = `another l2devnet (process ${readFileSync(join(dir, PID_FILE), 'utf8').trim()})`;
+    } catch {
+      // No pid file: not one of ours, or from before it was written.
+    }
+    return new DatabaseOpenError(`the database in ${dir} is in use by ${holder}: stop it, ${other}`);
+  }
+  if (code === 'EACCES' || code === 'EPERM' || /permission denied/i.test(detail)) {
+    return new DatabaseOpenError(
+      `permission denied: ${dir} is not writable by this user; change its permissions, ${other} (${detail})`,
+    );
+  }
+  if (code === 'ENOTDIR' || (code === 'EEXIST' && !isDirectory(dir))) {
+    return new DatabaseOpenError(`${dir} is not a directory (a file stands at or above it); ${other}`);
+  }
+  if (code === 'LEVEL_CORRUPTION' || /corrupt|MANIFEST|CURRENT/i.test(detail)) {
+    return new DatabaseOpenError(
+      `the database in ${dir} is corrupt (${detail}); its chain cannot be read: move the directory aside and start ` +
+        `again to begin a new chain there, ${other}`,
+    );
+  }
+  return new DatabaseOpenError(`cannot open the database in ${dir}: ${detail}`);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Key tables (first byte) that are read by range: they live in the ordered store. */

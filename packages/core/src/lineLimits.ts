@@ -44,6 +44,16 @@ export class LineLimits {
     return LineLimits.parse(text, path);
   }
 
+  /** These limits with some modules' limits changed (l2_setLineLimits); every module must be known. */
+  with(changes: Record<string, number>): LineLimits {
+    for (const [module, n] of Object.entries(changes)) {
+      if (!MODULES.includes(module)) throw new InvalidLimitsError(`unknown module ${module}`);
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new InvalidLimitsError(`the limit of ${module} must be an integer of at least 0; got ${n}`);
+    }
+    return new LineLimits({ ...this.limits, ...changes });
+  }
+
   /** The first module (in the limits file's canonical order) whose count alone is above its limit. */
   txOverflow(counts: LineCounts): LineOverflow | undefined {
     for (const module of MODULES) {

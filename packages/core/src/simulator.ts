@@ -25,7 +25,9 @@ import { createVM, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
 import { buildBlock } from './blockBuilder';
-import { ExecutionHaltedError, ExecutionRevertedError, InsufficientFundsError } from './errors';
+import type { BuildInput } from './blockBuilder';
+import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from './errors';
+import { ExecutionGuard } from './executionGuard';
 import { intrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
@@ -75,12 +77,17 @@ type Blockchain = {
 const ZERO_ADDRESS = new Uint8Array(20);
 /** geth's eth_estimateGas stops when the bracket is within 1.5% of the answer. */
 const ESTIMATE_ERROR_RATIO = 0.015;
+/** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
+export const RPC_EVM_TIMEOUT_MS = 5_000;
 
 export class Simulator {
   private readonly queue = new SerialQueue();
   private root: Uint8Array | undefined;
   private readonly contexts = new LruCache<string, Block>(64);
   private readonly precompiles: string[];
+  private readonly guard: ExecutionGuard;
+  /** How long a call, estimate or access list may run (ms); 0 for no limit. */
+  evmTimeoutMs = RPC_EVM_TIMEOUT_MS;
 
   private constructor(
     private readonly vm: VM,
@@ -88,6 +95,7 @@ export class Simulator {
     private readonly overlay: OverlayDB,
   ) {
     this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
+    this.guard = new ExecutionGuard(vm.evm);
   }
 
   static async create(
@@ -109,17 +117,29 @@ export class Simulator {
     return new Simulator(vm, new LineCounter(vm.evm, lineCounting), overlay);
   }
 
-  /** Runs `fn` on the state `root`, inside a checkpoint that is always reverted. */
-  private withState<T>(root: Uint8Array, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on the state `root`, inside a checkpoint that is always reverted. With `timed`, the
+   * execution is halted after `evmTimeoutMs` and fails with ExecutionTimeoutError (a call's answer);
+   * without it (a transaction's line check, the pending block) it runs to its end, as in a block.
+   */
+  private withState<T>(root: Uint8Array, timed: boolean, fn: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       if (this.root === undefined || !equalsBytes(this.root, root)) {
         await this.vm.stateManager.setStateRoot(root);
         this.root = root;
       }
+      const timeoutMs = timed ? this.evmTimeoutMs : 0;
       await this.vm.evm.journal.checkpoint();
+      this.guard.begin(timeoutMs);
       try {
-        return await fn();
+        const result = await fn();
+        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
+        return result;
+      } catch (e) {
+        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
+        throw e;
       } finally {
+        this.guard.end();
         await this.vm.evm.journal.revert();
         this.overlay.clear();
       }
@@ -216,7 +236,7 @@ export class Simulator {
     overrides: StateOverride[] = [],
   ): Promise<CallResult> {
     const gas = cappedGas(req, gasCap);
-    return this.withState(root, async () => {
+    return this.withState(root, true, async () => {
       await this.applyOverrides(overrides);
       const intrinsic = this.intrinsicGas(req);
       if (countLines) this.counter.begin();
@@ -242,7 +262,7 @@ export class Simulator {
     gasCap: bigint,
   ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = cappedGas(req, gasCap);
-    return this.withState(root, async () => {
+    return this.withState(root, true, async () => {
       const intrinsic = this.intrinsicGas(req);
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
       if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
@@ -298,7 +318,7 @@ export class Simulator {
     gasCap: bigint,
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const gas = cappedGas(req, gasCap);
-    return this.withState(root, async () => {
+    return this.withState(root, true, async () => {
       const journal = this.vm.evm.journal as unknown as {
         startReportingAccessList(): void;
         accessList?: Map<string, Set<string>>;
@@ -325,7 +345,7 @@ export class Simulator {
 
   /** Line counts of a signed transaction run on the state after `parent` (stage RPC check). */
   countTransaction(tx: TypedTransaction, root: Uint8Array, header: HeaderData): Promise<LineCounts | undefined> {
-    return this.withState(root, async () => {
+    return this.withState(root, false, async () => {
       const context = createBlock({ header }, { common: this.vm.common });
       this.counter.begin();
       try {
@@ -344,9 +364,10 @@ export class Simulator {
     header: HeaderData,
     candidates: PoolTx[],
     limits: LineLimits | undefined,
+    screen: BuildInput['screen'],
   ): Promise<{ block: Block; receipts: Receipt[] }> {
-    return this.withState(root, async () => {
-      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits });
+    return this.withState(root, false, async () => {
+      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits, screen });
       return { block: result.block, receipts: result.receipts };
     });
   }

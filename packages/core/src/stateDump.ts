@@ -1,7 +1,8 @@
 /**
  * The whole state as one blob (anvil_dumpState / anvil_loadState). The trie is keyed by hashed
  * addresses and slots, so the blob carries the hashed keys as they are, with each account's code
- * and storage: loading it into any node rebuilds exactly the same tries, so the state root matches.
+ * and storage: loading it into an empty node rebuilds exactly the same tries, so the state root matches;
+ * loading it into a node with state of its own merges the two (as Anvil).
  *
  *   RLP([ [hashedAddress, accountRLP, code, [[hashedSlot, valueRLP], ...]], ... ])
  */
@@ -52,8 +53,12 @@ export async function dumpState(db: StateDB, common: Common, root: Uint8Array): 
   return RLP.encode(accounts);
 }
 
-/** Writes every account of a dump into a fresh trie over `db`; returns the state root. */
-export async function loadState(db: StateDB, common: Common, blob: Uint8Array): Promise<Uint8Array> {
+/**
+ * Merges a dump into the state at `root`, as Anvil loads one: each account it holds takes the
+ * dump's balance, nonce and code, and the dump's storage slots are written over the account's own;
+ * accounts and slots the dump does not name stay. Returns the new state root.
+ */
+export async function loadState(db: StateDB, common: Common, blob: Uint8Array, root: Uint8Array): Promise<Uint8Array> {
   let accounts: [Uint8Array, Uint8Array, Uint8Array, [Uint8Array, Uint8Array][]][];
   try {
     accounts = RLP.decode(blob) as unknown as typeof accounts;
@@ -61,18 +66,23 @@ export async function loadState(db: StateDB, common: Common, blob: Uint8Array): 
   } catch (e) {
     throw new InvalidGenesisError(`state blob is not a dump of this node's format: ${(e as Error).message}`);
   }
-  const state = rawTrie(db, common);
+  const state = rawTrie(db, common, root);
   for (const [hashedAddress, accountRlp, code, storage] of accounts) {
     const account = createAccountFromRLP(accountRlp);
-    if (storage.length > 0) {
-      const trie = rawTrie(db, common);
-      for (const [slot, value] of storage) await trie.put(slot, value);
-      if (!equalsBytes(trie.root(), account.storageRoot))
-        throw new InvalidGenesisError('state blob: a storage root does not match its slots');
+    const own = rawTrie(db, common);
+    for (const [slot, value] of storage) await own.put(slot, value);
+    if (!equalsBytes(own.root(), account.storageRoot))
+      throw new InvalidGenesisError('state blob: a storage root does not match its slots');
+    const existing = await state.get(hashedAddress);
+    const kept = existing === null ? undefined : createAccountFromRLP(existing).storageRoot;
+    if (kept !== undefined && !equalsBytes(kept, own.EMPTY_TRIE_ROOT)) {
+      const merged = rawTrie(db, common, kept);
+      for (const [slot, value] of storage) await merged.put(slot, value);
+      account.storageRoot = merged.root();
     }
     if (code.length > 0)
       await db.put(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'), code);
-    await state.put(hashedAddress, accountRlp);
+    await state.put(hashedAddress, account.serialize());
   }
   return state.root();
 }

@@ -59,11 +59,14 @@ const CODES: Record<ChainErrorKind, number> = {
   headerNotFound: SERVER_ERROR,
   executionReverted: EXECUTION_REVERTED,
   executionHalted: SERVER_ERROR,
+  executionTimeout: SERVER_ERROR,
   lineLimitExceeded: SERVER_ERROR,
   logQueryLimit: LIMIT_EXCEEDED,
   logQueryTimeout: LIMIT_EXCEEDED,
   invalidLimits: INVALID_PARAMS,
   invalidGenesis: INVALID_PARAMS,
+  databaseOpen: SERVER_ERROR,
+  deniedAddress: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

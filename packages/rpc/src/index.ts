@@ -7,6 +7,14 @@ export * as params from './params';
 export { createProvider, Eip1193Provider, ProviderRpcError } from './provider';
 export type { RequestArguments } from './provider';
 export { CLIENT_VERSION, createRpc, Rpc } from './rpc';
-export type { Authorize, JsonRpcFailure, JsonRpcId, JsonRpcResponse, JsonRpcSuccess, RpcOptions } from './rpc';
+export type {
+  Authorize,
+  JsonRpcFailure,
+  JsonRpcId,
+  JsonRpcResponse,
+  JsonRpcSuccess,
+  RequestOptions,
+  RpcOptions,
+} from './rpc';
 export { ChainFeed, FILTER_TIMEOUT_MS } from './subscriptions';
 export type { FilterKind, Session, SubscriptionKind } from './subscriptions';

@@ -14,6 +14,8 @@ export interface RpcContext {
   feed: ChainFeed;
   /** The connection the request came on, when it can receive notifications (WebSocket, provider). */
   session?: Session;
+  /** Spec rule, where it applies (the hosted-API paths): eth_call needs `from`. */
+  requireCallFrom: boolean;
 }
 
 export interface ParamSpec<T> {

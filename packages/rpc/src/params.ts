@@ -4,7 +4,8 @@
  * and what was wrong.
  */
 import { hexToBytes } from '@ethereumjs/util';
-import type { BlockRef, CallRequest, LogFilter, StateOverride } from '@l2devnet/core';
+import type { BlockRef, CallRequest, ExclusionFilter, ForcedExclusion, LogFilter, StateOverride } from '@l2devnet/core';
+import { MODULES } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
 
@@ -271,4 +272,62 @@ export const percentiles: Parser<number[]> = (value, slot) => {
     last = p;
   }
   return value as number[];
+};
+
+const STAGES = ['RPC', 'SEQUENCER'] as const;
+
+/** A rejection stage a test can force: "RPC" or "SEQUENCER". */
+const stage: Parser<ForcedExclusion['stage']> = (value, slot) =>
+  STAGES.includes(value as ForcedExclusion['stage'])
+    ? (value as ForcedExclusion['stage'])
+    : fail(slot, `one of ${STAGES.join(', ')}`, value);
+
+/** A prover module the counter knows, e.g. "ADD". */
+const lineModule: Parser<string> = (value, slot) =>
+  typeof value === 'string' && MODULES.includes(value) ? value : fail(slot, 'a module of the limits file', value);
+
+/**
+ * l2_forceExclusion's rule: `{ hash?, from?, to?, selector?, stage?, module, count? }`; the match
+ * fields that are given must all hold; stage defaults to SEQUENCER.
+ */
+export const exclusionRule: Parser<ForcedExclusion> = (value, slot) => {
+  const o = object(value, slot);
+  const count = member(o, 'count', quantity, slot);
+  if (count !== undefined && count > BigInt(Number.MAX_SAFE_INTEGER)) fail(slot, 'a count below 2^53', o.count);
+  return {
+    hash: member(o, 'hash', hash, slot),
+    from: member(o, 'from', address, slot),
+    to: member(o, 'to', address, slot),
+    selector: member(o, 'selector', fixed(4, 'a 4-byte hex selector'), slot),
+    stage: member(o, 'stage', stage, slot) ?? 'SEQUENCER',
+    module: lineModule(o.module, { position: slot.position, name: `${slot.name}.module` }),
+    count: count === undefined ? undefined : Number(count),
+  };
+};
+
+/** A filter of exclusion records: `{ fromBlock?, toBlock?, stage? }` (block numbers as quantities). */
+export const exclusionFilter: Parser<ExclusionFilter> = (value, slot) => {
+  const o = object(value, slot);
+  return {
+    fromBlock: member(o, 'fromBlock', quantity, slot),
+    toBlock: member(o, 'toBlock', quantity, slot),
+    stage: member(o, 'stage', stage, slot),
+  };
+};
+
+/** l2_setLineLimits' changes: `{ MODULE: limit }`, each limit a number or a hex quantity below 2^53. */
+export const lineLimitChanges: Parser<Record<string, number>> = (value, slot) => {
+  const o = object(value, slot);
+  const out: Record<string, number> = {};
+  for (const [key, v] of Object.entries(o)) {
+    const at = { position: slot.position, name: `${slot.name}.${key}` };
+    lineModule(key, { position: slot.position, name: `${slot.name} key` });
+    out[key] =
+      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+        ? v
+        : typeof v === 'string'
+          ? smallQuantity(v, at)
+          : fail(at, 'a limit: an integer of at least 0 or a hex quantity', v);
+  }
+  return out;
 };

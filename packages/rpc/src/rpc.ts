@@ -39,11 +39,19 @@ export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 
 export interface RpcOptions {
   clientVersion?: string;
-  /** Spec rule: eth_call needs `from`. Default true. */
+  /** Spec rule: eth_call needs `from`, for requests that do not say otherwise (see RequestOptions). Default true. */
   requireCallFrom?: boolean;
   logError?: ErrorLogger;
   /** Extra methods (devnet control, subscriptions) merged into the table. */
   extraMethods?: Record<string, Method>;
+}
+
+/** What a transport says about the requests it passes on. */
+export interface RequestOptions {
+  /** The connection, when it can receive notifications (WebSocket, provider). */
+  session?: Session;
+  /** Overrides RpcOptions.requireCallFrom: false on the plain devnet paths and in process. */
+  requireCallFrom?: boolean;
 }
 
 /** Lets a transport refuse a call before it runs (API key credits); returns the error to answer with. */
@@ -62,14 +70,19 @@ export class Rpc {
     opts: RpcOptions = {},
   ) {
     this.feed = new ChainFeed(chain);
-    this.ctx = { chain, clientVersion: opts.clientVersion ?? CLIENT_VERSION, feed: this.feed };
+    this.ctx = {
+      chain,
+      clientVersion: opts.clientVersion ?? CLIENT_VERSION,
+      feed: this.feed,
+      requireCallFrom: opts.requireCallFrom ?? true,
+    };
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
     this.methods = {
       ...chainMethods,
       ...stateMethods,
       ...blockMethods,
       ...transactionMethods,
-      ...executionMethods({ requireCallFrom: opts.requireCallFrom ?? true }),
+      ...executionMethods,
       ...logMethods,
       ...l2Methods,
       ...filterMethods,
@@ -78,13 +91,16 @@ export class Rpc {
     };
   }
 
-  /** Runs one method with positional params; throws RpcError. `session` receives its notifications. */
-  async request(method: string, params?: unknown, session?: Session): Promise<unknown> {
+  /** Runs one method with positional params; throws RpcError. A session receives its notifications. */
+  async request(method: string, params?: unknown, opts: RequestOptions = {}): Promise<unknown> {
     const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     if (entry === undefined)
       throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
     try {
-      const ctx = session === undefined ? this.ctx : { ...this.ctx, session };
+      const ctx =
+        opts.session === undefined && opts.requireCallFrom === undefined
+          ? this.ctx
+          : { ...this.ctx, session: opts.session, requireCallFrom: opts.requireCallFrom ?? this.ctx.requireCallFrom };
       return await entry.handler(ctx, parseParams(entry.params, params));
     } catch (e) {
       throw toRpcError(e, this.logError);
@@ -95,26 +111,26 @@ export class Rpc {
   async handle(
     body: unknown,
     authorize?: Authorize,
-    session?: Session,
+    opts?: RequestOptions,
   ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     if (Array.isArray(body)) {
       if (body.length === 0) return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: empty batch'));
       // In order, one after another, as geth does: a later element sees what an earlier one did.
       const sent: JsonRpcResponse[] = [];
       for (const item of body) {
-        const answer = await this.handleOne(item, authorize, session);
+        const answer = await this.handleOne(item, authorize, opts);
         if (answer !== undefined) sent.push(answer);
       }
       return sent.length === 0 ? undefined : sent;
     }
-    return this.handleOne(body, authorize, session);
+    return this.handleOne(body, authorize, opts);
   }
 
   /** Answers a raw text body (parse errors included). */
   async handleText(
     text: string,
     authorize?: Authorize,
-    session?: Session,
+    opts?: RequestOptions,
   ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     let body: unknown;
     try {
@@ -122,7 +138,7 @@ export class Rpc {
     } catch {
       return failure(null, new RpcError(PARSE_ERROR, 'parse error: the body is not valid JSON'));
     }
-    return this.handle(body, authorize, session);
+    return this.handle(body, authorize, opts);
   }
 
   /** Drops what a closed connection subscribed to. */
@@ -137,7 +153,7 @@ export class Rpc {
   private async handleOne(
     item: unknown,
     authorize?: Authorize,
-    session?: Session,
+    opts?: RequestOptions,
   ): Promise<JsonRpcResponse | undefined> {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: expected a JSON-RPC request object'));
@@ -161,7 +177,7 @@ export class Rpc {
       response = failure(rid, refused);
     } else {
       try {
-        response = { jsonrpc: '2.0', id: rid, result: await this.request(req.method, req.params, session) };
+        response = { jsonrpc: '2.0', id: rid, result: await this.request(req.method, req.params, opts) };
       } catch (e) {
         response = failure(rid, e as RpcError);
       }

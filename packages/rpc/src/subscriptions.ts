@@ -13,14 +13,14 @@ import type { Block } from '@ethereumjs/block';
 import type { Chain, LocatedLog, LogFilter, Receipt } from '@l2devnet/core';
 import { matchesLog } from '@l2devnet/core';
 
-import { formatBlock, formatLog, hex } from './format';
+import { formatBlock, formatExclusion, formatLog, hex } from './format';
 
 /** A connection that can receive notifications. */
 export interface Session {
   send(message: unknown): void;
 }
 
-export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
+export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions' | 'exclusions';
 
 interface Subscription {
   session: Session;
@@ -87,6 +87,13 @@ export class ChainFeed {
     chain.on('pendingTransaction', (hash) => {
       const targets = this.targets();
       setImmediate(() => this.onPending(targets, hash));
+    });
+    chain.on('excluded', (record) => {
+      const targets = this.targets();
+      setImmediate(() => {
+        for (const [id, sub] of targets.subscriptions)
+          if (sub.kind === 'exclusions') this.notify(id, sub, formatExclusion(record));
+      });
     });
     chain.on('reorg', (_head, removed) => {
       const targets = this.targets();

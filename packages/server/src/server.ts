@@ -88,6 +88,8 @@ function route(url: string, ws: boolean): Route | undefined {
 
 interface SocketData {
   key: string;
+  /** Opened on /ws rather than /ws/v3/<key>. */
+  plain: boolean;
   closed: boolean;
   /** Where this socket's subscriptions send their notifications. */
   session: Session;
@@ -125,10 +127,14 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     return key;
   }
 
-  /** Runs a body for `key`, charging each call; notes whether any call was refused for credits. */
+  /**
+   * Runs a body for `key`, charging each call; notes whether any call was refused for credits. The
+   * spec's eth_call `from` rule holds on the hosted-API paths; `plain` (`/`, `/ws`) relaxes it.
+   */
   async function execute(
     text: string,
     key: string,
+    plain: boolean,
     session?: Session,
   ): Promise<{ response: JsonRpcResponse | JsonRpcResponse[] | undefined; outOfCredits: boolean }> {
     let charged = 0;
@@ -149,7 +155,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     try {
       body = JSON.parse(text);
     } catch {
-      return { response: await rpc.handleText(text, undefined, session), outOfCredits: false };
+      return { response: await rpc.handleText(text, undefined, { session }), outOfCredits: false };
     }
     if (Array.isArray(body) && body.length > maxBatch) {
       const error = new RpcError(
@@ -158,7 +164,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       );
       return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits: false };
     }
-    const response = await rpc.handle(body, authorize, session);
+    const response = await rpc.handle(body, authorize, { session, requireCallFrom: plain ? false : undefined });
     // 429 when the key could pay for none of the calls; a batch partly paid for is answered 200,
     // with -32005 in the elements that did not run.
     return { response, outOfCredits: refused > 0 && charged === 0 };
@@ -234,7 +240,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       if (isLast) run(Buffer.concat(chunks).toString('utf8'));
     });
     const run = (text: string) => {
-      execute(text, who).then(
+      execute(text, who, target.key === '').then(
         ({ response, outOfCredits }) => {
           send(res, state, {
             status: outOfCredits ? '429 Too Many Requests' : '200 OK',
@@ -329,7 +335,12 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
           fail('401 Unauthorized', who);
           return;
         }
-        const data: SocketData = { key: who, closed: false, session: { send: () => undefined } };
+        const data: SocketData = {
+          key: who,
+          plain: target.key === '',
+          closed: false,
+          session: { send: () => undefined },
+        };
         res.upgrade<SocketData>(data, secKey, protocol, extensions, context);
       },
       open: (ws) => {
@@ -346,7 +357,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
         const data = ws.getUserData();
-        execute(text, data.key, data.session).then(
+        execute(text, data.key, data.plain, data.session).then(
           ({ response }) => {
             if (!data.closed && response !== undefined) ws.send(JSON.stringify(response), false);
           },

@@ -259,14 +259,12 @@ describe('chain', () => {
 });
 
 describe('state dump and block configuration', () => {
-  test('anvil_dumpState / anvil_loadState round-trip the whole state onto a fresh node', async () => {
+  test('anvil_dumpState / anvil_loadState round-trip the whole state onto an empty node', async () => {
     const address = await deployCounter();
     await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
     await t.call('anvil_setBalance', WHALE, ONE_ETH);
     const blob = await t.call<string>('anvil_dumpState');
-    const fresh = await createTestRpc({
-      mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
-    });
+    const fresh = await createTestRpc({ accounts: 0 });
     try {
       expect(await fresh.call('anvil_loadState', blob)).toBe(true);
       expect(await fresh.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
@@ -280,6 +278,46 @@ describe('state dump and block configuration', () => {
       expect(b.stateRoot).toBe(a.stateRoot);
     } finally {
       await fresh.close();
+    }
+  });
+
+  test('anvil_loadState merges into the state there is, as Anvil: accounts and slots it does not name stay', async () => {
+    const SLOT_1 = `0x${'0'.repeat(63)}1`;
+    const SLOT_2 = `0x${'0'.repeat(63)}2`;
+    const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    await t.call('anvil_setStorageAt', WHALE, SLOT_1, word(11));
+    await t.call('anvil_setBalance', WHALE, ONE_ETH);
+    const blob = await t.call<string>('anvil_dumpState');
+    const other = await createTestRpc({
+      mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+    });
+    try {
+      const own = (await other.call<string[]>('eth_accounts'))[0];
+      await other.call('anvil_setStorageAt', WHALE, SLOT_1, word(1));
+      await other.call('anvil_setStorageAt', WHALE, SLOT_2, word(22));
+      await other.call('anvil_setBalance', CAROL, '0x5');
+      expect(await other.call('anvil_loadState', blob)).toBe(true);
+      // From the dump: balances, and the slot it holds (over the one there was).
+      expect(await other.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
+      expect(await other.call('eth_getBalance', ALICE, 'latest')).toBe(await t.call('eth_getBalance', ALICE, 'latest'));
+      expect(await other.call('eth_getStorageAt', WHALE, SLOT_1, 'latest')).toBe(word(11));
+      // Kept: a slot, an account and a dev account the dump does not name.
+      expect(await other.call('eth_getStorageAt', WHALE, SLOT_2, 'latest')).toBe(word(22));
+      expect(await other.call('eth_getBalance', own, 'latest')).toBe('0x21e19e0c9bab2400000');
+      // CAROL is in both: the dump's balance wins.
+      expect(await other.call('eth_getBalance', CAROL, 'latest')).toBe(await t.call('eth_getBalance', CAROL, 'latest'));
+      // The merged state is the head state: a block mined on it keeps it.
+      await other.call('evm_mine');
+      expect(await other.call('eth_getStorageAt', WHALE, SLOT_2, 'latest')).toBe(word(22));
+      const proof = await other.call<{ storageProof: { value: string }[] }>(
+        'eth_getProof',
+        WHALE,
+        [SLOT_1, SLOT_2],
+        'latest',
+      );
+      expect(proof.storageProof.map((p) => p.value)).toEqual(['0xb', '0x16']);
+    } finally {
+      await other.close();
     }
   });
 

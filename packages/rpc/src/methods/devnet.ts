@@ -260,7 +260,7 @@ export const devnetMethods: Record<string, Method> = {
   // --- state
   /** anvil_dumpState: the whole head state as a hex blob. */
   anvil_dumpState: method([], async ({ chain }) => hex(await chain.dumpState())),
-  /** anvil_loadState: replaces the head state with a blob from anvil_dumpState. */
+  /** anvil_loadState: merges a blob from anvil_dumpState into the head state, as Anvil does. */
   anvil_loadState: method([required('state', data)], async ({ chain }, blob) => {
     await chain.loadState(blob);
     return true;

@@ -7,7 +7,7 @@ import { fail, logFilter } from '../params';
 import type { SubscriptionKind } from '../subscriptions';
 import { queryLogs } from './logs';
 
-const KINDS: SubscriptionKind[] = ['newHeads', 'logs', 'newPendingTransactions'];
+const KINDS: SubscriptionKind[] = ['newHeads', 'logs', 'newPendingTransactions', 'exclusions'];
 
 const kind = (value: unknown, slot: ParamSlot): SubscriptionKind =>
   KINDS.includes(value as SubscriptionKind)
