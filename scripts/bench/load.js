@@ -47,7 +47,7 @@ const quick = flags.quick === true;
 const SECONDS = Number(flags.duration ?? (quick ? 10 : 60));
 const CLIENTS = Number(flags.clients ?? (quick ? 20 : 200));
 const SNAPSHOT_DIR = flags['heap-snapshots'];
-const signedPerWriter = quick ? Math.min(SIGNED_PER_WRITER, 500) : SIGNED_PER_WRITER;
+const signedPerWriter = quick ? Math.min(SIGNED_PER_WRITER, 2000) : SIGNED_PER_WRITER;
 
 function startNode() {
   const nodeArgs =
