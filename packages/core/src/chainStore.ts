@@ -36,6 +36,13 @@ const P_LOG_BLOCK = 0x6c;
 const HEAD_KEY = concatBytes(Uint8Array.of(P_META), new TextEncoder().encode('head'));
 const EMPTY = new Uint8Array(0);
 const BLOCK_CACHE_ENTRIES = 2048;
+/**
+ * Decoded blocks and receipts cost ~2 KB a transaction in memory (a 200-transaction block with its
+ * receipts ~400 KB, 24 times its RLP), so a count of blocks alone does not bound the caches: 2,048
+ * full blocks would hold ~800 MB. Each cache also stops at this many transactions (logs for the log
+ * cache): blocks and receipts together stay under ~50 MB (measured), whatever the blocks hold.
+ */
+const CACHED_TRANSACTIONS = 20_000;
 /** Below this many (candidate × key) pairs, a constraint is checked by point reads, not a range scan. */
 const POINT_LOOKUP_LIMIT = 512;
 
@@ -99,10 +106,19 @@ export interface LogQueryLimits {
 
 export class ChainStore {
   private head = -1n;
-  private readonly blocks = new LruCache<bigint, Block>(BLOCK_CACHE_ENTRIES);
-  private readonly receipts = new LruCache<bigint, Receipt[]>(BLOCK_CACHE_ENTRIES);
+  private readonly blocks = new LruCache<bigint, Block>(BLOCK_CACHE_ENTRIES, {
+    weigh: (b) => 1 + b.transactions.length,
+    maxWeight: CACHED_TRANSACTIONS,
+  });
+  private readonly receipts = new LruCache<bigint, Receipt[]>(BLOCK_CACHE_ENTRIES, {
+    weigh: (r) => 1 + r.length,
+    maxWeight: CACHED_TRANSACTIONS,
+  });
   private readonly hashes = new LruCache<bigint, Uint8Array>(BLOCK_CACHE_ENTRIES * 4);
-  private readonly logs = new LruCache<bigint, LocatedLog[]>(BLOCK_CACHE_ENTRIES);
+  private readonly logs = new LruCache<bigint, LocatedLog[]>(BLOCK_CACHE_ENTRIES, {
+    weigh: (l) => 1 + l.length,
+    maxWeight: CACHED_TRANSACTIONS,
+  });
   /** Bumped whenever blocks are dropped. */
   private generation = 0;
 

@@ -1,7 +1,29 @@
-/** A size-bounded map that forgets the least recently used entry first. */
+/**
+ * A size-bounded map that forgets the least recently used entry first. Bounded by entry count, and
+ * optionally by a total weight as well (`weigh` gives an entry's weight), for values whose size
+ * varies widely, such as decoded blocks.
+ */
+export interface LruWeight<V> {
+  weigh: (value: V) => number;
+  maxWeight: number;
+}
+
 export class LruCache<K, V> {
   private readonly map = new Map<K, V>();
-  constructor(private readonly capacity: number) {}
+  private weight = 0;
+  constructor(
+    private readonly capacity: number,
+    private readonly limit?: LruWeight<V>,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The entries' total weight (their count without a `weigh`). */
+  get totalWeight(): number {
+    return this.limit === undefined ? this.map.size : this.weight;
+  }
 
   get(key: K): V | undefined {
     const value = this.map.get(key);
@@ -13,18 +35,27 @@ export class LruCache<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.map.delete(key);
+    this.delete(key);
     this.map.set(key, value);
-    if (this.map.size > this.capacity) {
-      this.map.delete(this.map.keys().next().value as K);
+    if (this.limit !== undefined) this.weight += this.limit.weigh(value);
+    // The newest entry stays even when it alone is over the weight limit.
+    while (
+      this.map.size > this.capacity ||
+      (this.limit !== undefined && this.weight > this.limit.maxWeight && this.map.size > 1)
+    ) {
+      this.delete(this.map.keys().next().value as K);
     }
   }
 
   delete(key: K): void {
+    const value = this.map.get(key);
+    if (value === undefined) return;
     this.map.delete(key);
+    if (this.limit !== undefined) this.weight -= this.limit.weigh(value);
   }
 
   clear(): void {
     this.map.clear();
+    this.weight = 0;
   }
 }
