@@ -12,6 +12,8 @@ import {
   DEFAULT_HARDFORK,
   DEFAULT_MNEMONIC,
   LineLimits,
+  parseDuration,
+  parseEther,
   PRODUCTION_LIMITS,
   SUPPORTED_HARDFORKS,
 } from '@l2devnet/core';
@@ -104,19 +106,17 @@ function big(name: string, value: string | undefined): bigint | undefined {
 
 function ether(value: string | undefined): bigint | undefined {
   if (value === undefined) return undefined;
-  const m = /^([0-9]+)(?:\.([0-9]{1,18}))?$/.exec(value);
-  if (m === null) throw new FlagError(`--balance must be an amount of ETH like 10000 or 0.5; got "${value}"`);
-  return BigInt(m[1]) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'));
+  const wei = parseEther(value);
+  if (wei === undefined) throw new FlagError(`--balance must be an amount of ETH like 10000 or 0.5; got "${value}"`);
+  return wei;
 }
 
 /** A duration as geth's flags take it (5s, 500ms, 2m) or a number of seconds; in milliseconds. */
 function duration(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)?$/.exec(value);
-  const ms = m === null ? NaN : Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
-  if (!Number.isSafeInteger(Math.round(ms)))
-    throw new FlagError(`--${name} must be a duration like 5s, 500ms or 2m; got "${value}"`);
-  return Math.round(ms);
+  const ms = parseDuration(value, true);
+  if (ms === undefined) throw new FlagError(`--${name} must be a duration like 5s, 500ms or 2m; got "${value}"`);
+  return ms;
 }
 
 function readJson(path: string, flag: string): unknown {

@@ -23,3 +23,4 @@ export type { PoolTx } from './txPool';
 export { matchesLog } from './chainStore';
 export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
+export { parseDuration, parseEther } from './units';

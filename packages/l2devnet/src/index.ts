@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
-import { Chain, LineLimits, PRODUCTION_LIMITS, SUPPORTED_HARDFORKS } from '@l2devnet/core';
+import { Chain, LineLimits, parseDuration, parseEther, PRODUCTION_LIMITS, SUPPORTED_HARDFORKS } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 import { createProvider, createRpc } from '@l2devnet/rpc';
 
@@ -139,17 +139,18 @@ function integer(name: string, value: number | bigint | undefined, min = 0): big
 function ether(value: number | bigint | string | undefined): bigint | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'bigint') return integer('balance', value)! * 10n ** 18n;
-  const m = /^([0-9]+)(?:\.([0-9]{1,18}))?$/.exec(String(value));
-  if (m === null) throw optionError('balance', 'must be an amount of ETH like 10000 or "0.5"', value);
-  return BigInt(m[1]) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'));
+  const wei = parseEther(String(value));
+  if (wei === undefined) throw optionError('balance', 'must be an amount of ETH like 10000 or "0.5"', value);
+  return wei;
 }
 
 function milliseconds(value: number | string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number') return Number(integer('rpcEvmTimeout', value));
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)$/.exec(value);
-  if (m === null) throw optionError('rpcEvmTimeout', 'must be milliseconds or a duration like 5s, 500ms or 2m', value);
-  return Math.round(Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000));
+  const ms = parseDuration(value, false);
+  if (ms === undefined)
+    throw optionError('rpcEvmTimeout', 'must be milliseconds or a duration like 5s, 500ms or 2m', value);
+  return ms;
 }
 
 function miningMode(opts: DevnetOptions): MiningMode {
