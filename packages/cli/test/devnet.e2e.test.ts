@@ -40,6 +40,24 @@ describe('subscriptions over WebSocket', () => {
     await node.close();
   });
 
+  test('exclusions arrive as they are recorded, in the shape of l2_getTransactionExclusionStatusV1', async () => {
+    const sub = (await ws.request('eth_subscribe', ['exclusions'])).result;
+    const rpc = async (method: string, params: unknown[]) =>
+      (await node.post({ jsonrpc: '2.0', id: 1, method, params })).json;
+    await rpc('l2_forceExclusion', [{ from: BOB, module: 'EXT' }]);
+    await rpc('l2_forceExclusion', [{ from: ALICE, stage: 'RPC', module: 'ADD', count: 99 }]);
+    const excluded = (await rpc('eth_sendTransaction', [{ from: BOB, to: ALICE, value: '0x1' }])).result;
+    const refused = await rpc('eth_sendTransaction', [{ from: ALICE, to: BOB, value: '0x1' }]);
+    expect(refused.error.message).toMatch(/line count for module ADD=99 is above the limit \d+$/);
+    const of = () => ws.notifications.filter((n) => n.params?.subscription === sub).map((n) => n.params.result);
+    await waitFor(() => (of().length === 2 ? true : undefined));
+    expect(of()).toEqual([
+      (await rpc('l2_getTransactionExclusionStatusV1', [excluded])).result,
+      (await rpc('l2_getExclusions', [{ stage: 'RPC' }])).result[0],
+    ]);
+    expect(of()[0]).toMatchObject({ txRejectionStage: 'SEQUENCER', blockNumber: '0x1' });
+  });
+
   test('newHeads, newPendingTransactions and logs arrive in the eth_subscription envelope', async () => {
     const heads = (await ws.request('eth_subscribe', ['newHeads'])).result;
     const pending = (await ws.request('eth_subscribe', ['newPendingTransactions'])).result;

@@ -316,14 +316,20 @@ const stage: Parser<ForcedExclusion['stage']> = (value, slot) =>
 const lineModule: Parser<string> = (value, slot) =>
   typeof value === 'string' && MODULES.includes(value) ? value : fail(slot, 'a module of the limits file', value);
 
+/** A line count or limit: a JSON integer of at least 0, or a hex quantity below 2^53. */
+const lineCount: Parser<number> = (value, slot) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+    ? value
+    : typeof value === 'string'
+      ? smallQuantity(value, slot)
+      : fail(slot, 'a line count: an integer of at least 0 or a hex quantity', value);
+
 /**
  * l2_forceExclusion's rule: `{ hash?, from?, to?, selector?, stage?, module, count? }`; the match
  * fields that are given must all hold; stage defaults to SEQUENCER.
  */
 export const exclusionRule: Parser<ForcedExclusion> = (value, slot) => {
   const o = object(value, slot);
-  const count = member(o, 'count', quantity, slot);
-  if (count !== undefined && count > BigInt(Number.MAX_SAFE_INTEGER)) fail(slot, 'a count below 2^53', o.count);
   return {
     hash: member(o, 'hash', hash, slot),
     from: member(o, 'from', address, slot),
@@ -331,7 +337,7 @@ export const exclusionRule: Parser<ForcedExclusion> = (value, slot) => {
     selector: member(o, 'selector', fixed(4, 'a 4-byte hex selector'), slot),
     stage: member(o, 'stage', stage, slot) ?? 'SEQUENCER',
     module: lineModule(o.module, { position: slot.position, name: `${slot.name}.module` }),
-    count: count === undefined ? undefined : Number(count),
+    count: member(o, 'count', lineCount, slot),
   };
 };
 
@@ -345,19 +351,13 @@ export const exclusionFilter: Parser<ExclusionFilter> = (value, slot) => {
   };
 };
 
-/** l2_setLineLimits' changes: `{ MODULE: limit }`, each limit a number or a hex quantity below 2^53. */
+/** l2_setLineLimits' changes: `{ MODULE: limit }`. */
 export const lineLimitChanges: Parser<Record<string, number>> = (value, slot) => {
   const o = object(value, slot);
   const out: Record<string, number> = {};
   for (const [key, v] of Object.entries(o)) {
-    const at = { position: slot.position, name: `${slot.name}.${key}` };
     lineModule(key, { position: slot.position, name: `${slot.name} key` });
-    out[key] =
-      typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-        ? v
-        : typeof v === 'string'
-          ? smallQuantity(v, at)
-          : fail(at, 'a limit: an integer of at least 0 or a hex quantity', v);
+    out[key] = lineCount(v, { position: slot.position, name: `${slot.name}.${key}` });
   }
   return out;
 };

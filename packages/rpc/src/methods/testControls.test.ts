@@ -171,8 +171,8 @@ describe('line limits changed at run time', () => {
 
   test.each([
     [{ NOPE: 1 }, 'param 1 (limits key) must be a module of the limits file; got "NOPE"'],
-    [{ ADD: -1 }, 'param 1 (limits.ADD) must be a limit: an integer of at least 0 or a hex quantity; got -1'],
-    [{ ADD: 1.5 }, 'param 1 (limits.ADD) must be a limit: an integer of at least 0 or a hex quantity; got 1.5'],
+    [{ ADD: -1 }, 'param 1 (limits.ADD) must be a line count: an integer of at least 0 or a hex quantity; got -1'],
+    [{ ADD: 1.5 }, 'param 1 (limits.ADD) must be a line count: an integer of at least 0 or a hex quantity; got 1.5'],
     [
       { ADD: `0x${'f'.repeat(20)}` },
       `param 1 (limits.ADD) must be a hex quantity below 2^53; got "0x${'f'.repeat(20)}"`,
