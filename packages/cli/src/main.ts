@@ -32,6 +32,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`l2devnet v${VERSION}\n`);
     return;
   }
+  for (const warning of config.chain.lineLimits?.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   const node = await startNode({
     chain: config.chain,
     host: config.host,

@@ -75,12 +75,27 @@ test.each([
   expect(stderr).toContain(message);
 });
 
-test('an unknown module in the limits file stops the start, naming the module', async () => {
+test('a module the counter counts but the limits file lacks stops the start, naming it', async () => {
   const file = join(dir, 'limits.toml');
-  writeFileSync(file, '[traces-limits]\nADD = 1\nNOT_A_MODULE = 5\n');
+  writeFileSync(file, '[traces-limits]\nADD = 1\n');
   const { code, stderr } = await runToEnd(['--in-memory', '--limits', file]);
   expect(code).toBe(2);
-  expect(stderr).toContain(`limits file ${file}: unknown module NOT_A_MODULE`);
+  expect(stderr).toMatch(new RegExp(`limits file ${file}: module \\w+ has no limit \\(MODULE_NOT_DEFINED\\)`));
+});
+
+test("the sequencer acceptance tests' limits file starts the node, with a warning for each thing let through", async () => {
+  const file = join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-sequencer-acceptance-tx-overflow.toml');
+  const node = await runCommand(['--in-memory', '--port', '0', '--limits', file]);
+  try {
+    expect((await rpcCall(node.url, 'l2_getLineLimits')).result).toMatchObject({ ADD: 70, EXT: 20, SHF: 20 });
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+  expect(node.stderr()).toBe(
+    `warning: limits file ${file}: line 73: PRECOMPILE_ECPAIRING_MILLER_LOOPS is given again; the first value is kept\n` +
+      `warning: limits file ${file}: ignoring keys the line counter does not count: GAS, PHONEY_RLP, TX_RLP\n`,
+  );
 });
 
 test('prints chain id, accounts, keys, mnemonic, data dir and address, then a ready line; SIGTERM shuts it down cleanly', async () => {

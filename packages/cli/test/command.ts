@@ -8,6 +8,7 @@ export interface RunningCommand {
   child: ChildProcess;
   url: string;
   stdout(): string;
+  stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -32,7 +33,7 @@ export function runCommand(args: string[], timeoutMs = 20_000): Promise<RunningC
       const m = /Listening on (\S+):(\d+)/.exec(out);
       if (m !== null) {
         clearTimeout(timer);
-        resolve({ child, url: `http://${m[1]}:${m[2]}`, stdout: () => out, exited });
+        resolve({ child, url: `http://${m[1]}:${m[2]}`, stdout: () => out, stderr: () => err, exited });
       }
     });
     void exited.then(({ code }) => {

@@ -1,13 +1,19 @@
 /**
  * Per-module line limits, read from a TOML file with one `[traces-limits]` table (the prover's own
- * format). Every module the counter knows must be given a limit and every key must name a known
- * module; either mistake is an error at start that names the module.
+ * format), as Linea's sequencer reads it: every module the counter counts must be given a limit
+ * (MODULE_NOT_DEFINED otherwise, naming it); keys the counter does not count are ignored with one
+ * notice; a key given twice keeps its first value, with a warning naming the line.
  */
 import { readFileSync } from 'node:fs';
+
+import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
 import { InvalidLimitsError } from './errors';
 import { MODULES } from './lineModules';
 import type { LineCounts } from './lineCounter';
+
+// smol-toml is an ES module that also ships a CommonJS build, which this CommonJS package loads.
+const { parse, TomlError } = require('smol-toml') as typeof Toml;
 
 export interface LineOverflow {
   module: string;
@@ -16,22 +22,38 @@ export interface LineOverflow {
 }
 
 export class LineLimits {
-  private constructor(readonly limits: Readonly<Record<string, number>>) {}
+  private constructor(
+    readonly limits: Readonly<Record<string, number>>,
+    /** What the file had that was let through: keys given twice, keys the counter does not count. */
+    readonly warnings: readonly string[] = [],
+  ) {}
 
   static parse(text: string, source: string): LineLimits {
-    const table = parseTables(text, source)['traces-limits'];
-    if (table === undefined) throw new InvalidLimitsError(`limits file ${source}: missing [traces-limits] table`);
+    const warnings: string[] = [];
+    const table = readTables(text, source, warnings)['traces-limits'];
+    if (typeof table !== 'object' || table === null || Array.isArray(table))
+      throw new InvalidLimitsError(`limits file ${source}: missing [traces-limits] table`);
     const limits: Record<string, number> = {};
-    for (const [module, n] of Object.entries(table)) {
-      if (!MODULES.includes(module)) throw new InvalidLimitsError(`limits file ${source}: unknown module ${module}`);
-      limits[module] = n;
+    const ignored: string[] = [];
+    for (const [key, n] of Object.entries(table)) {
+      if (!MODULES.includes(key)) {
+        ignored.push(key);
+        continue;
+      }
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+        throw new InvalidLimitsError(
+          `limits file ${source}: ${key} must be an integer of at least 0; got ${String(n)}`,
+        );
+      limits[key] = n;
     }
     for (const module of MODULES) {
       if (limits[module] === undefined) {
         throw new InvalidLimitsError(`limits file ${source}: module ${module} has no limit (MODULE_NOT_DEFINED)`);
       }
     }
-    return new LineLimits(limits);
+    if (ignored.length > 0)
+      warnings.push(`limits file ${source}: ignoring keys the line counter does not count: ${ignored.join(', ')}`);
+    return new LineLimits(limits, warnings);
   }
 
   static fromFile(path: string): LineLimits {
@@ -74,31 +96,26 @@ export class LineLimits {
 }
 
 /**
- * The TOML this format uses: `[table]` headers, `KEY = integer` lines (underscores allowed), comments
- * and blank lines. Anything else is refused with its line number rather than guessed at.
+ * The file's tables, by a TOML parser. TOML forbids a key given twice, but the real sequencer starts
+ * with such a file: the repeated line is dropped (its first value kept) and named in a warning.
  */
-function parseTables(text: string, source: string): Record<string, Record<string, number>> {
-  const tables: Record<string, Record<string, number>> = {};
-  let current: Record<string, number> | undefined;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.replace(/#.*$/, '').trim();
-    if (line === '') return;
-    const fail = (what: string) => {
-      throw new InvalidLimitsError(`limits file ${source}: line ${i + 1}: ${what}: ${raw.trim()}`);
-    };
-    const header = /^\[\s*([A-Za-z0-9_-]+)\s*\]$/.exec(line);
-    if (header !== null) {
-      if (tables[header[1]] !== undefined) fail('table defined twice');
-      current = tables[header[1]] = {};
-      return;
+function readTables(text: string, source: string, warnings: string[]): Record<string, unknown> {
+  let lines = text.split(/\r?\n/);
+  for (;;) {
+    try {
+      return parse(lines.join('\n'));
+    } catch (e) {
+      if (!(e instanceof TomlError)) throw e;
+      const at = lines[e.line - 1]?.trim() ?? '';
+      if (/redefine/.test(e.message) && at !== '') {
+        warnings.push(
+          `limits file ${source}: line ${e.line}: ${at.split(/\s*=/)[0]} is given again; the first value is kept`,
+        );
+        // Blank rather than removed, so later line numbers still match the file.
+        lines = lines.map((l, i) => (i === e.line - 1 ? '' : l));
+        continue;
+      }
+      throw new InvalidLimitsError(`limits file ${source}: line ${e.line}: ${e.message.split('\n')[0]}`);
     }
-    const entry = /^"?([A-Za-z0-9_-]+)"?\s*=\s*([+]?[0-9][0-9_]*)$/.exec(line);
-    if (entry === null) return fail('expected KEY = non-negative integer');
-    if (current === undefined) return fail('key outside a table');
-    if (current[entry[1]] !== undefined) fail(`${entry[1]} defined twice`);
-    const n = Number(entry[2].replace(/_/g, ''));
-    if (!Number.isSafeInteger(n)) fail('integer out of range');
-    current[entry[1]] = n;
-  });
-  return tables;
+  }
 }

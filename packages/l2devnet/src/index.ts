@@ -200,7 +200,9 @@ function chainOptions(opts: DevnetOptions): ChainOptions {
 /** Starts a devnet in this process; see DevnetOptions for what each option does. */
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const chain = await Chain.create(chainOptions(opts));
+  const options = chainOptions(opts);
+  for (const warning of options.lineLimits?.warnings ?? []) log(`warning: ${warning}`);
+  const chain = await Chain.create(options);
   // An interval block that fails to build is reported through `log`, as the command does.
   chain.on('error', (e) => log(`mining error: ${e.stack ?? e.message}`));
   // The spec's rule that eth_call needs `from` holds on the hosted-API paths (/v3/<KEY>) only: the

@@ -51,6 +51,8 @@ beforeAll(async () => {
     'dist/testing.d.ts',
     'dist/testing.js',
     'fixtures/credits.json',
+    'fixtures/limits/linea-mainnet.toml',
+    'fixtures/limits/linea-sequencer-acceptance-tx-overflow.toml',
     'fixtures/limits/production.toml',
     'fixtures/limits/tiny.toml',
     'package.json',
