@@ -58,6 +58,7 @@ import {
   InvalidArgumentError,
   InvalidLimitsError,
   InvalidTimestampError,
+  KnownLineCountOverflowError,
 } from './errors';
 import { ExclusionControl } from './exclusionControl';
 import type { ForcedExclusion } from './exclusionControl';
@@ -135,6 +136,8 @@ export const MAX_LOG_RESULTS = 10_000;
 export const LOG_QUERY_TIMEOUT_MS = 10_000;
 /** Spec, Limits: eth_call and eth_estimateGas gas is capped at 10× the block gas limit. */
 export const CALL_GAS_CAP_FACTOR = 10n;
+/** Linea's sequencer: `--plugin-linea-over-line-count-limit-cache-size` defaults to 10,000 hashes. */
+const OVER_LINE_COUNT_CACHE_SIZE = 10_000;
 /** Tip suggested to wallets (eth_maxPriorityFeePerGas), as Anvil: 1 gwei. */
 export const SUGGESTED_TIP = 1_000_000_000n;
 
@@ -222,6 +225,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly pool = new TxPool();
   readonly clock: NodeClock;
   readonly exclusions: ExclusionStore;
+  /**
+   * Hashes the sequencer excluded for their own line count (TX_MODULE_LINE_COUNT_OVERFLOW): a
+   * resubmission is refused at once, as by Linea's in-memory cache (its default size, 10,000).
+   */
+  private readonly overLineCountLimit = new LruCache<string, true>(OVER_LINE_COUNT_CACHE_SIZE);
   /** Forced exclusions and the deny list (set by tests through l2_forceExclusion, l2_setDenyList). */
   readonly exclusionControl = new ExclusionControl();
   readonly accounts: DevAccount[];
@@ -712,8 +720,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   private async submitLocked(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
     const denied = this.exclusionControl.deniedReason(tx, from);
     if (denied !== undefined) throw new DeniedAddressError(denied);
+    const hash = tx.hash();
+    if (this.overLineCountLimit.get(bytesToHex(hash)) !== undefined) throw new KnownLineCountOverflowError(hash);
     await this.validate(tx, from);
-    const ptx: PoolTx = { tx, hash: tx.hash(), sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
+    const ptx: PoolTx = { tx, hash, sender: from, nonce: tx.nonce, addedAt: this.clock.now() };
     const forced = this.exclusionControl.match(ptx, 'RPC', true);
     if (forced !== undefined) await this.refuseAtRpc(ptx, this.forcedOverflow(forced));
     const stateNonce = (await this.headAccount(from)).nonce;
@@ -969,7 +979,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.nextBaseFeeOverride = undefined;
     for (const ptx of removed) this.pool.remove(ptx.hash);
     await this.dropStale();
-    for (const r of records) this.emit('excluded', r);
+    for (const r of records) {
+      this.overLineCountLimit.set(bytesToHex(r.txHash), true);
+      this.emit('excluded', r);
+    }
     this.emit('block', block, receipts);
     return block;
   }

@@ -247,6 +247,17 @@ export class LineLimitExceededError extends ChainError {
   }
 }
 
+/**
+ * A transaction the sequencer already excluded for its line count, submitted again: refused at once
+ * (TX_MODULE_LINE_COUNT_OVERFLOW_CACHED), in the words of Linea's pool validator.
+ */
+export class KnownLineCountOverflowError extends ChainError {
+  readonly kind = 'lineLimitExceeded';
+  constructor(readonly txHash: Uint8Array) {
+    super(`Transaction ${bytesToHex(txHash)} was already identified to go over line count limit`);
+  }
+}
+
 export class LogQueryLimitError extends ChainError {
   readonly kind = 'logQueryLimit';
   constructor(readonly limit: number) {

@@ -183,3 +183,58 @@ describe('line limits changed at run time', () => {
     expect(await t.call('l2_getLineLimits')).toEqual(PRODUCTION.limits);
   });
 });
+
+describe('a transaction the sequencer excluded for its line count', () => {
+  /** A signed transfer from dev account 1 with the next nonce, as raw hex. */
+  async function rawTransfer(node: TestRpc = t): Promise<string> {
+    const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
+    const sender = node.chain.accounts[1];
+    const nonce = BigInt(await node.call<string>('eth_getTransactionCount', BOB, 'pending'));
+    const tx = createFeeMarket1559Tx(
+      { nonce, to: CAROL, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+      { common: node.chain.common },
+    ).sign(sender.privateKey);
+    return `0x${Buffer.from(tx.serialize()).toString('hex')}`;
+  }
+  const cached = (hash: string) => ({
+    code: -32000,
+    message: `Transaction ${hash} was already identified to go over line count limit`,
+  });
+
+  test('is refused at once when it is sent again (TX_MODULE_LINE_COUNT_OVERFLOW_CACHED)', async () => {
+    await t.call('l2_forceExclusion', { from: BOB, module: 'HUB' });
+    const raw = await rawTransfer();
+    const hash = await t.call<string>('eth_sendRawTransaction', raw);
+    expect(await t.call('l2_getTransactionExclusionStatusV1', hash)).toMatchObject({ txRejectionStage: 'SEQUENCER' });
+    const head = await t.call('eth_blockNumber');
+    expect(await t.fail('eth_sendRawTransaction', raw)).toEqual(cached(hash));
+    expect(await t.call('eth_blockNumber')).toBe(head);
+    expect(await t.call('l2_getExclusionCount')).toBe('0x1');
+  });
+
+  test('counts as such when its own lines overflowed while its block was built', async () => {
+    const relaxed = await createTestRpc({ lineLimits: PRODUCTION, rpcLineCheck: false });
+    try {
+      await relaxed.call('l2_setLineLimits', { RLP_TXN: 10 });
+      const raw = await rawTransfer(relaxed);
+      const hash = await relaxed.call<string>('eth_sendRawTransaction', raw);
+      expect(await relaxed.call('eth_getTransactionReceipt', hash)).toBeNull();
+      // Not refused by the check it overflowed: by the memory of that overflow, whatever the limits now.
+      await relaxed.call('l2_resetLineLimits');
+      expect(await relaxed.fail('eth_sendRawTransaction', raw)).toEqual(cached(hash));
+    } finally {
+      await relaxed.close();
+    }
+  });
+
+  test('a transaction refused at stage RPC may be sent again once it fits', async () => {
+    await t.call('l2_setLineLimits', { RLP_TXN: 10 });
+    const raw = await rawTransfer();
+    expect((await t.fail('eth_sendRawTransaction', raw)).message).toMatch(
+      /line count for module RLP_TXN=\d+ is above the limit 10$/,
+    );
+    await t.call('l2_resetLineLimits');
+    const hash = await t.call<string>('eth_sendRawTransaction', raw);
+    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
+  });
+});
