@@ -592,6 +592,14 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n;
   }
 
+  /** Blob base fee of the next block (EIP-4844); 0 before Cancun. */
+  async nextBlobBaseFee(): Promise<bigint> {
+    const head = await this.headBlock();
+    return this.vm.common.isActivatedEIP(4844) && head.header.excessBlobGas !== undefined
+      ? head.header.calcNextBlobGasPrice(this.vm.common)
+      : 0n;
+  }
+
   // ---------------------------------------------------------------- simulation
 
   /** Runs a call on the state after block `n` without creating a transaction. */

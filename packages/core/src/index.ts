@@ -24,3 +24,4 @@ export { matchesLog } from './chainStore';
 export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './units';
+export { encodeReceipt } from './receiptEncoding';

@@ -115,6 +115,8 @@ export interface BlockRefOptions {
   allowDecimal?: boolean;
   /** EIP-1898 `{ blockNumber }` / `{ blockHash }` objects, accepted by state methods. */
   allowObject?: boolean;
+  /** A bare 32-byte block hash, as geth's BlockNumberOrHash takes it (debug_getRaw*). */
+  allowHash?: boolean;
 }
 
 /** A block number or tag (and per options, a decimal number or an EIP-1898 object). */
@@ -129,6 +131,8 @@ export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
       }
       if ((TAGS as readonly string[]).includes(value)) return { kind: value as (typeof TAGS)[number] };
       if (HEX.test(value) && value.length > 2 && value.length <= 18) return { kind: 'number', number: BigInt(value) };
+      if (opts.allowHash && HEX.test(value) && value.length === 66)
+        return { kind: 'hash', hash: hexToBytes(value as `0x${string}`) };
       if (opts.allowDecimal && /^[0-9]{1,16}$/.test(value)) return { kind: 'number', number: BigInt(value) };
     }
     if (opts.allowDecimal && typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {

@@ -11,6 +11,7 @@ import type { Method, RpcContext } from './method';
 import { parseParams } from './method';
 import { blockMethods } from './methods/blocks';
 import { chainMethods } from './methods/chain';
+import { debugMethods } from './methods/debug';
 import { devnetMethods } from './methods/devnet';
 import { executionMethods } from './methods/execution';
 import { filterMethods } from './methods/filters';
@@ -87,6 +88,7 @@ export class Rpc {
       ...l2Methods,
       ...filterMethods,
       ...devnetMethods,
+      ...debugMethods,
       ...opts.extraMethods,
     };
   }

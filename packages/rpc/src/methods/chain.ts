@@ -30,7 +30,8 @@ export const chainMethods: Record<string, Method> = {
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
   eth_gasPrice: method([], async ({ chain }) => quantity((await chain.nextBaseFee()) + SUGGESTED_TIP)),
   eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
-  eth_blobBaseFee: method([], () => quantity(1)),
+  /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */
+  eth_blobBaseFee: method([], async ({ chain }) => quantity(await chain.nextBlobBaseFee())),
   /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */
   eth_feeHistory: method(
     [required('blockCount', count), required('newestBlock', blockRef()), optional('rewardPercentiles', percentiles)],

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+
+import { ALICE, BOB, createTestRpc } from '../../test/helpers';
+import type { TestRpc } from '../../test/helpers';
+
+const counter = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
+) as { bytecode: string };
+const keccak = (hex: string) => bytesToHex(keccak256(hexToBytes(hex as `0x${string}`)));
+
+let t: TestRpc;
+let block: { hash: string; number: string; receiptsRoot: string; transactions: string[] };
+beforeAll(async () => {
+  t = await createTestRpc({ mining: { mode: 'manual' } });
+  const deploy = await t.call<string>('eth_sendTransaction', { from: ALICE, data: counter.bytecode });
+  await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x5', type: '0x0', gasPrice: '0x77359400' });
+  await t.call('evm_mine');
+  block = await t.call('eth_getBlockByNumber', 'latest', false);
+  expect(block.transactions).toHaveLength(2);
+  const address = (await t.call<{ contractAddress: string }>('eth_getTransactionReceipt', deploy)).contractAddress;
+  await t.call('eth_sendTransaction', { from: ALICE, to: address, data: '0xd09de08a' }); // pending
+});
+afterAll(() => t.close());
+
+test('debug_getRawHeader hashes to the block hash, for every way of naming the block', async () => {
+  for (const ref of ['latest', block.number, block.hash, { blockHash: block.hash }, { blockNumber: block.number }]) {
+    expect(keccak(await t.call<string>('debug_getRawHeader', ref))).toBe(block.hash);
+  }
+});
+
+test('debug_getRawBlock holds that header and the block transactions', async () => {
+  const raw = await t.call<string>('debug_getRawBlock', block.number);
+  const [header, txs] = RLP.decode(hexToBytes(raw as `0x${string}`)) as unknown as [Uint8Array[], unknown[]];
+  expect(bytesToHex(keccak256(RLP.encode(header)))).toBe(block.hash);
+  expect(txs).toHaveLength(2);
+});
+
+test('debug_getRawReceipts are the leaves of the block receipts trie', async () => {
+  const raw = await t.call<string[]>('debug_getRawReceipts', block.hash);
+  expect(raw).toHaveLength(2);
+  // An EIP-1559 receipt starts with its type byte; a legacy one is a plain RLP list.
+  for (let i = 0; i < raw.length; i++) {
+    const { type } = await t.call<{ type: string }>('eth_getTransactionByHash', block.transactions[i]);
+    expect(raw[i].slice(0, 4)).toBe(type === '0x2' ? '0x02' : raw[i].slice(0, 4));
+    if (type === '0x0') expect(Number.parseInt(raw[i].slice(2, 4), 16)).toBeGreaterThanOrEqual(0xc0);
+  }
+  const trie = new MerklePatriciaTrie();
+  for (let i = 0; i < raw.length; i++) await trie.put(RLP.encode(i), hexToBytes(raw[i] as `0x${string}`));
+  expect(bytesToHex(trie.root())).toBe(block.receiptsRoot);
+  expect(await t.call('debug_getRawReceipts', '0x0')).toEqual([]);
+});
+
+test('debug_getRawTransaction encodes mined and pending transactions; "0x" for an unknown hash, as geth', async () => {
+  const pending = await t.call<{ transactions: string[] }>('eth_getBlockByNumber', 'pending', false);
+  for (const hash of [...block.transactions, ...pending.transactions]) {
+    expect(keccak(await t.call<string>('debug_getRawTransaction', hash))).toBe(hash);
+  }
+  expect(await t.call('debug_getRawTransaction', `0x${'11'.repeat(32)}`)).toBe('0x');
+});
+
+test('an unknown block is "header not found"; a bad one is invalid params', async () => {
+  for (const method of ['debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts']) {
+    expect(await t.fail(method, '0x99')).toEqual({ code: -32000, message: 'header not found' });
+    expect(await t.fail(method, `0x${'22'.repeat(32)}`)).toEqual({ code: -32000, message: 'header not found' });
+    expect((await t.fail(method, '0xzz')).code).toBe(-32602);
+  }
+});
+
+test('eth_blobBaseFee is the next block blob base fee: the minimum, 1 wei, with no blobs; 0 before Cancun', async () => {
+  expect(await t.call('eth_blobBaseFee')).toBe('0x1');
+  const london = await createTestRpc({ hardfork: 'london' });
+  try {
+    expect(await london.call('eth_blobBaseFee')).toBe('0x0');
+  } finally {
+    await london.close();
+  }
+});
