@@ -288,6 +288,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.maxLogResults = opts.maxLogResults ?? MAX_LOG_RESULTS;
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
     this.gasLimit = 0n;
+    // Each waiting eth_sendRawTransactionSync listens for blocks: no listener limit.
+    this.setMaxListeners(0);
     this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true);
     // Mining runs to the end of every transaction, but lets the event loop in between slices.
     new ExecutionGuard(vm.evm);
@@ -556,6 +558,12 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   private async pendingNonceLocked(address: Uint8Array): Promise<bigint> {
     return this.pool.nextNonce(address, (await this.headAccount(address)).nonce);
+  }
+
+  /** Whether a pool transaction can go into the next block: no nonce gap before it. */
+  async isReady(ptx: PoolTx): Promise<boolean> {
+    const { nonce } = await this.getAccount(ptx.sender, this.headNumber);
+    return this.pool.nextNonce(ptx.sender, nonce) > ptx.nonce;
   }
 
   /** EIP-1186 proof of an account and storage slots at block `n`. */

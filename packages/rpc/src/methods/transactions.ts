@@ -1,15 +1,63 @@
 /** Transactions and receipts, and sending (spec: eth_getTransactionBy*, eth_getTransactionReceipt). */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { BlockRef } from '@l2devnet/core';
+import type { BlockRef, Chain, ExclusionRecord } from '@l2devnet/core';
 import { SUGGESTED_TIP, UnknownAccountError } from '@l2devnet/core';
 
-import { invalidParams } from '../errors';
+import { invalidParams, RpcError, SERVER_ERROR } from '../errors';
 import { formatReceipt, formatTransaction, hex } from '../format';
 import type { Method, RpcContext } from '../method';
-import { method, required } from '../method';
+import { method, optional, required } from '../method';
 import type { TransactionRequest } from '../params';
 import { blockRef, callObject, data, hash, smallQuantity } from '../params';
+
+/** EIP-7966: the timeout when none (or an invalid one) is given, as the EIP recommends: 2 s. */
+const SYNC_TIMEOUT_MS = 2_000;
+/** The longest wait a request may ask for. */
+const SYNC_MAX_TIMEOUT_MS = 60_000;
+/** EIP-7966's error codes: not mined within the timeout; not ready to be mined (a nonce gap). */
+const EIP7966_TIMEOUT = 4;
+const EIP7966_NOT_READY = 5;
+
+/** EIP-7966: a positive number of milliseconds up to the maximum; anything else means the default. */
+const syncTimeout = (value: unknown): number | undefined => {
+  let ms: number | undefined;
+  if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string' && /^0x[0-9a-fA-F]{1,12}$/.test(value)) ms = Number(value);
+  return ms !== undefined && Number.isSafeInteger(ms) && ms > 0 && ms <= SYNC_MAX_TIMEOUT_MS ? ms : undefined;
+};
+
+/**
+ * Resolves when `hash` is mined (undefined), excluded by the sequencer (its record), or after `ms`
+ * ('timeout').
+ */
+function mined(
+  chain: Chain,
+  hash: Uint8Array,
+  ms: number,
+): { done: Promise<ExclusionRecord | 'timeout' | undefined>; cancel(): void } {
+  const key = hex(hash);
+  let finish: (outcome: ExclusionRecord | 'timeout' | undefined) => void = () => undefined;
+  const done = new Promise<ExclusionRecord | 'timeout' | undefined>((resolve) => {
+    finish = resolve;
+  });
+  const onBlock = (block: { transactions: { hash(): Uint8Array }[] }) => {
+    if (block.transactions.some((t) => hex(t.hash()) === key)) stop(undefined);
+  };
+  const onExcluded = (record: ExclusionRecord) => {
+    if (hex(record.txHash) === key) stop(record);
+  };
+  const timer = setTimeout(() => stop('timeout'), ms);
+  const stop = (outcome: ExclusionRecord | 'timeout' | undefined) => {
+    clearTimeout(timer);
+    chain.off('block', onBlock);
+    chain.off('excluded', onExcluded);
+    finish(outcome);
+  };
+  chain.on('block', onBlock);
+  chain.on('excluded', onExcluded);
+  return { done, cancel: () => stop(undefined) };
+}
 
 async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Promise<unknown> {
   if (ref.kind === 'pending') {
@@ -78,6 +126,48 @@ export const transactionMethods: Record<string, Method> = {
   }),
   eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) =>
     hex(await chain.sendRawTransaction(raw)),
+  ),
+  /**
+   * eth_sendRawTransactionSync (EIP-7966): submits, then answers with the receipt once the
+   * transaction is mined; an exclusion at once (as the refusal it is); error 5 when it waits behind
+   * a nonce gap; error 4 when no block took it within the timeout (ms; default 2 s).
+   */
+  eth_sendRawTransactionSync: method(
+    [required('transaction', data), optional('timeout', syncTimeout)],
+    async ({ chain }, raw, timeoutMs) => {
+      const tx = chain.decodeTransaction(raw);
+      const h = tx.hash();
+      const wait = timeoutMs ?? SYNC_TIMEOUT_MS;
+      // Listening before submitting: with automine the block is mined before submit returns.
+      const outcome = mined(chain, h, wait);
+      try {
+        await chain.submit(tx);
+      } catch (e) {
+        outcome.cancel();
+        throw e;
+      }
+      const pooled = chain.pool.get(h);
+      if (pooled !== undefined && !(await chain.isReady(pooled))) {
+        outcome.cancel();
+        throw new RpcError(
+          EIP7966_NOT_READY,
+          "The transaction was added to the mempool but wasn't processed due to a missing nonce or insufficient funds. Please double-check your account and try again.",
+          hex(h),
+        );
+      }
+      const record = await outcome.done;
+      if (record === 'timeout') {
+        throw new RpcError(
+          EIP7966_TIMEOUT,
+          `The transaction was added to the mempool but wasn't processed in ${wait / 1000}s.`,
+          hex(h),
+        );
+      }
+      if (record !== undefined) throw new RpcError(SERVER_ERROR, record.reasonMessage, hex(h));
+      const found = await chain.getReceipt(h);
+      if (found === undefined) throw new Error('a mined transaction has no receipt');
+      return formatReceipt(found.block, (await chain.getReceipts(found.block.header.number)) ?? [], found.index);
+    },
   ),
   /** eth_sendTransaction: signed by the node for its dev accounts, or sent as an impersonated address. */
   eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
