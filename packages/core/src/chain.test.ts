@@ -536,4 +536,25 @@ describe('Chain from a genesis file', () => {
       await chain.close();
     }
   });
+
+  test('fields geth writes as null are as if left out: the base fee is the initial one', async () => {
+    const chain = await Chain.create({
+      genesis: {
+        config: { chainId: 4343, homesteadBlock: 0, byzantiumBlock: 0, berlinBlock: 0, londonBlock: 0 },
+        baseFeePerGas: null,
+        excessBlobGas: null,
+        blobGasUsed: null,
+        number: '0x0',
+        gasUsed: '0x0',
+        parentHash: `0x${'00'.repeat(32)}`,
+        alloc: {},
+      },
+    });
+    try {
+      expect(chain.hardfork).toBe('london');
+      expect((await chain.headBlock()).header.baseFeePerGas).toBe(GWEI);
+    } finally {
+      await chain.close();
+    }
+  });
 });

@@ -71,7 +71,9 @@ function big(value: unknown, what: string): bigint {
 /** Reads a geth-style genesis.json (already parsed). */
 export function gethGenesisSpec(json: unknown, hardfork: string | undefined): GenesisSpec {
   if (typeof json !== 'object' || json === null) throw new InvalidGenesisError('genesis: must be a JSON object');
-  const g = json as Record<string, unknown>;
+  // geth writes fields it has no value for as null (baseFeePerGas before London, excessBlobGas, ...):
+  // the same as leaving them out.
+  const g = Object.fromEntries(Object.entries(json).filter(([, v]) => v !== null));
   const config = g.config as Record<string, unknown> | undefined;
   if (typeof config !== 'object' || config === null || config.chainId === undefined) {
     throw new InvalidGenesisError('genesis: config.chainId is required');
