@@ -15,6 +15,8 @@ export const INTERNAL_ERROR = -32603;
 export const SERVER_ERROR = -32000;
 /** Spec, Errors: a query over a limit (results, time, credits). */
 export const LIMIT_EXCEEDED = -32005;
+/** The execution-apis code for a request over a client's limit (geth's ClientLimitExceededError). */
+export const CLIENT_LIMIT_EXCEEDED = -38026;
 /** Spec, Errors: execution hit REVERT. */
 export const EXECUTION_REVERTED = 3;
 

@@ -365,3 +365,10 @@ export const lineLimitChanges: Parser<Record<string, number>> = (value, slot) =>
   }
   return out;
 };
+
+/** eth_getStorageValues' requests: `{ address: [32-byte slot, ...] }`. */
+export const storageRequests: Parser<[Uint8Array, Uint8Array[]][]> = (value, slot) =>
+  Object.entries(object(value, slot)).map(([key, keys]) => {
+    const at = { position: slot.position, name: `${slot.name}[${key}]` };
+    return [address(key, { ...at, name: `${slot.name} key` }), arrayOf(hash, 10_000)(keys, at)];
+  });

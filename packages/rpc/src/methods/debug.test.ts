@@ -81,3 +81,30 @@ test('eth_blobBaseFee is the next block blob base fee: the minimum, 1 wei, with 
     await london.close();
   }
 });
+
+test('eth_getStorageValues reads many slots of many accounts at a block, within geth limits', async () => {
+  const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+  const A = '0x00000000000000000000000000000000000000a1';
+  const B = '0x00000000000000000000000000000000000000b2';
+  await t.call('anvil_setStorageAt', A, word(1), word(11));
+  await t.call('anvil_setStorageAt', B, word(2), word(22));
+  await t.call('evm_mine');
+  const before = await t.call<string>('eth_blockNumber');
+  await t.call('anvil_setStorageAt', A, word(1), word(12));
+  await t.call('evm_mine');
+  expect(await t.call('eth_getStorageValues', { [A]: [word(1), word(3)], [B]: [word(2)] }, 'latest')).toEqual({
+    [A]: [word(12), word(0)],
+    [B]: [word(22)],
+  });
+  expect(await t.call('eth_getStorageValues', { [A]: [word(1)] }, before)).toEqual({ [A]: [word(11)] });
+  const many = Array.from({ length: 1_025 }, (_, i) => word(i));
+  expect(await t.fail('eth_getStorageValues', { [A]: many.slice(0, 600), [B]: many.slice(600) }, 'latest')).toEqual({
+    code: -38026,
+    message: 'too many slots (max 1024)',
+  });
+  expect(await t.fail('eth_getStorageValues', { [A]: [] }, 'latest')).toEqual({
+    code: -32602,
+    message: 'empty request',
+  });
+  expect((await t.fail('eth_getStorageValues', { [A]: ['0x1'] }, 'latest')).code).toBe(-32602);
+});

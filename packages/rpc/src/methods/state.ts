@@ -4,10 +4,13 @@ import { bytesToBigInt } from '@ethereumjs/util';
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, required, withDefault } from '../method';
-import { address, arrayOf, blockRef, storageKey } from '../params';
+import { address, arrayOf, blockRef, storageKey, storageRequests } from '../params';
+import { CLIENT_LIMIT_EXCEEDED, INVALID_PARAMS, RpcError } from '../errors';
 import { stateBlock } from './resolve';
 
 const latest = () => ({ kind: 'latest' as const });
+/** geth: at most 1,024 slots in one eth_getStorageValues request. */
+const MAX_STORAGE_VALUES = 1_024;
 const stateRef = blockRef({ allowObject: true });
 
 export const stateMethods: Record<string, Method> = {
@@ -31,6 +34,32 @@ export const stateMethods: Record<string, Method> = {
     async (ctx, a, position, ref) => {
       const value = await ctx.chain.getStorage(a, position, await stateBlock(ctx, ref));
       return `0x${bytesToBigInt(value).toString(16).padStart(64, '0')}`;
+    },
+  ),
+  /**
+   * eth_getStorageValues (geth): `{ address: [slot, ...] }` → `{ address: [value, ...] }`, 32-byte
+   * words, at most 1,024 slots in all (geth's limit, refused with its -38026).
+   */
+  eth_getStorageValues: method(
+    [required('requests', storageRequests), withDefault('block', stateRef, latest)],
+    async (ctx, requests, ref) => {
+      const slots = requests.reduce((n, [, keys]) => n + keys.length, 0);
+      if (slots > MAX_STORAGE_VALUES)
+        throw new RpcError(CLIENT_LIMIT_EXCEEDED, `too many slots (max ${MAX_STORAGE_VALUES})`);
+      if (slots === 0) throw new RpcError(INVALID_PARAMS, 'empty request');
+      const n = await stateBlock(ctx, ref);
+      const out: Record<string, string[]> = {};
+      for (const [a, keys] of requests) {
+        out[hex(a)] = await Promise.all(
+          keys.map(
+            async (k) =>
+              `0x${bytesToBigInt(await ctx.chain.getStorage(a, k, n))
+                .toString(16)
+                .padStart(64, '0')}`,
+          ),
+        );
+      }
+      return out;
     },
   ),
   /** eth_getProof (spec: eth_getProof): account and storage proofs against the block's stateRoot. */
