@@ -5,6 +5,7 @@ import { banner } from './banner';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
 import { linesCommand } from './lines';
+import { proofCommand } from './proof';
 import { startNode } from './node';
 
 const VERSION = '0.1.0';
@@ -12,6 +13,10 @@ const VERSION = '0.1.0';
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'lines') {
     process.exitCode = await linesCommand(argv.slice(1), (text) => process.stdout.write(text));
+    return;
+  }
+  if (argv[0] === 'proof') {
+    process.exitCode = await proofCommand(argv.slice(1), (text) => process.stdout.write(text));
     return;
   }
   let config: CliConfig;

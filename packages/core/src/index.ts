@@ -25,3 +25,5 @@ export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './units';
 export { encodeReceipt } from './receiptEncoding';
+export { verifyAccountProof } from './proofVerifier';
+export type { ProofReport } from './proofVerifier';

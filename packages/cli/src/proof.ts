@@ -1,0 +1,154 @@
+/**
+ * `l2devnet proof verify`: checks an eth_getProof answer, from this node or any other, against a
+ * state root (core's verifyAccountProof), and prints which node of which proof failed and why.
+ *
+ *   l2devnet proof verify FILE --state-root ROOT     an answer saved as JSON (the result, or the whole response)
+ *   l2devnet proof verify --rpc URL --address A [--slot S ...] [--block B]   asks a node for both
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { verifyAccountProof } from '@l2devnet/core';
+import type { AccountProof } from '@l2devnet/core';
+
+import { FlagError } from './flags';
+
+export const PROOF_HELP = `Usage: l2devnet proof verify FILE --state-root ROOT
+       l2devnet proof verify --rpc URL --address ADDRESS [--slot SLOT ...] [--block BLOCK]
+
+Checks an eth_getProof answer against a state root: the account proof, the account's fields, and
+every storage proof, absences included. FILE holds the answer as JSON (its result, or the whole
+JSON-RPC response); with --rpc the answer and the block's stateRoot come from that node (any node).
+Exits 0 when the proof holds, 1 with one line per failure when it does not.
+
+  --state-root ROOT         the state root to check FILE against
+  --rpc URL                 a JSON-RPC endpoint to ask
+  --address ADDRESS         the account to prove (with --rpc)
+  --slot SLOT               a storage slot to prove (with --rpc; repeatable)
+  --block BLOCK             block number or tag (with --rpc; default latest)
+`;
+
+type Json = Record<string, unknown>;
+
+const bytes = (value: unknown, what: string): Uint8Array => {
+  if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value))
+    throw new FlagError(`proof: ${what} must be hex data; got ${JSON.stringify(value)}`);
+  return hexToBytes(value as `0x${string}`);
+};
+const quantity = (value: unknown, what: string): bigint => {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value))
+    throw new FlagError(`proof: ${what} must be a hex quantity; got ${JSON.stringify(value)}`);
+  return BigInt(value);
+};
+const list = (value: unknown, what: string): unknown[] => {
+  if (!Array.isArray(value)) throw new FlagError(`proof: ${what} must be an array`);
+  return value;
+};
+
+/** A storage key as its 32-byte word (nodes echo keys as given, often as quantities). */
+function slotWord(n: bigint, i: number): Uint8Array {
+  if (n >= 1n << 256n) throw new FlagError(`proof: storageProof[${i}].key is longer than 32 bytes`);
+  return setLengthLeft(bigIntToBytes(n), 32);
+}
+
+/** An eth_getProof answer as JSON, typed. */
+export function parseProof(json: unknown): AccountProof {
+  const o = (typeof json === 'object' && json !== null && 'result' in json ? (json as Json).result : json) as Json;
+  if (typeof o !== 'object' || o === null) throw new FlagError('proof: expected an eth_getProof answer (an object)');
+  return {
+    address: bytes(o.address, 'address'),
+    balance: quantity(o.balance, 'balance'),
+    nonce: quantity(o.nonce, 'nonce'),
+    codeHash: bytes(o.codeHash, 'codeHash'),
+    storageHash: bytes(o.storageHash, 'storageHash'),
+    accountProof: list(o.accountProof, 'accountProof').map((n, i) => bytes(n, `accountProof[${i}]`)),
+    storageProof: list(o.storageProof ?? [], 'storageProof').map((s, i) => {
+      const entry = s as Json;
+      return {
+        key: slotWord(quantity(entry.key, `storageProof[${i}].key`), i),
+        value: quantity(entry.value, `storageProof[${i}].value`),
+        proof: list(entry.proof, `storageProof[${i}].proof`).map((n, j) => bytes(n, `storageProof[${i}].proof[${j}]`)),
+      };
+    }),
+  };
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  let answer: Json;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    answer = (await res.json()) as Json;
+  } catch (e) {
+    throw new FlagError(`--rpc ${url}: ${method}: ${(e as Error).message}`);
+  }
+  if (answer.error !== undefined) throw new FlagError(`--rpc ${url}: ${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
+/** The `proof` subcommand; returns the exit code. */
+export async function proofCommand(argv: string[], out: (text: string) => void): Promise<number> {
+  let values: Record<string, string | string[] | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'state-root': { type: 'string' },
+        rpc: { type: 'string' },
+        address: { type: 'string' },
+        slot: { type: 'string', multiple: true },
+        block: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new FlagError((e as Error).message);
+  }
+  if (values.help === true || positionals[0] !== 'verify') {
+    out(PROOF_HELP);
+    return values.help === true ? 0 : 2;
+  }
+  let proof: AccountProof;
+  let root: Uint8Array;
+  const url = values.rpc as string | undefined;
+  if (url !== undefined) {
+    if (values.address === undefined) throw new FlagError('proof verify --rpc needs --address');
+    const block = (values.block as string | undefined) ?? 'latest';
+    const slots = (values.slot as string[] | undefined) ?? [];
+    proof = parseProof(await rpc(url, 'eth_getProof', [values.address, slots, block]));
+    const header = (await rpc(url, 'eth_getBlockByNumber', [block, false])) as Json | null;
+    if (header === null) throw new FlagError(`--rpc ${url}: no block ${block}`);
+    root = bytes(header.stateRoot, 'the block stateRoot');
+  } else {
+    const file = positionals[1];
+    const stateRoot = values['state-root'] as string | undefined;
+    if (file === undefined || stateRoot === undefined)
+      throw new FlagError('proof verify needs FILE and --state-root, or --rpc and --address');
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new FlagError(`proof verify ${file}: ${(e as Error).message}`);
+    }
+    proof = parseProof(json);
+    root = bytes(stateRoot, '--state-root');
+  }
+  const report = verifyAccountProof(proof, root);
+  const who = `account ${bytesToHex(proof.address)}`;
+  if (report.ok) {
+    out(
+      `proof holds against ${bytesToHex(root)}: ${who} ${report.accountExists ? 'exists' : 'is absent'}, ` +
+        `${proof.storageProof.length} storage proof(s) hold\n`,
+    );
+    return 0;
+  }
+  out(`proof does not hold against ${bytesToHex(root)} (${who}):\n${report.failures.map((f) => `  ${f}\n`).join('')}`);
+  return 1;
+}
