@@ -5,8 +5,10 @@
  * without touching the others:
  *  - invalid at execution time (nonce or balance moved since it entered the pool): dropped;
  *  - its own line count for a module is above the module's limit: dropped and reported as excluded;
- *  - it fits alone but not in what is left of the block (gas or a module's lines): deferred to a
- *    later block, together with the sender's later nonces;
+ *  - it fits alone but not in what is left of the block's gas: deferred to a later block, together
+ *    with the sender's later nonces, and selection goes on;
+ *  - it fits alone but not in what is left of a module's lines (BLOCK_MODULE_LINE_COUNT_FULL):
+ *    selection stops, and it and every later candidate wait for the next block;
  *  - `screen` decides it before it runs (a forced exclusion, a denied address): excluded or dropped.
  * The whole block runs inside one outer checkpoint that the caller commits (mining) or reverts
  * (the `pending` block preview).
@@ -109,7 +111,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
 
   await vm.evm.journal.checkpoint();
   try {
-    for (const ptx of candidates) {
+    for (const [position, ptx] of candidates.entries()) {
       const senderHex = bytesToHex(ptx.sender);
       if (blockedSenders.has(senderHex)) {
         out.deferred.push(ptx);
@@ -148,10 +150,11 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         continue;
       }
       if (limits?.blockOverflow(out.lineTotals, counts) !== undefined) {
+        // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does: this and every
+        // later candidate wait for the next block, even one small enough to fit.
         await vm.evm.journal.revert();
-        out.deferred.push(ptx);
-        blockedSenders.add(senderHex);
-        continue;
+        out.deferred.push(...candidates.slice(position));
+        break;
       }
       await vm.evm.journal.commit();
       for (const [module, n] of Object.entries(counts)) out.lineTotals[module] = (out.lineTotals[module] ?? 0) + n;

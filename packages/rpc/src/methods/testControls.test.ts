@@ -238,3 +238,41 @@ describe('a transaction the sequencer excluded for its line count', () => {
     expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
   });
 });
+
+describe('a block whose module lines are full (BLOCK_MODULE_LINE_COUNT_FULL)', () => {
+  test('stops the selection: later transactions wait for the next block even when they would fit', async () => {
+    const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
+    await t.call('evm_setAutomine', false);
+    // RLP_TXN counts a transaction's encoded bytes: a plain transfer about 110, one with 100 bytes of data about 210.
+    await t.call('l2_setLineLimits', { RLP_TXN: 250 });
+    const send = async (account: number, tip: bigint, data: Uint8Array) => {
+      const tx = createFeeMarket1559Tx(
+        {
+          nonce: 0n,
+          to: CAROL,
+          value: 1n,
+          data,
+          gasLimit: 100_000n,
+          maxFeePerGas: 10n ** 11n,
+          maxPriorityFeePerGas: tip,
+        },
+        { common: t.chain.common },
+      ).sign(t.chain.accounts[account].privateKey);
+      return t.call<string>('eth_sendRawTransaction', `0x${Buffer.from(tx.serialize()).toString('hex')}`);
+    };
+    const GWEI = 10n ** 9n;
+    const small = await send(2, 3n * GWEI, new Uint8Array()); // selected first: the highest tip
+    const large = await send(3, 2n * GWEI, new Uint8Array(100).fill(1)); // no room left: the block is full
+    const late = await send(4, 1n * GWEI, new Uint8Array()); // would fit beside the first, but selection stopped
+    const txsOf = async () =>
+      (await t.call<{ transactions: string[] }>('eth_getBlockByNumber', 'latest', false)).transactions;
+    await t.call('evm_mine');
+    expect(await txsOf()).toEqual([small]);
+    await t.call('evm_mine');
+    expect(await txsOf()).toEqual([large]);
+    await t.call('evm_mine');
+    expect(await txsOf()).toEqual([late]);
+    // Waiting is not exclusion.
+    expect(await t.call('l2_getExclusionCount')).toBe('0x0');
+  });
+});
