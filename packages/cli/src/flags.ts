@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 
 import {
   DEFAULT_CHAIN_ID,
@@ -74,6 +75,18 @@ RPC
 `;
 
 export class FlagError extends Error {}
+
+/** A subcommand's flags and positionals (`lines`, `proof`); a bad flag is a FlagError (exit 2). */
+export function parseCommandArgs(
+  argv: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options });
+  } catch (e) {
+    throw new FlagError((e as Error).message);
+  }
+}
 
 export interface CliConfig {
   chain: ChainOptions;

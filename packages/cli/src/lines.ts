@@ -12,7 +12,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '@l2devnet/core';
@@ -20,7 +19,7 @@ import type { CallResult, LineCounts } from '@l2devnet/core';
 import { createProvider, createRpc, params } from '@l2devnet/rpc';
 import type { Eip1193Provider } from '@l2devnet/rpc';
 
-import { FlagError } from './flags';
+import { FlagError, parseCommandArgs } from './flags';
 
 export const LINES_HELP = `Usage: l2devnet lines SCENARIO --snapshot FILE [--check] [--tolerance PERCENT]
 
@@ -212,24 +211,13 @@ function serialize(snapshot: Snapshot): string {
 
 /** The `lines` subcommand; returns the exit code. */
 export async function linesCommand(argv: string[], out: (text: string) => void): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        snapshot: { type: 'string' },
-        check: { type: 'boolean' },
-        tolerance: { type: 'string' },
-        hardfork: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new FlagError((e as Error).message);
-  }
+  const { values, positionals } = parseCommandArgs(argv, {
+    snapshot: { type: 'string' },
+    check: { type: 'boolean' },
+    tolerance: { type: 'string' },
+    hardfork: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help === true) {
     out(LINES_HELP);
     return 0;

@@ -6,13 +6,12 @@
  *   l2devnet proof verify --rpc URL --address A [--slot S ...] [--block B]   asks a node for both
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 
 import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { verifyAccountProof } from '@l2devnet/core';
 import type { AccountProof } from '@l2devnet/core';
 
-import { FlagError } from './flags';
+import { FlagError, parseCommandArgs } from './flags';
 
 export const PROOF_HELP = `Usage: l2devnet proof verify FILE --state-root ROOT
        l2devnet proof verify --rpc URL --address ADDRESS [--slot SLOT ...] [--block BLOCK]
@@ -92,25 +91,14 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 
 /** The `proof` subcommand; returns the exit code. */
 export async function proofCommand(argv: string[], out: (text: string) => void): Promise<number> {
-  let values: Record<string, string | string[] | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        'state-root': { type: 'string' },
-        rpc: { type: 'string' },
-        address: { type: 'string' },
-        slot: { type: 'string', multiple: true },
-        block: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    throw new FlagError((e as Error).message);
-  }
+  const { values, positionals } = parseCommandArgs(argv, {
+    'state-root': { type: 'string' },
+    rpc: { type: 'string' },
+    address: { type: 'string' },
+    slot: { type: 'string', multiple: true },
+    block: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help === true || positionals[0] !== 'verify') {
     out(PROOF_HELP);
     return values.help === true ? 0 : 2;
