@@ -47,7 +47,7 @@ test('debug_getRawReceipts are the leaves of the block receipts trie', async () 
   // An EIP-1559 receipt starts with its type byte; a legacy one is a plain RLP list.
   for (let i = 0; i < raw.length; i++) {
     const { type } = await t.call<{ type: string }>('eth_getTransactionByHash', block.transactions[i]);
-    expect(raw[i].slice(0, 4)).toBe(type === '0x2' ? '0x02' : raw[i].slice(0, 4));
+    if (type === '0x2') expect(raw[i].slice(0, 4)).toBe('0x02');
     if (type === '0x0') expect(Number.parseInt(raw[i].slice(2, 4), 16)).toBeGreaterThanOrEqual(0xc0);
   }
   const trie = new MerklePatriciaTrie();
