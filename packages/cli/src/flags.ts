@@ -15,12 +15,13 @@ import {
   LineLimits,
   parseDuration,
   parseEther,
-  PRODUCTION_LIMITS,
+  DEFAULT_LIMITS,
   SUPPORTED_HARDFORKS,
+  TRACER_PROFILES,
 } from '@l2devnet/core';
-import type { ChainOptions, MiningMode } from '@l2devnet/core';
+import type { ChainOptions, MiningMode, TracerProfileName } from '@l2devnet/core';
 
-export { PRODUCTION_LIMITS };
+export { DEFAULT_LIMITS };
 
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 
@@ -58,8 +59,11 @@ Storage
   --in-memory               keep everything in memory; nothing is written to disk
 
 Prover line counts
-  --limits FILE             per-module line limits, TOML [traces-limits] (default: the production limits,
-                            fixtures/limits/production.toml)
+  --tracer NAME             which Linea tracer the line counter follows: osaka (today's, the default) or
+                            london (beta-v2.1, the one Linea's published line counts were measured with)
+  --limits FILE             per-module line limits, TOML [traces-limits] (default: for osaka the file Linea
+                            ships for mainnet, fixtures/limits/linea-mainnet.toml; for london
+                            fixtures/limits/linea-london.toml)
   --no-rpc-line-check       do not refuse overflowing transactions at submission; the sequencer still
                             excludes them while building blocks
 
@@ -170,6 +174,7 @@ export function parseFlags(argv: string[]): CliConfig {
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
         limits: { type: 'string' },
+        tracer: { type: 'string' },
         'no-rpc-line-check': { type: 'boolean' },
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
@@ -219,7 +224,10 @@ export function parseFlags(argv: string[]): CliConfig {
     if (!/^[A-Za-z0-9_.~-]+$/.test(k)) throw new FlagError('API keys may contain only letters, digits and _ . ~ -');
   }
   const accounts = int('accounts', s('accounts'), 0);
-  const limitsFile = s('limits') ?? PRODUCTION_LIMITS;
+  const tracer = (s('tracer') ?? 'osaka') as TracerProfileName;
+  if (!TRACER_PROFILES.includes(tracer))
+    throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracer}"`);
+  const limitsFile = s('limits') ?? DEFAULT_LIMITS[tracer];
   const dataDir = values['in-memory'] === true ? undefined : resolve(s('data-dir') ?? '.l2devnet');
   const genesisFile = s('genesis');
   const chain: ChainOptions = {
@@ -235,7 +243,8 @@ export function parseFlags(argv: string[]): CliConfig {
     finalizedDepth: big('finality-depth', s('finality-depth')),
     safeDepth: big('safe-depth', s('safe-depth')),
     logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
-    lineLimits: LineLimits.fromFile(limitsFile),
+    lineLimits: LineLimits.fromFile(limitsFile, tracer),
+    tracer,
     rpcLineCheck: values['no-rpc-line-check'] !== true,
     rpcEvmTimeoutMs: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
   };

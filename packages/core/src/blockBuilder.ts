@@ -108,6 +108,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   };
   const blockedSenders = new Set<string>();
   let gasUsed = 0n;
+  lineCounter.startBlock();
 
   await vm.evm.journal.checkpoint();
   try {
@@ -131,33 +132,41 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         continue;
       }
       await vm.evm.journal.checkpoint();
-      lineCounter.begin();
+      lineCounter.beginTx();
       let result: RunTxResult;
       try {
         result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
       } catch (error) {
         await vm.evm.journal.revert();
+        lineCounter.popTx();
         out.dropped.push({ ptx, error: error as Error });
         blockedSenders.add(senderHex);
         continue;
       }
-      const counts = lineCounter.end(ptx.tx, result);
-      const own = limits?.txOverflow(counts);
+      // As Linea's selector: the lines this transaction added to the block decide its own overflow,
+      // the block's cumulative count whether the block is full.
+      const counts = lineCounter.endTx(ptx.tx, result);
+      const added: LineCounts = {};
+      for (const [module, n] of Object.entries(counts)) added[module] = n - (out.lineTotals[module] ?? 0);
+      const own = limits?.txOverflow(added);
       if (own !== undefined) {
         await vm.evm.journal.revert();
+        lineCounter.popTx();
         out.excluded.push({ ptx, overflow: own });
         blockedSenders.add(senderHex);
         continue;
       }
-      if (limits?.blockOverflow(out.lineTotals, counts) !== undefined) {
+      if (limits?.blockOverflow(counts) !== undefined) {
         // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does: this and every
         // later candidate wait for the next block, even one small enough to fit.
         await vm.evm.journal.revert();
+        lineCounter.popTx();
         out.deferred.push(...candidates.slice(position));
         break;
       }
+      lineCounter.commitTx();
+      out.lineTotals = counts;
       await vm.evm.journal.commit();
-      for (const [module, n] of Object.entries(counts)) out.lineTotals[module] = (out.lineTotals[module] ?? 0) + n;
       gasUsed += result.totalGasSpent;
       txs.push(ptx.tx);
       results.push(result);

@@ -83,6 +83,7 @@ import { intrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
+import type { TracerProfileName } from './lineProfiles';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { Simulator } from './simulator';
@@ -126,8 +127,18 @@ export interface ChainOptions {
   rpcLineCheck?: boolean;
   /** Count lines at all; default true. Off only to measure what counting costs. */
   lineCounting?: boolean;
+  /** Which Linea tracer the line counter follows; default the line limits' profile, else osaka. */
+  tracer?: TracerProfileName;
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
+}
+
+/** The tracer profile the chain counts with; its line limits must be for the same one. */
+function tracerOf(opts: ChainOptions): TracerProfileName {
+  const tracer = opts.tracer ?? opts.lineLimits?.profile ?? 'osaka';
+  if (opts.lineLimits !== undefined && opts.lineLimits.profile !== tracer)
+    throw new InvalidLimitsError(`the line limits are for the ${opts.lineLimits.profile} tracer, not ${tracer}`);
+  return tracer;
 }
 
 /** Spec, Limits: at most 10,000 results per eth_getLogs query. */
@@ -290,7 +301,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.gasLimit = 0n;
     // Each waiting eth_sendRawTransactionSync listens for blocks: no listener limit.
     this.setMaxListeners(0);
-    this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true);
+    this.lineCounter = new LineCounter(vm.evm, opts.lineCounting ?? true, tracerOf(opts));
     // Mining runs to the end of every transaction, but lets the event loop in between slices.
     new ExecutionGuard(vm.evm);
     if (opts.rpcEvmTimeoutMs !== undefined) simulator.evmTimeoutMs = opts.rpcEvmTimeoutMs;
@@ -351,7 +362,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    const simulator = await Simulator.create(common, stateDb, blockchain, opts.lineCounting ?? true);
+    const simulator = await Simulator.create(common, stateDb, blockchain, opts.lineCounting ?? true, tracerOf(opts));
     const chain = new Chain(common, spec?.scheduled ?? false, kv, store, stateDb, vm, simulator, opts, persisted);
 
     if (head < 0n) {
@@ -622,11 +633,11 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const { block, root } = await this.blockAndRoot(n);
-    const result = await this.simulator.estimateGas(req, block, root, this.callGasCap());
-    const overflow = this.lineLimits?.txOverflow(result.lineCounts);
-    if (overflow !== undefined)
-      throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
-    return result;
+    return this.simulator.estimateGas(req, block, root, this.callGasCap(), (counts) => {
+      const overflow = this.lineLimits?.txOverflow(counts);
+      if (overflow !== undefined)
+        throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+    });
   }
 
   async createAccessList(

@@ -7,9 +7,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { TracerProfileName } from './lineProfiles';
+
 export const FIXTURES_DIR =
   [join(__dirname, '..', 'fixtures'), join(__dirname, '..', '..', '..', 'fixtures')].find((dir) => existsSync(dir)) ??
   join(__dirname, '..', '..', '..', 'fixtures');
 
-/** The production line limits, the default of `--limits` and of createDevnet's `limits`. */
-export const PRODUCTION_LIMITS = join(FIXTURES_DIR, 'limits', 'production.toml');
+/**
+ * The default line limits of each tracer profile (`--limits`, createDevnet's `limits`): for osaka the
+ * file Linea ships for mainnet; for london a London-era production file.
+ */
+export const DEFAULT_LIMITS: Readonly<Record<TracerProfileName, string>> = {
+  osaka: join(FIXTURES_DIR, 'limits', 'linea-mainnet.toml'),
+  london: join(FIXTURES_DIR, 'limits', 'linea-london.toml'),
+};

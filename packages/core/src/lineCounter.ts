@@ -1,22 +1,44 @@
 /**
- * Observes EVM execution and counts prover lines per module (rules in lineModules.ts).
+ * Counts prover lines per module as Linea's tracer does (rules and sources in lineProfiles.ts).
  *
- * Counting is on for every transaction, so it is built from the cheapest hooks the EVM offers
- * (measured against the `step` event listener in scripts/bench/lineCounting.js):
- *  - each opcode's handler in this EVM's own opcode table is wrapped to bump a per-opcode tally;
- *    the few opcodes whose cost depends on sizes (KECCAK256, *COPY, LOG, EXP, RETURN, ...) also
- *    read their size operand from the stack;
- *  - precompiles are intercepted at the call boundary (`runPrecompile`);
- *  - call frames and executed code at the frame boundary (`runInterpreter`).
- * The tally is folded into module counts once, when the transaction ends.
+ * The model is the tracer's own:
+ *  - counts accumulate over a conflation, which in the sequencer is the block being built (a new
+ *    tracer per block) and in a simulation is that one run (a new tracer per transaction);
+ *  - a conflation starts with its constant rows (reference tables, placeholders) and each block adds
+ *    its own, so the first transaction of a block carries them;
+ *  - operations of the deduplicating modules count once per conflation; a transaction that is not
+ *    selected has its operations dropped (popTx), a selected one keeps them (commitTx);
+ *  - every reported count is lines + the module's spillage;
+ *  - an opcode that raises an exception never reaches the arithmetic modules: here the opcode
+ *    handlers are wrapped, and the EVM calls a handler only once the stack and gas checks passed.
+ *
+ * The hooks are the cheapest this EVM offers: each opcode handler in its opcode table is wrapped
+ * (operands are read from the stack before the handler pops them), precompiles at `runPrecompile`,
+ * frames at `runInterpreter`.
  */
+import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import { Address, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { MODULE_RULES, OP } from './lineModules';
-import type { Tally } from './lineModules';
+import {
+  PROFILES,
+  addRows,
+  binRows,
+  extRows,
+  logDataRows,
+  logInfoRows,
+  modRows,
+  mulRows,
+  rlpReceiptRows,
+  rlpTxnRows,
+  romRows,
+  shakiraRows,
+  shfRows,
+  wcpRows,
+} from './lineProfiles';
+import type { LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
 
 export type LineCounts = Record<string, number>;
 
@@ -25,59 +47,113 @@ const MESSAGE_SENT_TOPIC = keccak256(
   new TextEncoder().encode('MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32)'),
 );
 
+/** Counts per module for one conflation, with the current transaction's part kept apart. */
+export class Conflation {
+  private readonly committed: Record<string, number> = {};
+  private bundle: Record<string, number> = {};
+  private readonly seen = new Set<string>();
+  private bundleSeen = new Set<string>();
+
+  constructor(readonly profile: TracerProfile) {
+    Object.assign(this.committed, profile.conflationRows);
+    for (const [m, n] of Object.entries(profile.blockRows)) this.committed[m] = (this.committed[m] ?? 0) + n;
+  }
+
+  add(module: string, n: number): void {
+    this.bundle[module] = (this.bundle[module] ?? 0) + n;
+  }
+
+  /** Adds an operation of a deduplicating module: nothing when an equal one is in the conflation. */
+  addOnce(key: string, module: string, n: number): void {
+    if (this.seen.has(key) || this.bundleSeen.has(key)) return;
+    this.bundleSeen.add(key);
+    this.add(module, n);
+  }
+
+  /** The current transaction is selected: its lines and operations stay. */
+  commitTx(): void {
+    for (const [m, n] of Object.entries(this.bundle)) this.committed[m] = (this.committed[m] ?? 0) + n;
+    for (const key of this.bundleSeen) this.seen.add(key);
+    this.popTx();
+  }
+
+  /** The current transaction is not selected: its lines and operations are dropped. */
+  popTx(): void {
+    this.bundle = {};
+    this.bundleSeen = new Set();
+  }
+
+  /** The conflation's count per module, spillage included, as the tracer reports it. */
+  counts(): LineCounts {
+    const out: LineCounts = {};
+    for (const m of this.profile.modules)
+      out[m] = (this.committed[m] ?? 0) + (this.bundle[m] ?? 0) + (this.profile.spillage[m] ?? 0);
+    return out;
+  }
+}
+
 type Stack = { peek(n: number): bigint[] };
-type RunState = { stack: Stack };
+type RunState = { stack: Stack; stateManager: { getCode(a: Address): Promise<Uint8Array> } };
 type OpHandler = (runState: RunState, common: unknown) => unknown;
-type OpEntry = { opcodeInfo: { code: number }; opHandler: OpHandler };
-type ExecResult = { exceptionError?: unknown };
+type OpEntry = { opcodeInfo: { code: number; isAsync: boolean }; opHandler: OpHandler };
+type ExecResult = { exceptionError?: { error?: string }; returnValue?: Uint8Array };
 type PrecompileFn = (...args: unknown[]) => unknown;
+type Message = {
+  code?: unknown;
+  codeAddress?: { bytes: Uint8Array };
+  to?: { bytes: Uint8Array };
+  isCreate?: boolean;
+};
+type InterpreterResult = { exceptionError?: { error?: string }; returnValue?: Uint8Array };
 // The EVM keeps these on its instance; they are the only hooks cheaper than the `step` event.
 type EvmInternals = {
   _opcodeMap: (OpEntry | undefined)[];
   precompiles: Map<string, PrecompileFn>;
   runPrecompile(code: PrecompileFn, data: Uint8Array, gasLimit: bigint): ExecResult | Promise<ExecResult>;
-  runInterpreter(message: { code?: unknown; codeAddress?: { bytes: Uint8Array } }, opts?: unknown): Promise<unknown>;
+  runInterpreter(message: Message, opts?: unknown): Promise<InterpreterResult>;
 };
 
-function newTally(): Tally {
-  return {
-    ops: new Uint32Array(256),
-    frames: 0,
-    codeBytes: 0,
-    codeAddresses: new Set(),
-    keccakCalls: 0,
-    keccakWords: 0,
-    copyBytes: 0,
-    logBytes: 0,
-    expBytes: 0,
-    precompileCalls: new Uint32Array(0x200),
-    sha2Blocks: 0,
-    ripemdBlocks: 0,
-    modexpInputBytes: 0,
-    pairings: 0,
-    pairingCalls: 0,
-    blakeRounds: 0,
-    txBytes: 0,
-    txTouches: 0,
-    logs: 0,
-    logTopics: 0,
-    l2l1Logs: 0,
-  };
-}
-
-const words = (n: bigint) => Number((n + 31n) / 32n);
-/** Stack operands beyond this are capped: the call would run out of gas long before. */
+/** Stack operands beyond this are capped: the instruction would have run out of gas first. */
 const SIZE_CAP = 1n << 40n;
-const size = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
+const num = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
+const hex = (n: bigint) => n.toString(16);
+
+// OOB rows per call (CT_MAX + 1), module/oob (London constants).
+const OOB = {
+  JUMP: 2,
+  JUMPI: 3,
+  RDC: 4,
+  CDL: 2,
+  XCALL: 2,
+  CALL: 4,
+  CREATE: 5,
+  SSTORE: 2,
+  DEPLOYMENT: 2,
+  PRECOMPILE: [0, 4, 5, 5, 5, 0, 4, 4, 6, 6] as readonly number[],
+  MODEXP: 4 + 3 * 4 + 5 + 7 + 5,
+};
+
+const HALTS = new Set([0x00, 0xf3, 0xfd, 0xff]);
+const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
 
 export class LineCounter {
-  private t: Tally = newTally();
+  readonly profile: TracerProfile;
+  private c: Conflation;
+  /** Executions per opcode in the current transaction (HUB rows are folded from it). */
+  private readonly ops = new Uint32Array(256);
+  /** Per running frame: did an explicit halting instruction end it. */
+  private readonly halted: boolean[] = [];
+  private frames = 0;
+  private exceptionalFrames = 0;
 
-  /** With `enabled` false nothing is hooked and every count is 0 (a baseline for benchmarks). */
+  /** With `enabled` false nothing is hooked and every count is empty (a baseline for benchmarks). */
   constructor(
     evm: VM['evm'],
     readonly enabled = true,
+    profile: TracerProfileName = 'osaka',
   ) {
+    this.profile = PROFILES[profile];
+    this.c = new Conflation(this.profile);
     if (!enabled) return;
     const internals = evm as unknown as EvmInternals;
     this.hookOpcodes(internals);
@@ -89,43 +165,84 @@ export class LineCounter {
     });
   }
 
-  private precompileAddress = new Map<PrecompileFn, number>();
-
-  private mapPrecompiles(evm: EvmInternals): void {
-    this.precompileAddress = new Map();
-    for (const [hex, fn] of evm.precompiles) this.precompileAddress.set(fn, parseInt(hex, 16));
+  /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
+  startBlock(): Conflation {
+    this.c = new Conflation(this.profile);
+    return this.c;
   }
 
-  /** Starts counting a new transaction or call. */
-  begin(): void {
-    if (!this.enabled) return;
-    const t = this.t;
-    t.ops.fill(0);
-    t.precompileCalls.fill(0);
-    t.codeAddresses.clear();
-    t.frames = t.codeBytes = t.keccakCalls = t.keccakWords = t.copyBytes = t.logBytes = t.expBytes = 0;
-    t.sha2Blocks = t.ripemdBlocks = t.modexpInputBytes = t.pairings = t.pairingCalls = t.blakeRounds = 0;
-    t.txBytes = t.txTouches = t.logs = t.logTopics = t.l2l1Logs = 0;
+  /** Starts counting a transaction in the current conflation. */
+  beginTx(): void {
+    this.ops.fill(0);
+    this.halted.length = 0;
+    this.frames = this.exceptionalFrames = 0;
+    this.c.popTx();
   }
 
-  /** Ends the transaction (or call) and returns its count per module. */
-  end(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
+  /** Ends the transaction: adds its transaction-level rows; returns the conflation's counts. */
+  endTx(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
     if (!this.enabled) return {};
-    const t = this.t;
-    if (tx !== undefined) {
-      t.txBytes = tx.serialize().length;
-      t.txTouches = 2;
-    }
-    const logs = (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][];
-    for (const [, topics] of logs) {
-      t.logs++;
-      t.logTopics += topics.length;
-      if (topics.length > 0 && equalsBytes(topics[0], MESSAGE_SENT_TOPIC)) t.l2l1Logs++;
-    }
-    const counts: LineCounts = {};
-    for (const rule of MODULE_RULES) counts[rule.module] = rule.count(t);
-    return counts;
+    this.foldTransaction(tx, result);
+    return this.c.counts();
   }
+
+  /** A simulation: a conflation of its own, holding one transaction (begin ... end). */
+  begin(): void {
+    this.startBlock();
+    this.beginTx();
+  }
+
+  end(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
+    return this.endTx(tx, result);
+  }
+
+  commitTx(): void {
+    this.c.commitTx();
+  }
+
+  popTx(): void {
+    this.c.popTx();
+  }
+
+  private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {
+    const c = this.c;
+    const p = this.profile;
+    const london = !p.singleRowArithmetic;
+    let hub = 0;
+    for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * p.hubRows[op];
+    hub += this.exceptionalFrames;
+    const failed = result !== undefined && result.execResult.exceptionError !== undefined;
+    if (this.frames === 0) hub += london ? 4 : 6;
+    else {
+      const warm = tx !== undefined && 'accessList' in tx ? accessListRows(tx) : 0;
+      hub += warm + (london ? 6 + (failed ? 2 : 0) + 3 : 10 + 4);
+    }
+    c.add('HUB', hub);
+
+    const logs: LogShape[] = [];
+    for (const [, topics, data] of (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][]) {
+      logs.push({ topics: topics.length, dataSize: data.length });
+      if (topics.length > 0 && equalsBytes(topics[0], MESSAGE_SENT_TOPIC)) c.add('BLOCK_L2_L1_LOGS', 1);
+    }
+    c.add('RLP_TXN_RCPT', rlpReceiptRows(logs));
+    c.add('LOG_DATA', logDataRows(logs));
+    c.add('LOG_INFO', logInfoRows(logs));
+    c.add('BLOCK_TRANSACTIONS', 1);
+    if (tx === undefined) return;
+    c.add('TXN_DATA', london ? (tx.type === 0 ? 8 : 9) : tx.type >= 2 ? 17 : 15);
+    c.add('RLP_TXN', rlpTxnRows(txShape(tx)));
+    const encoded = tx.serialize();
+    c.add('BLOCK_L1_SIZE', encoded.length + 20);
+    const preimage = tx.getMessageToSign();
+    const preimageLength = (Array.isArray(preimage) ? RLP.encode(preimage) : preimage).length;
+    c.add('BLOCK_KECCAK', Math.ceil(encoded.length / 136) + Math.ceil(preimageLength / 136) + 1);
+    if (tx.to === undefined) {
+      c.add('RLP_ADDR', 8);
+      c.add('BLOCK_KECCAK', 1);
+    }
+  }
+
+  // -------------------------------------------------------------------------------- opcode hooks
 
   private hookOpcodes(evm: EvmInternals): void {
     const map = evm._opcodeMap;
@@ -133,68 +250,269 @@ export class LineCounter {
       const entry = map[code];
       if (entry === undefined) continue;
       const inner = entry.opHandler;
-      const measure = this.sizeHook(code);
-      const opHandler: OpHandler =
-        measure === undefined
-          ? (rs, c) => {
-              this.t.ops[code]++;
-              return inner(rs, c);
-            }
-          : (rs, c) => {
-              this.t.ops[code]++;
-              measure(rs.stack);
-              return inner(rs, c);
-            };
+      const measure = this.operandHook(code);
+      let opHandler: OpHandler;
+      if (code === 0x3c) opHandler = this.extCodeCopyHook(inner);
+      else if (measure === undefined)
+        opHandler = (rs, c) => {
+          this.ops[code]++;
+          return inner(rs, c);
+        };
+      else
+        opHandler = (rs, c) => {
+          measure(rs.stack);
+          this.ops[code]++;
+          return inner(rs, c);
+        };
       map[code] = { ...entry, opHandler };
     }
   }
 
-  /** For opcodes whose lines depend on a size operand: reads it before the handler pops it. */
-  private sizeHook(code: number): ((stack: Stack) => void) | undefined {
-    const copy = (position: number) => (stack: Stack) => {
-      this.t.copyBytes += size(stack.peek(position)[position - 1]);
+  /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
+  private arith(module: string, key: string, londonRows: () => number): void {
+    this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());
+  }
+
+  /** Reads what an opcode's modules need from the stack, before the handler pops it. */
+  private operandHook(code: number): ((stack: Stack) => void) | undefined {
+    const c = () => this.c;
+    const london = !this.profile.singleRowArithmetic;
+    const two = (f: (a: bigint, b: bigint) => void) => (stack: Stack) => {
+      const [a, b] = stack.peek(2);
+      f(a, b);
     };
+    const key = (a: bigint, b: bigint) => `${code}:${hex(a)}:${hex(b)}`;
     switch (code) {
-      case OP.KECCAK256:
+      case 0x01: // ADD
+      case 0x03: // SUB
+        return two((a, b) => this.arith('ADD', key(a, b), () => addRows(code === 0x03, a, b)));
+      case 0x02: // MUL
+        return two((a, b) => this.arith('MUL', key(a, b), () => mulRows(false, a, b)));
+      case 0x0a: // EXP
+        return two((a, b) => {
+          this.arith('MUL', key(a, b), () => mulRows(true, a, b));
+          c().add('EXP', london ? 18 : 1);
+        });
+      case 0x04: // DIV
+      case 0x05: // SDIV
+      case 0x06: // MOD
+      case 0x07: // SMOD
+        return two((a, b) => this.arith('MOD', key(a, b), () => modRows(b)));
+      case 0x08: // ADDMOD
+      case 0x09: // MULMOD
         return (stack) => {
-          this.t.keccakCalls++;
-          this.t.keccakWords += words(stack.peek(2)[1]);
+          const [a, b, n] = stack.peek(3);
+          this.arith('EXT', `${key(a, b)}:${hex(n)}`, () => extRows(code === 0x09, a, b, n));
         };
-      case OP.CALLDATACOPY:
-      case OP.CODECOPY:
-      case OP.RETURNDATACOPY:
-      case OP.MCOPY:
-        return copy(3);
-      case OP.EXTCODECOPY:
-        return copy(4);
-      case OP.RETURN:
-      case OP.REVERT:
-        return copy(2);
-      case OP.MLOAD:
-      case OP.MSTORE:
+      case 0x10: // LT
+      case 0x11: // GT
+      case 0x12: // SLT
+      case 0x13: // SGT
+      case 0x14: // EQ
+        return two((a, b) => this.arith('WCP', key(a, b), () => wcpRows(code, a, b)));
+      case 0x15: // ISZERO
+        return (stack) => {
+          const [a] = stack.peek(1);
+          this.arith('WCP', key(a, 0n), () => 1);
+        };
+      case 0x16: // AND
+      case 0x17: // OR
+      case 0x18: // XOR
+      case 0x0b: // SIGNEXTEND
+      case 0x1a: // BYTE
+        if (!london) return undefined;
+        return two((a, b) => c().addOnce(key(a, b), 'BIN', binRows(code, a, b)));
+      case 0x19: // NOT
+        if (!london) return undefined;
+        return (stack) => {
+          const [a] = stack.peek(1);
+          c().addOnce(key(a, 0n), 'BIN', 16);
+        };
+      case 0x1b: // SHL
+      case 0x1c: // SHR
+      case 0x1d: // SAR
+        return two((shift, value) => this.arith('SHF', key(shift, value), () => shfRows(code, shift)));
+      case 0x20: // KECCAK256
+        return two((offset, size) => {
+          const n = num(size);
+          this.mxp(n === 0 ? 'trivial' : 'word');
+          this.move(n, offset, 0n);
+          if (n > 0) {
+            c().add('SHAKIRA_DATA', shakiraRows(n));
+            c().add('BLOCK_KECCAK', Math.ceil(n / 136));
+          }
+        });
+      case 0x31: // BALANCE
+      case 0x3b: // EXTCODESIZE
+      case 0x3f: // EXTCODEHASH
+      case 0xff: // SELFDESTRUCT
+        return (stack) => this.trm(stack.peek(1)[0]);
+      case 0x35: // CALLDATALOAD
+        return () => c().add('OOB', OOB.CDL);
+      case 0x37: // CALLDATACOPY
+      case 0x39: // CODECOPY
+      case 0x5e: // MCOPY
+        return (stack) => this.copy(stack.peek(3));
+      case 0x3e: // RETURNDATACOPY
+        return (stack) => {
+          c().add('OOB', OOB.RDC);
+          this.copy(stack.peek(3));
+        };
+      case 0x40: // BLOCKHASH
+        return (stack) => {
+          const k = `${code}:${hex(stack.peek(1)[0])}`;
+          c().addOnce(k, 'BLOCK_HASH', 6);
+          c().addOnce(`${k}:wcp`, 'WCP', 65);
+        };
+      case 0x51: // MLOAD
+      case 0x52: // MSTORE
+        return (stack) => {
+          const offset = stack.peek(1)[0];
+          this.mxp('word');
+          c().add('MMU', 4);
+          c().add('MMIO', offset % 16n === 0n ? 2 : 32);
+        };
+      case 0x53: // MSTORE8
         return () => {
-          this.t.copyBytes += 32;
+          this.mxp('byte');
+          c().add('MMU', 3);
+          c().add('MMIO', 16);
         };
-      case OP.EXP:
+      case 0x59: // MSIZE
+        return () => this.mxp('msize');
+      case 0x55: // SSTORE
+        return () => c().add('OOB', OOB.SSTORE);
+      case 0x56: // JUMP
+        return () => c().add('OOB', OOB.JUMP);
+      case 0x57: // JUMPI
+        return () => c().add('OOB', OOB.JUMPI);
+      case 0xf0: // CREATE
+      case 0xf5: // CREATE2
         return (stack) => {
-          const exponent = stack.peek(2)[1];
-          this.t.expBytes += exponent === 0n ? 0 : Math.ceil(exponent.toString(16).length / 2);
+          const [, offset, size] = stack.peek(3);
+          const n = num(size);
+          this.mxp(n === 0 ? 'trivial' : 'word');
+          this.move(n, offset, 0n);
+          c().add('OOB', OOB.CREATE);
+          c().add('STP', london ? 3 : 1);
+          c().add('GAS', london ? 3 : 1);
+          c().add('RLP_ADDR', code === 0xf0 ? 8 : 6);
+          c().add('BLOCK_KECCAK', 1);
+          if (code === 0xf5 && n > 0) {
+            c().add('SHAKIRA_DATA', shakiraRows(n));
+            c().add('BLOCK_KECCAK', Math.ceil(n / 136));
+          }
         };
-      case OP.CREATE2:
+      case 0xf1: // CALL
+      case 0xf2: // CALLCODE
+      case 0xf4: // DELEGATECALL
+      case 0xfa: // STATICCALL
         return (stack) => {
-          this.t.keccakCalls++;
-          this.t.keccakWords += words(stack.peek(3)[2]);
+          const withValue = code === 0xf1 || code === 0xf2;
+          const s = stack.peek(withValue ? 7 : 6);
+          const [argsOffset, argsSize, retOffset, retSize] = withValue ? s.slice(3) : s.slice(2);
+          this.trm(s[1]);
+          this.mxp(argsSize === 0n && retSize === 0n ? 'trivial' : 'word');
+          this.move(num(argsSize), argsOffset, 0n);
+          this.move(num(retSize), 0n, retOffset);
+          c().add('OOB', OOB.CALL);
+          c().add('STP', london ? 5 : 1);
+          c().add('GAS', london ? 3 : 1);
         };
+      case 0xf3: // RETURN
+      case 0xfd: // REVERT
+        return two((offset, size) => {
+          this.halt();
+          const n = num(size);
+          this.mxp(n === 0 ? 'trivial' : 'word');
+          this.move(n, offset, 0n);
+        });
+      case 0x00: // STOP
+        return () => this.halt();
       default:
-        if (code >= OP.LOG0 && code <= OP.LOG4) {
-          return (stack) => {
-            const n = size(stack.peek(2)[1]);
-            this.t.logBytes += n;
-            this.t.copyBytes += n;
-          };
-        }
+        if (code >= 0xa0 && code <= 0xa4)
+          return two((offset, size) => {
+            const n = num(size);
+            this.mxp(n === 0 ? 'trivial' : 'word');
+            this.move(n, offset, 0n);
+          });
         return undefined;
     }
+  }
+
+  /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
+  private halt(): void {
+    if (this.halted.length > 0) this.halted[this.halted.length - 1] = true;
+  }
+
+  /** TRM: 4 rows (Osaka: 1) per distinct raw address word. */
+  private trm(word: bigint): void {
+    this.c.addOnce(`trm:${hex(word)}`, 'TRM', this.profile.singleRowArithmetic ? 1 : 4);
+  }
+
+  /** MXP rows by instruction type (MxpOperation.java). */
+  private mxp(kind: 'msize' | 'trivial' | 'word' | 'byte'): void {
+    const london = !this.profile.singleRowArithmetic;
+    const rows = london
+      ? kind === 'msize' || kind === 'trivial'
+        ? 1
+        : 4
+      : { msize: 4, trivial: 5, word: 14, byte: 13 }[kind];
+    this.c.add('MXP', rows);
+  }
+
+  /** *COPY with (destination, source, size) on the stack. */
+  private copy([dst, src, size]: bigint[]): void {
+    const n = num(size);
+    this.mxp(n === 0 ? 'trivial' : 'word');
+    this.move(n, src, dst);
+  }
+
+  /** MMU and MMIO rows of a memory move of `size` bytes (approximate; see the profile notes). */
+  private move(size: number, src: bigint, dst: bigint): void {
+    if (size === 0) return;
+    const first = Number(dst % 16n);
+    const limbs = Math.ceil((first + size) / 16);
+    this.c.add('MMU', 1 + 5 + limbs);
+    if (src % 16n !== dst % 16n) {
+      this.c.add('MMIO', 16 * limbs);
+      return;
+    }
+    let partial = (first !== 0 ? 1 : 0) + ((first + size) % 16 !== 0 ? 1 : 0);
+    partial = Math.min(partial, limbs);
+    this.c.add('MMIO', limbs - partial + 16 * partial);
+  }
+
+  /** EXTCODECOPY also adds the target's code to ROM when it copies something (async: reads the code). */
+  private extCodeCopyHook(inner: OpHandler): OpHandler {
+    return async (rs, c) => {
+      const [address, dst, src, size] = rs.stack.peek(4);
+      this.ops[0x3c]++;
+      this.trm(address);
+      this.copy([dst, src, size]);
+      if (size !== 0n) {
+        const target = new Address(hexToAddressBytes(address));
+        const code = await rs.stateManager.getCode(target);
+        if (code.length > 0) this.fragment(`${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
+      }
+      return inner(rs, c);
+    };
+  }
+
+  /** ROM and ROM_LEX: a code fragment, counted once per conflation. */
+  private fragment(key: string, size: number): void {
+    if (size === 0) return;
+    this.c.addOnce(`rom:${key}`, 'ROM', romRows(size));
+    this.c.addOnce(`romlex:${key}`, 'ROM_LEX', 1);
+  }
+
+  // --------------------------------------------------------------------------------- frame hooks
+
+  private precompileAddress = new Map<PrecompileFn, number>();
+
+  private mapPrecompiles(evm: EvmInternals): void {
+    this.precompileAddress = new Map();
+    for (const [h, fn] of evm.precompiles) this.precompileAddress.set(fn, parseInt(h, 16));
   }
 
   private hookFrames(evm: EvmInternals): void {
@@ -204,33 +522,183 @@ export class LineCounter {
       const result = runPrecompile(code, data, gasLimit);
       const address = this.precompileAddress.get(code) ?? 0;
       const tally = (r: ExecResult) => {
-        if (r.exceptionError === undefined) this.precompileCalled(address, data);
+        this.precompileCalled(address, data, r);
         return r;
       };
       return result instanceof Promise ? result.then(tally) : tally(result);
     };
     const runInterpreter = evm.runInterpreter.bind(evm);
-    evm.runInterpreter = (message, opts) => {
-      this.t.frames++;
-      if (message.code instanceof Uint8Array) this.t.codeBytes += message.code.length;
-      if (message.codeAddress !== undefined) this.t.codeAddresses.add(bytesToUnprefixedHex(message.codeAddress.bytes));
-      return runInterpreter(message, opts);
+    evm.runInterpreter = async (message, opts) => {
+      const code = message.code instanceof Uint8Array ? message.code : undefined;
+      if (code === undefined || code.length === 0) return runInterpreter(message, opts);
+      const address = bytesToUnprefixedHex((message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array());
+      this.frames++;
+      if (message.isCreate) {
+        this.fragment(`${address}:init`, code.length);
+        if (message.to !== undefined) this.trm(BigInt(`0x${address}`));
+      } else this.fragment(`${address}:code`, code.length);
+      this.halted.push(false);
+      let result: InterpreterResult;
+      let explicitHalt = false;
+      try {
+        result = await runInterpreter(message, opts);
+      } finally {
+        explicitHalt = this.halted.pop() ?? false;
+      }
+      this.frameEnded(message, address, result, explicitHalt);
+      return result;
     };
   }
 
-  private precompileCalled(address: number, data: Uint8Array): void {
-    const t = this.t;
-    if (address < t.precompileCalls.length) t.precompileCalls[address]++;
-    const blocks = Math.floor((data.length + 8) / 64) + 1;
-    if (address === 2) t.sha2Blocks += blocks;
-    else if (address === 3) t.ripemdBlocks += blocks;
-    else if (address === 5) t.modexpInputBytes += data.length;
-    else if (address === 8) {
-      const pairs = Math.floor(data.length / 192);
-      t.pairings += pairs;
-      if (pairs > 0) t.pairingCalls++;
-    } else if (address === 9 && data.length >= 4) {
-      t.blakeRounds += new DataView(data.buffer, data.byteOffset, 4).getUint32(0);
+  private frameEnded(message: Message, address: string, result: InterpreterResult, explicitHalt: boolean): void {
+    const c = this.c;
+    const london = !this.profile.singleRowArithmetic;
+    const error = result.exceptionError?.error;
+    const exceptional = error !== undefined && error !== 'revert';
+    if (exceptional) {
+      this.exceptionalFrames++;
+      c.add('GAS', london ? (error === 'out of gas' ? 3 : 2) : 1);
+      return;
+    }
+    // A frame that ran off the end of its code executes the virtual STOP.
+    if (!explicitHalt) this.ops[0x00]++;
+    c.add('GAS', london ? 3 : 1);
+    const deployed = result.returnValue;
+    if (message.isCreate && error === undefined && deployed !== undefined && deployed.length > 0) {
+      c.add('OOB', OOB.DEPLOYMENT);
+      this.fragment(`${address}:code`, deployed.length);
+      c.add('SHAKIRA_DATA', shakiraRows(deployed.length));
+      c.add('BLOCK_KECCAK', Math.ceil(deployed.length / 136));
     }
   }
+
+  private precompileCalled(address: number, data: Uint8Array, r: ExecResult): void {
+    const c = this.c;
+    const london = !this.profile.singleRowArithmetic;
+    const ok = r.exceptionError === undefined;
+    const n = data.length;
+    if (address < OOB.PRECOMPILE.length) c.add('OOB', OOB.PRECOMPILE[address]);
+    const hub = [0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address];
+    if (hub !== undefined) c.add('HUB', hub);
+    const blocks = Math.floor((8 * n + 1 + 64 + 511) / 512);
+    switch (address) {
+      case 1: {
+        c.add('EC_DATA', 10);
+        const recovered = ok && r.returnValue !== undefined && r.returnValue.length > 0;
+        if (recovered) {
+          c.add('PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS', 1);
+          c.add('BLOCK_KECCAK', 1);
+        }
+        return;
+      }
+      case 2:
+      case 3:
+        c.add('SHAKIRA_DATA', shakiraRows(n));
+        if (ok) c.add(address === 2 ? 'PRECOMPILE_SHA2_BLOCKS' : 'PRECOMPILE_RIPEMD_BLOCKS', blocks);
+        return;
+      case 5: {
+        c.add('OOB', OOB.MODEXP);
+        const sizes = [0, 32, 64].map((o) => modexpSize(data, o));
+        c.add('BLAKE_MODEXP_DATA', london ? 128 : 256);
+        if (sizes[1] > 0n) c.add('EXP', london ? 21 : 1);
+        if (!ok) return;
+        if (london && sizes.some((s) => s > 512n)) c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 2 ** 31 - 1);
+        else if (!london && sizes.some((s) => s > 32n)) c.add('PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS', 1);
+        else c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
+        return;
+      }
+      case 6:
+        c.add('EC_DATA', 12);
+        if (ok) c.add('PRECOMPILE_ECADD_EFFECTIVE_CALLS', 1);
+        return;
+      case 7:
+        c.add('EC_DATA', 10);
+        if (ok) c.add('PRECOMPILE_ECMUL_EFFECTIVE_CALLS', 1);
+        return;
+      case 8: {
+        const pairs = Math.floor(n / 192);
+        c.add('EC_DATA', 12 * pairs + 2);
+        if (!ok || pairs === 0) return;
+        c.add('PRECOMPILE_ECPAIRING_MILLER_LOOPS', pairs);
+        c.add('PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS', pairs);
+        c.add('PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS', 1);
+        return;
+      }
+      case 9:
+        c.add('BLAKE_MODEXP_DATA', 19);
+        if (!ok) return;
+        c.add('PRECOMPILE_BLAKE_EFFECTIVE_CALLS', 1);
+        if (n >= 4) c.add('PRECOMPILE_BLAKE_ROUNDS', new DataView(data.buffer, data.byteOffset, 4).getUint32(0));
+        return;
+      default:
+        if (!london) this.osakaPrecompile(address, n, ok);
+    }
+  }
+
+  /** The Prague/Osaka precompiles: effective calls of the BLS, KZG and P256 counters. */
+  private osakaPrecompile(address: number, n: number, ok: boolean): void {
+    const c = this.c;
+    if (address === 0x0a) {
+      c.add(ok ? 'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS' : 'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS', 1);
+      return;
+    }
+    if (!ok) return;
+    const counter = {
+      0x0b: 'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
+      0x0c: 'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
+      0x0d: 'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
+      0x0e: 'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
+      0x10: 'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
+      0x11: 'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
+      0x100: 'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
+    }[address];
+    if (counter !== undefined) c.add(counter, 1);
+    else if (address === 0x0f) {
+      const pairs = Math.floor(n / 384);
+      c.add('PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS', pairs);
+      if (pairs > 0) c.add('PRECOMPILE_BLS_FINAL_EXPONENTIATIONS', 1);
+    }
+  }
+}
+
+/** A MODEXP length field (32 bytes at `offset` of the input, zero-padded). */
+function modexpSize(data: Uint8Array, offset: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(data[offset + i] ?? 0);
+  return v;
+}
+
+function hexToAddressBytes(word: bigint): Uint8Array {
+  const h = (word & ((1n << 160n) - 1n)).toString(16).padStart(40, '0');
+  return Uint8Array.from(h.match(/../g) as string[], (b) => parseInt(b, 16));
+}
+
+function accessListRows(tx: TypedTransaction): number {
+  const list = (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList;
+  return list.reduce((s, [, keys]) => s + 1 + keys.length, 0);
+}
+
+function txShape(tx: TypedTransaction) {
+  const t = tx as unknown as {
+    gasPrice?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    maxFeePerGas?: bigint;
+    accessList?: [Uint8Array, Uint8Array[]][];
+    chainId?: bigint;
+  };
+  return {
+    type: tx.type,
+    chainId: t.chainId ?? tx.common.chainId(),
+    nonce: tx.nonce,
+    gasPrice: t.gasPrice ?? 0n,
+    maxPriorityFee: t.maxPriorityFeePerGas ?? 0n,
+    maxFee: t.maxFeePerGas ?? 0n,
+    isCreate: tx.to === undefined,
+    value: tx.value,
+    dataSize: tx.data.length,
+    accessList: (t.accessList ?? []).map(([, keys]) => keys.length),
+    v: tx.v ?? 0n,
+    r: tx.r ?? 0n,
+    s: tx.s ?? 0n,
+  };
 }

@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
 import { InvalidLimitsError } from './errors';
-import { MODULES } from './lineModules';
 import type { LineCounts } from './lineCounter';
+import { PROFILES } from './lineProfiles';
+import type { TracerProfileName } from './lineProfiles';
 
 // smol-toml is an ES module that also ships a CommonJS build, which this CommonJS package loads.
 const { parse, TomlError } = require('smol-toml') as typeof Toml;
@@ -24,11 +25,19 @@ export interface LineOverflow {
 export class LineLimits {
   private constructor(
     readonly limits: Readonly<Record<string, number>>,
+    /** The tracer profile whose modules these limits are for. */
+    readonly profile: TracerProfileName,
     /** What the file had that was let through: keys given twice, keys the counter does not count. */
     readonly warnings: readonly string[] = [],
   ) {}
 
-  static parse(text: string, source: string): LineLimits {
+  /** The modules the profile counts, in the order the first failing one is reported. */
+  get modules(): readonly string[] {
+    return PROFILES[this.profile].modules;
+  }
+
+  static parse(text: string, source: string, profile: TracerProfileName = 'osaka'): LineLimits {
+    const MODULES = PROFILES[profile].modules;
     const warnings: string[] = [];
     const table = readTables(text, source, warnings)['traces-limits'];
     if (typeof table !== 'object' || table === null || Array.isArray(table))
@@ -48,47 +57,50 @@ export class LineLimits {
     }
     for (const module of MODULES) {
       if (limits[module] === undefined) {
-        throw new InvalidLimitsError(`limits file ${source}: module ${module} has no limit (MODULE_NOT_DEFINED)`);
+        throw new InvalidLimitsError(
+          `limits file ${source}: module ${module}, counted by the ${profile} tracer, has no limit (MODULE_NOT_DEFINED)`,
+        );
       }
     }
     if (ignored.length > 0)
       warnings.push(`limits file ${source}: ignoring keys the line counter does not count: ${ignored.join(', ')}`);
-    return new LineLimits(limits, warnings);
+    return new LineLimits(limits, profile, warnings);
   }
 
-  static fromFile(path: string): LineLimits {
+  static fromFile(path: string, profile: TracerProfileName = 'osaka'): LineLimits {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
       throw new InvalidLimitsError(`cannot read limits file ${path}: ${(e as Error).message}`);
     }
-    return LineLimits.parse(text, path);
+    return LineLimits.parse(text, path, profile);
   }
 
   /** These limits with some modules' limits changed (l2_setLineLimits); every module must be known. */
   with(changes: Record<string, number>): LineLimits {
     for (const [module, n] of Object.entries(changes)) {
-      if (!MODULES.includes(module)) throw new InvalidLimitsError(`unknown module ${module}`);
+      if (!this.modules.includes(module))
+        throw new InvalidLimitsError(`unknown module ${module} (the ${this.profile} tracer does not count it)`);
       if (!Number.isSafeInteger(n) || n < 0)
         throw new InvalidLimitsError(`the limit of ${module} must be an integer of at least 0; got ${n}`);
     }
-    return new LineLimits({ ...this.limits, ...changes });
+    return new LineLimits({ ...this.limits, ...changes }, this.profile);
   }
 
-  /** The first module (in the limits file's canonical order) whose count alone is above its limit. */
+  /** The first module (in the profile's order) whose count alone is above its limit. */
   txOverflow(counts: LineCounts): LineOverflow | undefined {
-    for (const module of MODULES) {
+    for (const module of this.modules) {
       const count = counts[module] ?? 0;
       if (count > this.limits[module]) return { module, count, limit: this.limits[module] };
     }
     return undefined;
   }
 
-  /** The first module whose block total would go above its limit if `counts` were added. */
-  blockOverflow(totals: LineCounts, counts: LineCounts): LineOverflow | undefined {
-    for (const module of MODULES) {
-      const count = (totals[module] ?? 0) + (counts[module] ?? 0);
+  /** The first module whose block total is above its limit. */
+  blockOverflow(totals: LineCounts): LineOverflow | undefined {
+    for (const module of this.modules) {
+      const count = totals[module] ?? 0;
       if (count > this.limits[module]) return { module, count, limit: this.limits[module] };
     }
     return undefined;

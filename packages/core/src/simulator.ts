@@ -32,6 +32,7 @@ import { intrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
+import type { TracerProfileName } from './lineProfiles';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { OverlayDB, stateCaches } from './stateDb';
@@ -103,6 +104,7 @@ export class Simulator {
     stateDb: StateDB,
     blockchain: Blockchain,
     lineCounting = true,
+    tracer: TracerProfileName = 'osaka',
   ): Promise<Simulator> {
     // Its own scratch layer: nothing it computes may reach the block the miner commits next.
     const overlay = new OverlayDB(stateDb);
@@ -114,7 +116,7 @@ export class Simulator {
     });
     const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
     const vm = await createVM({ common, stateManager: sm, blockchain });
-    return new Simulator(vm, new LineCounter(vm.evm, lineCounting), overlay);
+    return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay);
   }
 
   /**
@@ -260,6 +262,8 @@ export class Simulator {
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
+    /** Judges the line counts of the first run before its outcome, as linea_estimateGas does. */
+    checkLines: (counts: LineCounts) => void = () => {},
   ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = cappedGas(req, gasCap);
     return this.withState(root, true, async () => {
@@ -270,8 +274,10 @@ export class Simulator {
         if (code.length === 0 && hi0 >= intrinsic) {
           this.counter.begin();
           const probe = await this.runCall(req, block, 0n);
+          const lineCounts = this.counter.end(this.unsignedTx(req, 0n), probe);
+          checkLines(lineCounts);
           throwIfFailed(probe);
-          return { gas: intrinsic, lineCounts: this.counter.end(this.unsignedTx(req, 0n), probe) };
+          return { gas: intrinsic, lineCounts };
         }
       }
       const attempt = async (gas: bigint): Promise<EVMResult> => {
@@ -286,6 +292,7 @@ export class Simulator {
       this.counter.begin();
       const first = await attempt(hi0);
       const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
+      checkLines(lineCounts);
       throwIfFailed(first);
       const used = intrinsic + first.execResult.executionGasUsed;
       let lo = used - 1n;

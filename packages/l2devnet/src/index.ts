@@ -11,7 +11,16 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
-import { Chain, LineLimits, parseDuration, parseEther, PRODUCTION_LIMITS, SUPPORTED_HARDFORKS } from '@l2devnet/core';
+import {
+  Chain,
+  DEFAULT_LIMITS,
+  LineLimits,
+  parseDuration,
+  parseEther,
+  SUPPORTED_HARDFORKS,
+  TRACER_PROFILES,
+} from '@l2devnet/core';
+import type { TracerProfileName } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 import { createProvider, createRpc } from '@l2devnet/rpc';
 
@@ -40,8 +49,10 @@ export interface DevnetOptions {
   finalityDepth?: number;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
   safeDepth?: number;
-  /** Per-module line limits file, TOML (default: the production limits the package ships). `--limits` */
+  /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
   limits?: string;
+  /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
+  tracer?: TracerProfileName;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
   /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: milliseconds, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
@@ -164,6 +175,8 @@ function miningMode(opts: DevnetOptions): MiningMode {
 }
 
 function chainOptions(opts: DevnetOptions): ChainOptions {
+  const tracer = opts.tracer ?? 'osaka';
+  if (!TRACER_PROFILES.includes(tracer)) throw optionError('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
   if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork)) {
     throw optionError('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
   }
@@ -191,7 +204,8 @@ function chainOptions(opts: DevnetOptions): ChainOptions {
       opts.logQueryTimeoutMs === undefined
         ? undefined
         : Number(integer('logQueryTimeoutMs', opts.logQueryTimeoutMs, 1)),
-    lineLimits: LineLimits.fromFile(opts.limits ?? PRODUCTION_LIMITS),
+    lineLimits: LineLimits.fromFile(opts.limits ?? DEFAULT_LIMITS[tracer], tracer),
+    tracer,
     rpcLineCheck: opts.rpcLineCheck !== false,
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout),
   };

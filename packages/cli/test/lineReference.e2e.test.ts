@@ -1,0 +1,153 @@
+/**
+ * Linea's own published line counts (its sequencer acceptance tests and tracer unit tests), checked
+ * through JSON-RPC on a node started as a user would start it: `--tracer london --hardfork london`,
+ * the acceptance tests' module set, every limit out of reach but the one under test, lowered at run
+ * time with l2_setLineLimits to the test's value. The contracts are compiled as Linea compiles them
+ * (solc 0.8.19, optimizer runs 1; fixtures/contracts/linea).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Interface, Wallet, getCreateAddress, hexlify, toUtf8Bytes } from 'ethers';
+
+import { rpcCall, runCommand } from './command';
+import type { RunningCommand } from './command';
+
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
+const ALICE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const CHAIN_ID = 59144;
+const artifact = (name: string) =>
+  JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'linea', `${name}.json`), 'utf8')) as {
+    abi: unknown[];
+    bytecode: string;
+  };
+const MULMOD = artifact('MulmodExecutor');
+const STORAGE = artifact('SimpleStorage');
+
+describe("Linea's reference line counts (--tracer london --hardfork london)", () => {
+  let node: RunningCommand;
+  let dir: string;
+  const wallet = new Wallet(ALICE_KEY);
+  let nonce = 0;
+  let mulmod: string;
+  let storage: string;
+
+  const call = async (method: string, params: unknown[] = []) => rpcCall(node.url, method, params);
+  const sign = (tx: { to?: string; data: string; gasLimit?: number }) =>
+    wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: nonce,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      gasLimit: tx.gasLimit ?? 5_000_000,
+      to: tx.to,
+      data: tx.data,
+    });
+  /** Sends a signed transaction; counts the nonce as used when the node took it. */
+  const send = async (tx: { to?: string; data: string; gasLimit?: number }) => {
+    const answer = await call('eth_sendRawTransaction', [await sign(tx)]);
+    if (answer.error === undefined) nonce++;
+    return answer;
+  };
+  const withLimit = async (module: string, limit: number, run: () => Promise<void>) => {
+    expect((await call('l2_setLineLimits', [{ [module]: limit }])).error).toBeUndefined();
+    try {
+      await run();
+    } finally {
+      expect((await call('l2_resetLineLimits')).error).toBeUndefined();
+    }
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'l2devnet-lineref-'));
+    const limits = join(dir, 'limits.toml');
+    const acceptance = readFileSync(join(FIXTURES, 'limits', 'linea-sequencer-acceptance-tx-overflow.toml'), 'utf8');
+    writeFileSync(limits, acceptance.replace(/= *[0-9_]+/g, '= 1000000000'));
+    node = await runCommand([
+      ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID)],
+      ...['--tracer', 'london', '--hardfork', 'london', '--limits', limits],
+    ]);
+    const deploy = async (bytecode: string) => {
+      const address = getCreateAddress({ from: wallet.address, nonce });
+      const answer = await send({ data: bytecode });
+      expect(answer.error).toBeUndefined();
+      return address;
+    };
+    mulmod = await deploy(MULMOD.bytecode);
+    storage = await deploy(STORAGE.bytecode);
+  });
+  afterAll(async () => {
+    node.child.kill('SIGTERM');
+    await node.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('MulmodExecutor.executeMulmod(5000) by eth_sendRawTransaction: EXT=33939 above 20', async () => {
+    await withLimit('EXT', 20, async () => {
+      const data = new Interface(MULMOD.abi as string[]).encodeFunctionData('executeMulmod', [5000]);
+      const raw = await sign({ to: mulmod, data, gasLimit: 20_000_000 });
+      const answer = await call('eth_sendRawTransaction', [raw]);
+      expect(answer.error?.message).toMatch(/line count for module EXT=33939 is above the limit 20$/);
+      const hash = answer.error?.message.match(/0x[0-9a-f]{64}/)?.[0];
+      const status = await call('l2_getTransactionExclusionStatusV1', [hash]);
+      expect(status.result).toMatchObject({ txRejectionStage: 'RPC' });
+      expect((status.result as { reasonMessage: string }).reasonMessage).toContain('EXT=33939');
+    });
+  });
+
+  test('SimpleStorage.add(100) by eth_sendRawTransaction: ADD=2017 above 70', async () => {
+    await withLimit('ADD', 70, async () => {
+      const data = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
+      const answer = await call('eth_sendRawTransaction', [await sign({ to: storage, data })]);
+      expect(answer.error?.message).toMatch(/line count for module ADD=2017 is above the limit 70$/);
+    });
+  });
+
+  test('deploying SimpleStorage: ROM=2369 above 2300', async () => {
+    await withLimit('ROM', 2300, async () => {
+      const answer = await call('eth_sendRawTransaction', [await sign({ data: STORAGE.bytecode })]);
+      expect(answer.error?.message).toMatch(/line count for module ROM=2369 is above the limit 2300$/);
+    });
+  });
+
+  test('linea_estimateGas with the hex text of add(100) as calldata: SHF=31 above 20', async () => {
+    await withLimit('SHF', 20, async () => {
+      const calldata = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
+      const data = hexlify(toUtf8Bytes(calldata));
+      const answer = await call('linea_estimateGas', [{ from: wallet.address, to: storage, data }]);
+      expect(answer.error).toEqual({
+        code: -32000,
+        message: 'Transaction line count for module SHF=31 is above the limit 20',
+      });
+    });
+  });
+
+  test('a simulation that executes nothing: EXT=7 (the spillage alone) above 5', async () => {
+    await withLimit('EXT', 5, async () => {
+      const answer = await call('linea_estimateGas', [{ from: wallet.address, to: wallet.address, value: '0x1' }]);
+      expect(answer.error?.message).toBe('Transaction line count for module EXT=7 is above the limit 5');
+    });
+  });
+
+  test('two identical MULMOD(0, 0, 2^256-1) in one transaction: EXT=8, counted once', async () => {
+    // PUSH32 2^256-1, PUSH1 0, PUSH1 0, MULMOD, POP, twice; STOP.
+    const mulmodOnce = `7f${'ff'.repeat(32)}600060000950`;
+    const code = `0x${mulmodOnce}${mulmodOnce}00`;
+    const target = '0x00000000000000000000000000000000000e0708';
+    expect((await call('anvil_setCode', [target, code])).error).toBeUndefined();
+    await withLimit('EXT', 7, async () => {
+      const answer = await call('linea_estimateGas', [{ from: wallet.address, to: target }]);
+      expect(answer.error?.message).toBe('Transaction line count for module EXT=8 is above the limit 7');
+    });
+  });
+
+  test('every limit restored: the same transactions are taken', async () => {
+    const data = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
+    const answer = await send({ to: storage, data });
+    expect(answer.error).toBeUndefined();
+    const receipt = await call('eth_getTransactionReceipt', [answer.result]);
+    expect(receipt.result).toMatchObject({ status: '0x1' });
+  });
+});

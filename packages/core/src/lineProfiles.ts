@@ -1,0 +1,466 @@
+/**
+ * The tracer profiles: which prover modules Linea's tracer counts, how many rows each operation
+ * costs there, and what every module carries before any transaction (spillage, block constants).
+ *
+ * - `london` follows the London-era tracer, linea-tracer beta-v2.1-rc16 (linea-monorepo 658ab6d1,
+ *   constraints 757614b5): multi-row arithmetic, BIN and the reference tables, GAS. Linea's
+ *   published line counts were measured with it.
+ * - `osaka` follows today's tracer (linea-monorepo cb180134): single-row arithmetic, the Osaka
+ *   module set (BLS_DATA, RLP_AUTH, RLP_UTILS, BLS and P256 counters; no BIN or reference tables),
+ *   the new MXP, TXN_DATA and BLOCK_DATA rules.
+ *
+ * Source paths are under tracer/arithmetization/src/main/java/net/consensys/linea/zktracer/.
+ * `MODULE_NOTES` says, per profile and module, whether the count is exact and against what.
+ */
+
+export type TracerProfileName = 'london' | 'osaka';
+export const TRACER_PROFILES: readonly TracerProfileName[] = ['london', 'osaka'];
+
+const LOW128 = (1n << 128n) - 1n;
+
+/** Bytes of `x` with leading zeros trimmed (0 for 0). */
+export function byteLen(x: bigint): number {
+  return x === 0n ? 0 : (x.toString(16).length + 1) >> 1;
+}
+const hi = (x: bigint) => x >> 128n;
+const lo = (x: bigint) => x & LOW128;
+
+export const MAX_WORD = (1n << 256n) - 1n;
+
+// ------------------------------------------------------------------------------------------------
+// Row formulas of the London-era arithmetic modules, operands as raw stack words (top of stack
+// first). Each cites the method that computes it.
+
+/** ADD/SUB: module/add/AddOperation.java: ctMax = max(1, max(len(res.hi), len(res.lo)) - 1); rows = ctMax + 1. */
+export function addRows(isSub: boolean, a: bigint, b: bigint): number {
+  const res = (isSub ? a - b : a + b) & MAX_WORD;
+  return Math.max(1, Math.max(byteLen(hi(res)), byteLen(lo(res))) - 1) + 1;
+}
+
+/** AND/OR/XOR/NOT/BYTE/SIGNEXTEND: module/bin/BinOperation.java computeCtMax. */
+export function binRows(op: number, a: bigint, b: bigint): number {
+  if (op === 0x19) return 16; // NOT
+  if (op === 0x1a || op === 0x0b) return hi(a) === 0n ? 16 : 1; // BYTE, SIGNEXTEND
+  return Math.max(0, Math.max(byteLen(hi(a)), byteLen(hi(b)), byteLen(lo(a)), byteLen(lo(b))) - 1) + 1;
+}
+
+/** DIV/SDIV/MOD/SMOD: module/mod/ModOperation.java numberOfRows: one row when the divisor is 0. */
+export function modRows(b: bigint): number {
+  return b === 0n ? 1 : 8;
+}
+
+/** MUL and EXP: module/mul/MulOperation.java. */
+export function mulRows(isExp: boolean, a: bigint, b: bigint): number {
+  // One-line instruction: an operand of 0 or 1 (for EXP: base or exponent).
+  if (a <= 1n || b <= 1n) return 1;
+  if (!isExp) return 8;
+  let result = 1n;
+  let base = a;
+  for (let e = b; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * base) & MAX_WORD;
+    base = (base * base) & MAX_WORD;
+  }
+  if (result === 0n) return 8;
+  // Square-and-multiply: one 8-row sub-operation per bit of the exponent and per set bit, less one.
+  const bits = b.toString(2);
+  let ones = 0;
+  for (const c of bits) if (c === '1') ones++;
+  return 8 * (bits.length + ones - 1);
+}
+
+/** SHL/SHR/SAR: module/shf/ShfOperation.java maxCt: one row for a logical shift of 2^128 or more. */
+export function shfRows(op: number, shift: bigint): number {
+  return op !== 0x1d && hi(shift) !== 0n ? 1 : 16;
+}
+
+/** ADDMOD/MULMOD: module/ext/ExtOperation.java: one row when trivial, else 8. */
+export function extRows(isMulmod: boolean, a: bigint, b: bigint, n: bigint): number {
+  return (isMulmod && (a === 0n || b === 0n)) || n <= 1n ? 1 : 8;
+}
+
+/** LT/GT/SLT/SGT (EQ and ISZERO are one row): module/wcp/WcpOperation.java computeCtMax. */
+export function wcpRows(op: number, a: bigint, b: bigint): number {
+  if (op === 0x14 || op === 0x15) return 1;
+  if (a === 0n && b === 0n) return 1;
+  return Math.max(byteLen(hi(a)), byteLen(hi(b)), byteLen(lo(a)), byteLen(lo(b)));
+}
+
+/** ROM: module/romlex/RomOperation.java: a code fragment padded to 16 bytes, plus 32 rows. */
+export function romRows(codeSize: number): number {
+  return 16 * Math.ceil(codeSize / 16) + 32;
+}
+
+/** SHAKIRA_DATA: module/shakiradata/ShakiraDataOperation.java: data limbs plus 2 (result) rows. */
+export function shakiraRows(size: number): number {
+  return Math.ceil(size / 16) + 2;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Transaction-level rows (module/rlptxn, module/rlptxrcpt, module/logdata, module/loginfo).
+
+export interface TxShape {
+  type: number;
+  chainId: bigint;
+  nonce: bigint;
+  gasPrice: bigint;
+  maxPriorityFee: bigint;
+  maxFee: bigint;
+  isCreate: boolean;
+  value: bigint;
+  dataSize: number;
+  /** Storage keys per access-list entry. */
+  accessList: number[];
+  v: bigint;
+  r: bigint;
+  s: bigint;
+}
+
+const q = (x: bigint, zero: number, other: number) => (x === 0n ? zero : other);
+
+/** RLP_TXN: module/rlptxn/RlpTxnOperation.java, phase by phase. */
+export function rlpTxnRows(t: TxShape): number {
+  const typed = t.type !== 0;
+  let rows = 17;
+  if (typed) rows += q(t.chainId, 1, 8);
+  rows += q(t.nonce, 1, 8);
+  if (t.type <= 1) rows += 8;
+  if (t.type >= 2) rows += q(t.maxPriorityFee, 1, 8) + q(t.maxFee, 1, 8);
+  rows += 8; // gas limit
+  rows += t.isCreate ? 1 : 16;
+  rows += q(t.value, 1, 16);
+  rows += t.dataSize === 0 ? 2 : 8 + 16 * Math.ceil(t.dataSize / 16) + 2;
+  if (typed)
+    rows += t.accessList.length === 0 ? 1 : 8 + t.accessList.reduce((s, k) => s + 24 + (k === 0 ? 1 : 8 + 16 * k), 0);
+  if (!typed) rows += t.v > 28n ? 17 : 8;
+  else rows += 1;
+  rows += q(t.r, 1, 16) + q(t.s, 1, 16);
+  return rows;
+}
+
+export interface LogShape {
+  topics: number;
+  dataSize: number;
+}
+
+/** RLP_TXN_RCPT: module/rlptxrcpt/RlpTxrcptOperation.java. */
+export function rlpReceiptRows(logs: readonly LogShape[]): number {
+  if (logs.length === 0) return 83 + 1;
+  return 83 + 8 + logs.reduce((s, l) => s + 12 + 3 * l.topics + (l.dataSize === 0 ? 1 : 8 + Math.ceil(l.dataSize / 16)), 0);
+}
+
+/** LOG_DATA: module/logdata/LogData.java. */
+export function logDataRows(logs: readonly LogShape[]): number {
+  return logs.reduce((s, l) => s + (l.dataSize === 0 ? 1 : Math.ceil(l.dataSize / 16)), 0);
+}
+
+/** LOG_INFO: module/loginfo/LogInfo.java: topics + 2 per log, one row for a transaction without logs. */
+export function logInfoRows(logs: readonly LogShape[]): number {
+  return logs.length === 0 ? 1 : logs.reduce((s, l) => s + l.topics + 2, 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// HUB rows per instruction section (module/hub/section/*, unexceptional path; London §4 of the map).
+// Osaka: the per-section constants of Linea's own light counter, ZkCounter.java (upper bounds).
+
+export function hubRowsLondon(): Uint8Array {
+  const rows = new Uint8Array(256).fill(1);
+  const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
+  // CONTEXT family, ORIGIN, GASPRICE, MSIZE, EXP, SHA3, MLOAD/MSTORE/MSTORE8, BALANCE & co.
+  set(2, 0x30, 0x33, 0x34, 0x36, 0x38, 0x3d, 0x32, 0x3a, 0x59, 0x0a, 0x20, 0x51, 0x52, 0x53, 0x31, 0x3b, 0x3f);
+  set(3, 0x35, 0x47, 0x38, 0x37, 0x3e); // CALLDATALOAD, SELFBALANCE, CODESIZE, CALLDATACOPY, RETURNDATACOPY
+  set(4, 0x56, 0x57, 0x54, 0x55, 0x39, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xfd, 0x3c); // JUMP(I), SLOAD/SSTORE, CODECOPY, LOGn, REVERT, EXTCODECOPY
+  set(2, 0x00); // STOP
+  set(7, 0xf1, 0xf2, 0xf4, 0xfa); // CALL family: 2 stack + 5 (prequel)
+  set(8, 0xf0, 0xf5, 0xff); // CREATE, CREATE2, SELFDESTRUCT
+  set(4, 0xf3); // RETURN from a message call
+  return rows;
+}
+
+export function hubRowsOsaka(): Uint8Array {
+  const rows = new Uint8Array(256).fill(1);
+  const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
+  set(2, 0x30, 0x33, 0x34, 0x36, 0x38, 0x3d, 0x32, 0x3a, 0x0a, 0x20); // CONTEXT/TRANSACTION, EXP, SHA3
+  set(3, 0x31, 0x3b, 0x3f, 0x47, 0x59, 0x51, 0x52, 0x53, 0x5c, 0x5e, 0x37); // ACCOUNT, MSIZE, STACKRAM, TLOAD, MCOPY, CALLDATACOPY
+  set(4, 0x35, 0x5d, 0x39, 0x3c, 0x3e, 0xfd); // CALLDATALOAD, TSTORE, *COPY, REVERT
+  set(5, 0x56, 0x57, 0x54, 0x55); // JUMP(I), SLOAD/SSTORE
+  set(4, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4); // LOGn: stack rows (2) + 2
+  set(3, 0x00); // STOP in a message call
+  set(14, 0xf1, 0xf2, 0xf4, 0xfa);
+  set(11, 0xf0, 0xf5);
+  set(7, 0xf3);
+  set(8, 0xff);
+  return rows;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The profiles.
+
+export interface TracerProfile {
+  name: TracerProfileName;
+  /** Every module the profile counts, in the order the first failing one is reported. */
+  modules: readonly string[];
+  /** Added to every count (ZkTracer.getModulesLineCount: lineCount() + spillage). */
+  spillage: Readonly<Record<string, number>>;
+  /** Rows a conflation (here: the block being built, or one simulation) holds before any transaction. */
+  conflationRows: Readonly<Record<string, number>>;
+  /** Rows per block in the conflation. */
+  blockRows: Readonly<Record<string, number>>;
+  /** Arithmetic rows: the London formulas, or one row per distinct operation. */
+  singleRowArithmetic: boolean;
+  hubRows: Uint8Array;
+  /** Exact or approximate, per module, and against what. */
+  notes: Readonly<Record<string, string>>;
+}
+
+const LONDON_MODULES = [
+  'ADD',
+  'BIN',
+  'BLAKE_MODEXP_DATA',
+  'BLOCK_DATA',
+  'BLOCK_HASH',
+  'EC_DATA',
+  'EUC',
+  'EXP',
+  'EXT',
+  'GAS',
+  'HUB',
+  'LOG_DATA',
+  'LOG_INFO',
+  'MMIO',
+  'MMU',
+  'MOD',
+  'MUL',
+  'MXP',
+  'OOB',
+  'RLP_ADDR',
+  'RLP_TXN',
+  'RLP_TXN_RCPT',
+  'ROM',
+  'ROM_LEX',
+  'SHAKIRA_DATA',
+  'SHF',
+  'STP',
+  'TRM',
+  'TXN_DATA',
+  'WCP',
+  'BIN_REFERENCE_TABLE',
+  'SHF_REFERENCE_TABLE',
+  'INSTRUCTION_DECODER',
+  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
+  'PRECOMPILE_SHA2_BLOCKS',
+  'PRECOMPILE_RIPEMD_BLOCKS',
+  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+  'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLAKE_ROUNDS',
+  'BLOCK_KECCAK',
+  'BLOCK_L1_SIZE',
+  'BLOCK_L2_L1_LOGS',
+  'BLOCK_TRANSACTIONS',
+] as const;
+
+/** The module set of the limits file Linea ships for mainnet today, in that file's order. */
+const OSAKA_MODULES = [
+  'ADD',
+  'BLAKE_MODEXP_DATA',
+  'BLOCK_DATA',
+  'BLOCK_HASH',
+  'BLS_DATA',
+  'EC_DATA',
+  'EUC',
+  'EXP',
+  'EXT',
+  'GAS',
+  'HUB',
+  'LOG_DATA',
+  'LOG_INFO',
+  'MMIO',
+  'MMU',
+  'MOD',
+  'MUL',
+  'MXP',
+  'OOB',
+  'RLP_ADDR',
+  'RLP_AUTH',
+  'RLP_TXN',
+  'RLP_TXN_RCPT',
+  'RLP_UTILS',
+  'ROM',
+  'ROM_LEX',
+  'SHAKIRA_DATA',
+  'SHF',
+  'STP',
+  'TRM',
+  'TXN_DATA',
+  'WCP',
+  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
+  'PRECOMPILE_SHA2_BLOCKS',
+  'PRECOMPILE_RIPEMD_BLOCKS',
+  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+  'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLAKE_ROUNDS',
+  'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
+  'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
+  'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
+  'BLOCK_KECCAK',
+  'BLOCK_L1_SIZE',
+  'BLOCK_L2_L1_LOGS',
+  'BLOCK_TRANSACTIONS',
+] as const;
+
+/**
+ * tracer/arithmetization/src/main/resources/spillings.toml (linea-monorepo 1540c186), the values
+ * stable from 2024-07 until the file was replaced by generated constants (1dba1130, 2025-03).
+ * Modules not listed spill 0.
+ */
+const LONDON_SPILLAGE: Record<string, number> = {
+  ADD: 1,
+  BIN: 15,
+  BLAKE_MODEXP_DATA: 1,
+  BLOCK_DATA: 6,
+  BLOCK_HASH: 1,
+  EC_DATA: 11,
+  EUC: 1,
+  EXP: 5,
+  EXT: 7,
+  GAS: 1,
+  HUB: 12,
+  LOG_DATA: 1,
+  LOG_INFO: 5,
+  MMU: 10,
+  MOD: 7,
+  MUL: 8,
+  MXP: 3,
+  OOB: 5,
+  RLP_ADDR: 7,
+  RLP_TXN: 7,
+  RLP_TXN_RCPT: 7,
+  ROM: 1,
+  ROM_LEX: 1,
+  SHAKIRA_DATA: 1,
+  SHF: 15,
+  STP: 4,
+  TRM: 7,
+  TXN_DATA: 8,
+  WCP: 15,
+};
+
+const EXACT = 'exact';
+const LONDON_NOTES: Record<string, string> = {
+  ADD: `${EXACT}: AddOperation.java; block-wide deduplication on (op, a, b). The ADD calls OOB makes for RETURNDATACOPY are not counted (approximate there)`,
+  BIN: `${EXACT}: BinOperation.java computeCtMax; deduplicated`,
+  MOD: `exact for opcodes (ModOperation.java); the DIV that STP makes per CALL/CREATE (gas/64) is not counted`,
+  MUL: `${EXACT}: MulOperation.java, 1 + Σ rows; deduplicated`,
+  SHF: `${EXACT}: ShfOperation.java maxCt; deduplicated`,
+  EXT: `exact for opcodes (ExtOperation.java); the EXT operations of EC_DATA precompile checks are not counted`,
+  WCP: 'approximate: opcodes (WcpOperation.java) and the block placeholders (84 + 4 per block, 65 per BLOCKHASH) are exact; the comparisons OOB, STP, GAS, MMU, TXN_DATA, BLOCK_DATA, SHAKIRA, EC_DATA, EXP and EUC make are not counted',
+  EUC: 'approximate: the 8 placeholder rows of the conflation only; the divisions MMU, TXN_DATA and BLOCK_DATA make are not counted',
+  EXP: 'exact while the EXP opcode has the gas it needs (18 rows each, ExpOperation.java); MODEXP exponent logs 21 rows per call; an EXP that runs out of gas is not counted',
+  STP: 'exact for calls and creates that have their gas (5 and 3 rows, StpOperation.java maxCt); out-of-gas ones (3 and 2 rows) are not counted',
+  GAS: 'approximate: 3 rows per CALL/CREATE and per frame end, 2 per exceptional frame end (GasOperation.java); an instruction that halts its frame by an exception is taken as the frame end',
+  MXP: 'exact for instructions that have their gas (MxpOperation.java: 1 trivial, 4 otherwise); MXPX (17 rows) is reached only through an out-of-gas instruction, not counted',
+  OOB: 'approximate: CT_MAX+1 rows per OOB call of JUMP, JUMPI, CALLDATALOAD, RETURNDATACOPY, CALL family, CREATE, SSTORE, deployment and precompiles (OobOperation.java); which calls an exceptional section makes is not followed',
+  MMU: 'approximate: 4 per MLOAD/MSTORE, 3 per MSTORE8 (exact); copies and exo-transfers 1 + 5 pre-processing rows + 1 per 16-byte limb',
+  MMIO: 'approximate: MLOAD/MSTORE 2 rows aligned, 32 unaligned; MSTORE8 16 (exact); copies 1 row per limb when source and target share their 16-byte alignment, else 16',
+  HUB: 'approximate: rows per instruction section from module/hub/section/* (unexceptional path), transaction sections (skip 4; warm, init 6 (+2 if failing), finalization 3), +1 per exceptional context; revert undo rows and CALL/CREATE scenarios are not followed',
+  ROM: `${EXACT}: 16·ceil(size/16) + 32 per distinct code fragment (RomOperation.java); deployed code counted when the creation frame returns code, even if its deposit then fails`,
+  ROM_LEX: `${EXACT}: one row per distinct code fragment`,
+  TRM: `${EXACT}: 4 rows per distinct address word (TrmOperation.java)`,
+  RLP_ADDR: `${EXACT}: CREATE 8, CREATE2 6, deployment transaction 8`,
+  SHAKIRA_DATA: `${EXACT}: ceil(n/16) + 2 per hash (KECCAK256 of a non-empty range, CREATE2 init code, deployed code, SHA256/RIPEMD160 input)`,
+  BLOCK_HASH: `${EXACT}: 6 rows per distinct BLOCKHASH`,
+  EC_DATA: `${EXACT}: rows per precompile call (EcDataOperation.java getIndexMax): ECRECOVER 10, ECADD 12, ECMUL 10, ECPAIRING 12 per pair + 2`,
+  BLAKE_MODEXP_DATA: `${EXACT}: MODEXP 128, BLAKE2F 19 per call`,
+  RLP_TXN: `${EXACT}: RlpTxnOperation.java, phase by phase`,
+  RLP_TXN_RCPT: `${EXACT}: RlpTxrcptOperation.java`,
+  LOG_DATA: EXACT,
+  LOG_INFO: EXACT,
+  TXN_DATA: `${EXACT}: 8 (type 0) or 9 (types 1, 2) per transaction + 1 per block`,
+  BLOCK_DATA: `${EXACT}: 13 per block`,
+  BIN_REFERENCE_TABLE: `${EXACT}: constant 3·256·256 + 256`,
+  SHF_REFERENCE_TABLE: `${EXACT}: constant 256·9`,
+  INSTRUCTION_DECODER: `${EXACT}: constant 256`,
+  BLOCK_TRANSACTIONS: EXACT,
+  BLOCK_L1_SIZE: `${EXACT}: encoded transaction + 20 per transaction + 38 per block (L2Block.java)`,
+  BLOCK_KECCAK:
+    'exact for the transaction (encoding and signing payload), KECCAK256, CREATE2 init code, deployed code, address hashes and ECRECOVER (Keccak.java, ceil(n/136) each)',
+  BLOCK_L2_L1_LOGS:
+    'approximate: logs whose first topic is MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), from any emitter (the real one counts the bridge contract only)',
+};
+for (const m of LONDON_MODULES) if (m.startsWith('PRECOMPILE_')) LONDON_NOTES[m] = 'exact for calls that succeed';
+LONDON_NOTES.PRECOMPILE_ECPAIRING_MILLER_LOOPS = 'approximate: one per pair given (trivial points are not skipped)';
+LONDON_NOTES.PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS = 'approximate: one per pair given (trivial points are not skipped)';
+
+const OSAKA_NOTES: Record<string, string> = { ...LONDON_NOTES };
+for (const m of ['ADD', 'EXT', 'MOD', 'MUL', 'SHF', 'WCP', 'EXP', 'EUC', 'TRM', 'GAS', 'STP'])
+  OSAKA_NOTES[m] = `approximate: one row per distinct operation (zkasm modules, computeLineCount() = 1), as London otherwise: ${LONDON_NOTES[m]}`;
+Object.assign(OSAKA_NOTES, {
+  MXP: 'approximate: MxpOperation.java ctMax + 4: MSIZE 4, word update 14, byte update 13, trivial 5; whether memory grows is not followed',
+  TXN_DATA: 'approximate: 17 per transaction with EIP-1559 fees, 15 otherwise; + 8 per block for the system transactions',
+  BLOCK_DATA: 'approximate: 14 per block',
+  HUB: "approximate: the per-section upper bounds of Linea's own light counter (ZkCounter.java)",
+  BLS_DATA: 'approximate: rows per BLS precompile call are not modelled; counts 0 (ZkCounter counts the same)',
+  RLP_AUTH: 'approximate: not modelled; counts 0 (ZkCounter counts the same)',
+  RLP_UTILS: 'approximate: not modelled; counts 0 (ZkCounter counts the same)',
+  BLAKE_MODEXP_DATA: 'approximate: MODEXP 256 (EIP-7823 sizes), BLAKE2F 19 per call',
+});
+for (const m of OSAKA_MODULES)
+  if (OSAKA_NOTES[m] === undefined) OSAKA_NOTES[m] = 'approximate: counted as the calls that succeed';
+for (const m of OSAKA_MODULES) OSAKA_NOTES[m] += '; spillage taken from London (Osaka generates it at build time)';
+
+const ARITHMETIC_LONDON_ROWS = {
+  BIN_REFERENCE_TABLE: 3 * 256 * 256 + 256,
+  SHF_REFERENCE_TABLE: 256 * 9,
+  INSTRUCTION_DECODER: 256,
+  MUL: 1,
+  WCP: 84,
+  EUC: 8,
+};
+
+export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
+  london: {
+    name: 'london',
+    modules: LONDON_MODULES,
+    spillage: LONDON_SPILLAGE,
+    conflationRows: ARITHMETIC_LONDON_ROWS,
+    blockRows: { BLOCK_DATA: 13, TXN_DATA: 1, WCP: 4, BLOCK_L1_SIZE: 38 },
+    singleRowArithmetic: false,
+    hubRows: hubRowsLondon(),
+    notes: LONDON_NOTES,
+  },
+  osaka: {
+    name: 'osaka',
+    modules: OSAKA_MODULES,
+    spillage: LONDON_SPILLAGE,
+    conflationRows: { WCP: 84, EUC: 8 },
+    blockRows: { BLOCK_DATA: 14, TXN_DATA: 8, WCP: 4, BLOCK_L1_SIZE: 38 },
+    singleRowArithmetic: true,
+    hubRows: hubRowsOsaka(),
+    notes: OSAKA_NOTES,
+  },
+};
+
+/** Every module either profile counts (a module name a request may give). */
+export const MODULES: readonly string[] = [...new Set<string>([...LONDON_MODULES, ...OSAKA_MODULES])];
