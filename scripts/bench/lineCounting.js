@@ -12,7 +12,7 @@ const { LineLimits } = require('../../packages/core/dist');
 const { Chain, artifact, signer, deploy, erc20Distribution, hexToBytes } = require('./lib');
 
 const limits = LineLimits.fromFile(
-  require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'production.toml'),
+  require('node:path').join(__dirname, '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),
 );
 const heavy = new Interface(artifact('LineHeavy').abi);
 

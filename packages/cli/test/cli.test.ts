@@ -68,6 +68,7 @@ test.each([
   [['--in-memory', '--data-dir', 'x'], '--in-memory and --data-dir cannot be combined'],
   [['--bogus'], "Unknown option '--bogus'"],
   [['--balance', 'lots'], '--balance must be an amount of ETH'],
+  [['--tracer', 'paris'], '--tracer must be one of london, osaka; got "paris"'],
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
@@ -80,21 +81,45 @@ test('a module the counter counts but the limits file lacks stops the start, nam
   writeFileSync(file, '[traces-limits]\nADD = 1\n');
   const { code, stderr } = await runToEnd(['--in-memory', '--limits', file]);
   expect(code).toBe(2);
-  expect(stderr).toMatch(new RegExp(`limits file ${file}: module \\w+ has no limit \\(MODULE_NOT_DEFINED\\)`));
+  expect(stderr).toContain(
+    `limits file ${file}: module BLAKE_MODEXP_DATA, counted by the osaka tracer, has no limit (MODULE_NOT_DEFINED)`,
+  );
+});
+
+test('the limits file Linea ships for mainnet is the default; --tracer london reads its own default', async () => {
+  for (const [args, module] of [
+    [[], 'BLS_DATA'],
+    [['--tracer', 'london', '--hardfork', 'london'], 'BIN'],
+  ] as const) {
+    const node = await runCommand(['--in-memory', '--port', '0', ...args]);
+    try {
+      const limits = (await rpcCall(node.url, 'l2_getLineLimits')).result as Record<string, number>;
+      expect(limits[module]).toBeGreaterThan(0);
+    } finally {
+      node.child.kill('SIGTERM');
+      await node.exited;
+    }
+    expect(node.stderr()).toBe('');
+  }
 });
 
 test("the sequencer acceptance tests' limits file starts the node, with a warning for each thing let through", async () => {
   const file = join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-sequencer-acceptance-tx-overflow.toml');
-  const node = await runCommand(['--in-memory', '--port', '0', '--limits', file]);
+  const node = await runCommand(['--in-memory', '--port', '0', '--tracer', 'london', '--limits', file]);
   try {
-    expect((await rpcCall(node.url, 'l2_getLineLimits')).result).toMatchObject({ ADD: 70, EXT: 20, SHF: 20 });
+    expect((await rpcCall(node.url, 'l2_getLineLimits')).result).toMatchObject({
+      ADD: 70,
+      EXT: 20,
+      SHF: 20,
+      GAS: 262144,
+    });
   } finally {
     node.child.kill('SIGTERM');
     await node.exited;
   }
   expect(node.stderr()).toBe(
     `warning: limits file ${file}: line 73: PRECOMPILE_ECPAIRING_MILLER_LOOPS is given again; the first value is kept\n` +
-      `warning: limits file ${file}: ignoring keys the line counter does not count: GAS, PHONEY_RLP, TX_RLP\n`,
+      `warning: limits file ${file}: ignoring keys the line counter does not count: PHONEY_RLP, TX_RLP\n`,
   );
 });
 

@@ -95,8 +95,8 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
   dir = mkdtempSync(join(tmpdir(), 'l2devnet-kill-'));
   const dataDir = join(dir, 'data');
   const limits = join(dir, 'limits.toml');
-  const production = readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'production.toml'), 'utf8');
-  writeFileSync(limits, production.replace(/BLOCK_TRANSACTIONS = \d+/, `BLOCK_TRANSACTIONS = ${BLOCK_TRANSACTIONS}`));
+  const production = readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'), 'utf8');
+  writeFileSync(limits, production.replace(/BLOCK_TRANSACTIONS *= *\d+/, `BLOCK_TRANSACTIONS = ${BLOCK_TRANSACTIONS}`));
 
   // Transfers signed on demand with the dev keys, one fixed transaction per (sender, nonce): a
   // resend after a restart is the same transaction, never a second one at that nonce.

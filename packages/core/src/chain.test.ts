@@ -455,8 +455,8 @@ describe('Chain on disk', () => {
 
   test('a transaction acknowledged under automine but left out of its full block survives a restart', async () => {
     // Three transactions fill a block under these limits (BLOCK_TRANSACTIONS = 3).
-    const production = readFileSync(join(FIXTURES, 'limits', 'production.toml'), 'utf8');
-    const limits = LineLimits.parse(production.replace(/BLOCK_TRANSACTIONS = \d+/, 'BLOCK_TRANSACTIONS = 3'), 'test');
+    const production = readFileSync(join(FIXTURES, 'limits', 'linea-mainnet.toml'), 'utf8');
+    const limits = LineLimits.parse(production.replace(/BLOCK_TRANSACTIONS *= *\d+/, 'BLOCK_TRANSACTIONS = 3'), 'test');
     const first = await Chain.create({ dataDir: dir, lineLimits: limits, mining: { mode: 'manual' } });
     const to = first.accounts[2].address;
     for (let i = 0; i < 4; i++) await send(first, 0, { to, value: 1n, gasLimit: 21_000n });

@@ -531,7 +531,9 @@ export class LineCounter {
     evm.runInterpreter = async (message, opts) => {
       const code = message.code instanceof Uint8Array ? message.code : undefined;
       if (code === undefined || code.length === 0) return runInterpreter(message, opts);
-      const address = bytesToUnprefixedHex((message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array());
+      const address = bytesToUnprefixedHex(
+        (message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array(),
+      );
       this.frames++;
       if (message.isCreate) {
         this.fragment(`${address}:init`, code.length);
@@ -639,7 +641,10 @@ export class LineCounter {
   private osakaPrecompile(address: number, n: number, ok: boolean): void {
     const c = this.c;
     if (address === 0x0a) {
-      c.add(ok ? 'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS' : 'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS', 1);
+      c.add(
+        ok ? 'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS' : 'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
+        1,
+      );
       return;
     }
     if (!ok) return;

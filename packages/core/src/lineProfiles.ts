@@ -145,7 +145,9 @@ export interface LogShape {
 /** RLP_TXN_RCPT: module/rlptxrcpt/RlpTxrcptOperation.java. */
 export function rlpReceiptRows(logs: readonly LogShape[]): number {
   if (logs.length === 0) return 83 + 1;
-  return 83 + 8 + logs.reduce((s, l) => s + 12 + 3 * l.topics + (l.dataSize === 0 ? 1 : 8 + Math.ceil(l.dataSize / 16)), 0);
+  return (
+    83 + 8 + logs.reduce((s, l) => s + 12 + 3 * l.topics + (l.dataSize === 0 ? 1 : 8 + Math.ceil(l.dataSize / 16)), 0)
+  );
 }
 
 /** LOG_DATA: module/logdata/LogData.java. */
@@ -411,14 +413,17 @@ const LONDON_NOTES: Record<string, string> = {
 };
 for (const m of LONDON_MODULES) if (m.startsWith('PRECOMPILE_')) LONDON_NOTES[m] = 'exact for calls that succeed';
 LONDON_NOTES.PRECOMPILE_ECPAIRING_MILLER_LOOPS = 'approximate: one per pair given (trivial points are not skipped)';
-LONDON_NOTES.PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS = 'approximate: one per pair given (trivial points are not skipped)';
+LONDON_NOTES.PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS =
+  'approximate: one per pair given (trivial points are not skipped)';
 
 const OSAKA_NOTES: Record<string, string> = { ...LONDON_NOTES };
 for (const m of ['ADD', 'EXT', 'MOD', 'MUL', 'SHF', 'WCP', 'EXP', 'EUC', 'TRM', 'GAS', 'STP'])
-  OSAKA_NOTES[m] = `approximate: one row per distinct operation (zkasm modules, computeLineCount() = 1), as London otherwise: ${LONDON_NOTES[m]}`;
+  OSAKA_NOTES[m] =
+    `approximate: one row per distinct operation (zkasm modules, computeLineCount() = 1), as London otherwise: ${LONDON_NOTES[m]}`;
 Object.assign(OSAKA_NOTES, {
   MXP: 'approximate: MxpOperation.java ctMax + 4: MSIZE 4, word update 14, byte update 13, trivial 5; whether memory grows is not followed',
-  TXN_DATA: 'approximate: 17 per transaction with EIP-1559 fees, 15 otherwise; + 8 per block for the system transactions',
+  TXN_DATA:
+    'approximate: 17 per transaction with EIP-1559 fees, 15 otherwise; + 8 per block for the system transactions',
   BLOCK_DATA: 'approximate: 14 per block',
   HUB: "approximate: the per-section upper bounds of Linea's own light counter (ZkCounter.java)",
   BLS_DATA: 'approximate: rows per BLS precompile call are not modelled; counts 0 (ZkCounter counts the same)',

@@ -20,7 +20,6 @@ import {
   SUPPORTED_HARDFORKS,
   TRACER_PROFILES,
 } from '@l2devnet/core';
-import type { TracerProfileName } from '@l2devnet/core';
 import type { ChainOptions, MiningMode } from '@l2devnet/core';
 import { createProvider, createRpc } from '@l2devnet/rpc';
 
@@ -52,7 +51,7 @@ export interface DevnetOptions {
   /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
   limits?: string;
   /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
-  tracer?: TracerProfileName;
+  tracer?: 'osaka' | 'london';
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
   /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: milliseconds, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
@@ -176,7 +175,8 @@ function miningMode(opts: DevnetOptions): MiningMode {
 
 function chainOptions(opts: DevnetOptions): ChainOptions {
   const tracer = opts.tracer ?? 'osaka';
-  if (!TRACER_PROFILES.includes(tracer)) throw optionError('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
+  if (!TRACER_PROFILES.includes(tracer))
+    throw optionError('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
   if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork)) {
     throw optionError('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
   }

@@ -51,9 +51,9 @@ beforeAll(async () => {
     'dist/testing.d.ts',
     'dist/testing.js',
     'fixtures/credits.json',
+    'fixtures/limits/linea-london.toml',
     'fixtures/limits/linea-mainnet.toml',
     'fixtures/limits/linea-sequencer-acceptance-tx-overflow.toml',
-    'fixtures/limits/production.toml',
     'fixtures/limits/tiny.toml',
     'package.json',
   ]);
@@ -106,7 +106,7 @@ test('the installed command serves JSON-RPC with the limits file the package shi
       });
       void exited.then((code) => reject(new Error(`exited with ${code} before its ready line:\n${out}`)));
     });
-    expect(out).toContain(join(project, 'node_modules', 'l2devnet', 'fixtures', 'limits', 'production.toml'));
+    expect(out).toContain(join(project, 'node_modules', 'l2devnet', 'fixtures', 'limits', 'linea-mainnet.toml'));
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -15,8 +15,8 @@ const heavy = JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'LineHeavy.jso
   bytecode: string;
 };
 const heavyAbi = new Interface(heavy.abi);
-const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'production.toml'));
-const TINY = LineLimits.fromFile(join(FIXTURES, 'limits', 'tiny.toml'));
+const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'linea-london.toml'), 'london');
+const TINY = LineLimits.fromFile(join(FIXTURES, 'limits', 'tiny.toml'), 'london');
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A fixture call that overflows one module with the production limits. */

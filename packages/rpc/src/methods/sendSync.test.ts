@@ -9,7 +9,7 @@ import { BOB, CAROL, createTestRpc } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
 const PRODUCTION = LineLimits.fromFile(
-  join(__dirname, '..', '..', '..', '..', 'fixtures', 'limits', 'production.toml'),
+  join(__dirname, '..', '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),
 );
 
 let t: TestRpc | undefined;

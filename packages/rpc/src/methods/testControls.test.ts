@@ -9,7 +9,7 @@ import { createProvider } from '../provider';
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'fixtures');
 const counter = JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'Counter.json'), 'utf8')) as { bytecode: string };
-const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'production.toml'));
+const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'linea-london.toml'), 'london');
 const INCREMENT = '0xd09de08a';
 const ADD_LIMIT = PRODUCTION.limits.ADD;
 
