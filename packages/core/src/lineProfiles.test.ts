@@ -1,0 +1,210 @@
+/**
+ * Module rules with worked examples (operands in, rows out), each computed by hand from the Java
+ * method the rule cites, and the profiles' behaviour on small programs run through the chain.
+ */
+import { hexToBytes } from '@ethereumjs/util';
+
+import { Chain } from './chain';
+import { Conflation } from './lineCounter';
+import {
+  PROFILES,
+  addRows,
+  binRows,
+  extRows,
+  logDataRows,
+  logInfoRows,
+  modRows,
+  mulRows,
+  rlpReceiptRows,
+  rlpTxnRows,
+  romRows,
+  shakiraRows,
+  shfRows,
+  wcpRows,
+} from './lineProfiles';
+import type { TracerProfileName } from './lineProfiles';
+
+const MAX = (1n << 256n) - 1n;
+const CALLEE = '0x00000000000000000000000000000000000ca11e';
+const OP = { NOT: 0x19, BYTE: 0x1a, AND: 0x16, SIGNEXTEND: 0x0b, SHL: 0x1b, SHR: 0x1c, SAR: 0x1d, LT: 0x10, EQ: 0x14 };
+
+describe('London row formulas', () => {
+  test('ADD/SUB (AddOperation): ctMax = max(1, max(len(res.hi), len(res.lo)) - 1), rows = ctMax + 1', () => {
+    expect(addRows(false, 1n, 1n)).toBe(2); // res 2: one byte
+    expect(addRows(false, 0xffffn, 1n)).toBe(3); // res 0x10000: three bytes
+    expect(addRows(false, MAX, 0n)).toBe(16); // res.lo 16 bytes
+    expect(addRows(true, 0n, 1n)).toBe(16); // wraps to 2^256 - 1
+    expect(addRows(false, MAX, 1n)).toBe(2); // wraps to 0
+  });
+
+  test('BIN (BinOperation computeCtMax): AND/OR/XOR by operand length, NOT 16, BYTE/SIGNEXTEND 16 or 1', () => {
+    expect(binRows(OP.AND, 0xffn, 0xff00n)).toBe(2);
+    expect(binRows(OP.AND, 0n, 0n)).toBe(1);
+    expect(binRows(OP.AND, MAX, 1n)).toBe(16);
+    expect(binRows(OP.NOT, 0n, 0n)).toBe(16);
+    expect(binRows(OP.BYTE, 31n, MAX)).toBe(16);
+    expect(binRows(OP.SIGNEXTEND, 1n << 128n, MAX)).toBe(1);
+  });
+
+  test('MOD (ModOperation numberOfRows): 1 for a zero divisor, else 8', () => {
+    expect(modRows(0n)).toBe(1);
+    expect(modRows(7n)).toBe(8);
+  });
+
+  test('MUL (MulOperation): trivial 1, MUL 8, EXP to 0 8, EXP 8·(bits + set bits − 1)', () => {
+    expect(mulRows(false, 1n, MAX)).toBe(1);
+    expect(mulRows(false, 2n, 3n)).toBe(8);
+    expect(mulRows(true, 3n, 1n)).toBe(1);
+    expect(mulRows(true, 2n, 10n)).toBe(8 * (4 + 2 - 1)); // 10 = 0b1010
+    expect(mulRows(true, 2n, 256n)).toBe(8); // 2^256 wraps to 0
+  });
+
+  test('SHF (ShfOperation maxCt): 1 for a logical shift by 2^128 or more, else 16', () => {
+    expect(shfRows(OP.SHR, 0xe0n)).toBe(16);
+    expect(shfRows(OP.SHL, 1n << 128n)).toBe(1);
+    expect(shfRows(OP.SAR, 1n << 128n)).toBe(16);
+  });
+
+  test('EXT (ExtOperation): 1 when trivial (MULMOD by 0, modulus ≤ 1), else 8', () => {
+    expect(extRows(true, 0n, 0n, MAX)).toBe(1);
+    expect(extRows(false, 1n, 2n, 1n)).toBe(1);
+    expect(extRows(false, 0n, 0n, MAX)).toBe(8);
+    expect(extRows(true, 2n, 3n, 5n)).toBe(8);
+  });
+
+  test('WCP (WcpOperation computeCtMax): 1 for two zeros or EQ/ISZERO, else the longest operand half', () => {
+    expect(wcpRows(OP.LT, 0n, 0n)).toBe(1);
+    expect(wcpRows(OP.LT, 1n, 1n << 128n)).toBe(1);
+    expect(wcpRows(OP.LT, 1n << 255n, 5n)).toBe(16);
+    expect(wcpRows(OP.LT, 0x1234n, 0n)).toBe(2);
+    expect(wcpRows(OP.EQ, MAX, MAX)).toBe(1);
+  });
+
+  test('ROM (RomOperation): 16·ceil(size/16) + 32 per fragment; SimpleStorage deployed = 2368 rows', () => {
+    expect(romRows(1153)).toBe(1200); // init code
+    expect(romRows(1121)).toBe(1168); // runtime code
+    expect(romRows(1153) + romRows(1121) + PROFILES.london.spillage.ROM).toBe(2369);
+  });
+
+  test('SHAKIRA_DATA, LOG_DATA, LOG_INFO, RLP_TXN_RCPT', () => {
+    expect(shakiraRows(64)).toBe(6);
+    expect(shakiraRows(1)).toBe(3);
+    const log = { topics: 3, dataSize: 64 };
+    expect(logDataRows([])).toBe(0);
+    expect(logDataRows([log, { topics: 0, dataSize: 0 }])).toBe(4 + 1);
+    expect(logInfoRows([])).toBe(1);
+    expect(logInfoRows([log])).toBe(5);
+    expect(rlpReceiptRows([])).toBe(84);
+    expect(rlpReceiptRows([log])).toBe(83 + 8 + 12 + 9 + 8 + 4);
+  });
+
+  test('RLP_TXN (RlpTxnOperation), phase by phase', () => {
+    const transfer = {
+      type: 2,
+      chainId: 59144n,
+      nonce: 0n,
+      gasPrice: 0n,
+      maxPriorityFee: 1n,
+      maxFee: 2n,
+      isCreate: false,
+      value: 0n,
+      dataSize: 0,
+      accessList: [],
+      v: 0n,
+      r: 1n,
+      s: 1n,
+    };
+    // 17 + chainId 8 + nonce 1 + fees 8+8 + gas 8 + to 16 + value 1 + data 2 + access list 1 + y 1 + r 16 + s 16
+    expect(rlpTxnRows(transfer)).toBe(103);
+    // legacy (EIP-155 v > 28) with 33 bytes of data and a value: gasPrice 8, beta 8+9, data 8 + 48 + 2
+    expect(rlpTxnRows({ ...transfer, type: 0, gasPrice: 1n, value: 1n, dataSize: 33, v: 118_323n })).toBe(
+      17 + 1 + 8 + 8 + 16 + 16 + (8 + 48 + 2) + 17 + 16 + 16,
+    );
+    // access list: two addresses, one without keys, one with 2 keys
+    expect(rlpTxnRows({ ...transfer, accessList: [0, 2] }) - rlpTxnRows(transfer)).toBe(8 + 25 + (24 + 8 + 32) - 1);
+  });
+});
+
+describe('the conflation', () => {
+  test('an operation counts once per conflation; a popped transaction leaves nothing behind', () => {
+    const c = new Conflation(PROFILES.london);
+    const base = c.counts().ADD;
+    expect(base).toBe(PROFILES.london.spillage.ADD);
+    c.addOnce('1:1:1', 'ADD', 2);
+    c.addOnce('1:1:1', 'ADD', 2);
+    expect(c.counts().ADD).toBe(base + 2);
+    c.popTx();
+    expect(c.counts().ADD).toBe(base);
+    c.addOnce('1:1:1', 'ADD', 2);
+    c.commitTx();
+    c.addOnce('1:1:1', 'ADD', 2);
+    expect(c.counts().ADD).toBe(base + 2);
+  });
+
+  test("a conflation starts with the profile's constant rows", () => {
+    const london = new Conflation(PROFILES.london).counts();
+    expect(london).toMatchObject({
+      BIN_REFERENCE_TABLE: 196_864,
+      SHF_REFERENCE_TABLE: 2304,
+      INSTRUCTION_DECODER: 256,
+      BLOCK_DATA: 13 + 6,
+      EXT: 7,
+      MUL: 1 + 8,
+      WCP: 84 + 4 + 15,
+    });
+    const osaka = new Conflation(PROFILES.osaka).counts();
+    expect(osaka).toMatchObject({ BLOCK_DATA: 14 + 6, EXT: 7 });
+    expect(osaka.BIN).toBeUndefined();
+  });
+});
+
+describe('the profiles on programs run through the chain', () => {
+  /** Runs `code` as a call and returns its line counts in `profile`. */
+  async function countsOf(profile: TracerProfileName, code: string, hardfork?: string, callee?: string) {
+    const chain = await Chain.create({ tracer: profile, hardfork });
+    try {
+      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
+      await chain.setCode(target, hexToBytes(code));
+      if (callee !== undefined) await chain.setCode(hexToBytes(CALLEE), hexToBytes(callee));
+      const result = await chain.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
+        countLines: true,
+      });
+      return result.lineCounts as Record<string, number>;
+    } finally {
+      await chain.close();
+    }
+  }
+  // PUSH1 2, PUSH1 1, ADD, POP: ADD(1, 2) (top of stack first), then again, then ADD(3, 4); STOP.
+  const ADDS = '0x600260010150' + '600260010150' + '600460030150' + '00';
+
+  test('london: ADD rows by the formula, the repeated operation once', async () => {
+    const counts = await countsOf('london', ADDS, 'london');
+    expect(counts.ADD).toBe(2 + 2 + PROFILES.london.spillage.ADD);
+  });
+
+  test('osaka: one row per distinct arithmetic operation; no BIN', async () => {
+    const counts = await countsOf('osaka', ADDS);
+    expect(counts.ADD).toBe(1 + 1 + PROFILES.osaka.spillage.ADD);
+    expect(counts.BIN).toBeUndefined();
+    expect(counts.BLS_DATA).toBe(0);
+  });
+
+  test('an opcode that raises an exception reaches no arithmetic module', async () => {
+    // The callee: PUSH1 1, ADD (stack underflow at ADD); the caller calls it and stops.
+    const caller = `0x6000600060006000600073${CALLEE.slice(2)}5af15000`;
+    const counts = await countsOf('london', caller, 'london', '0x600101');
+    expect(counts.ADD).toBe(PROFILES.london.spillage.ADD);
+    // The same callee with its stack complete: ADD(1, 1) is 2 rows.
+    const ok = await countsOf('london', caller, 'london', '0x6001600101');
+    expect(ok.ADD).toBe(2 + PROFILES.london.spillage.ADD);
+    // The failed frame's exception: GAS rows for the CALL (3), the exceptional end (2), the caller's STOP (3).
+    expect(counts.GAS).toBe(3 + 2 + 3 + PROFILES.london.spillage.GAS);
+  });
+
+  test('SHR by 0xe0 is 16 rows; KECCAK256 of 64 bytes is one hash of 6 rows', async () => {
+    // PUSH1 0xff PUSH1 0xe0 SHR POP; PUSH1 0x40 PUSH1 0 SHA3 POP; STOP
+    const counts = await countsOf('london', '0x60ff60e01c50' + '604060002050' + '00', 'london');
+    expect(counts.SHF).toBe(16 + 15);
+    expect(counts.SHAKIRA_DATA).toBe(6 + 1);
+  });
+});
