@@ -150,4 +150,76 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     const receipt = await call('eth_getTransactionReceipt', [answer.result]);
     expect(receipt.result).toMatchObject({ status: '0x1' });
   });
+
+  test('l2_traceLineCounts and linea_getBlockTracesCountersV2 show what the block builder counted', async () => {
+    const data = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
+    // A fresh SimpleStorage (sum = 0, as in Linea's test), then two identical calls in one block: the
+    // second adds only the operations the first did not do.
+    const fresh = getCreateAddress({ from: wallet.address, nonce });
+    expect((await send({ data: STORAGE.bytecode })).error).toBeUndefined();
+    expect((await call('evm_setAutomine', [false])).error).toBeUndefined();
+    const first = await send({ to: fresh, data });
+    const second = await send({ to: fresh, data });
+    expect((await call('evm_mine')).error).toBeUndefined();
+    expect((await call('evm_setAutomine', [true])).error).toBeUndefined();
+    type Report = {
+      tracer: string;
+      blockNumber: string;
+      modules: Record<string, { count: number; limit: number; exact: boolean }>;
+      overflow: unknown;
+      binding: string;
+    };
+    const traced = await call('l2_traceLineCounts', [first.result]);
+    expect(traced.error).toBeUndefined();
+    const a = traced.result as Report;
+    const b = (await call('l2_traceLineCounts', [second.result])).result as Report;
+    expect(a.tracer).toBe('london');
+    expect(a.modules.ADD).toEqual({ count: 2017, limit: 1_000_000_000, exact: true });
+    expect(a.modules.BIN_REFERENCE_TABLE.count).toBe(196_864);
+    expect(a.overflow).toBeNull();
+    // The block's constants and spillage went with the first transaction.
+    expect(b.modules.BIN_REFERENCE_TABLE.count).toBe(0);
+    expect(b.modules.EXT.count).toBe(0);
+    expect(b.modules.ADD.count).toBeGreaterThan(0);
+    expect(b.modules.ADD.count).toBeLessThan(2017 - 1);
+    expect(b.blockNumber).toBe(a.blockNumber);
+
+    const block = Number(a.blockNumber);
+    const counters = (await call('linea_getBlockTracesCountersV2', [{ blockNumber: block }])).result as {
+      tracesEngineVersion: string;
+      blockNumber: number;
+      tracesCounters: Record<string, number>;
+    };
+    expect(counters.blockNumber).toBe(block);
+    expect(counters.tracesEngineVersion).toBe('beta-v2.1-rc16');
+    expect(counters.tracesCounters.ADD).toBe(a.modules.ADD.count + b.modules.ADD.count);
+    expect(counters.tracesCounters.BLOCK_TRANSACTIONS).toBe(2);
+    expect((await call('l2_traceLineCounts', [`0x${'00'.repeat(32)}`])).result).toBeNull();
+    expect((await call('linea_getBlockTracesCountersV2', [{ blockNumber: 10 ** 9 }])).error).toMatchObject({
+      code: -32000,
+    });
+    expect((await call('linea_getBlockTracesCountersV2', [{ blockNumber: -1 }])).error).toMatchObject({
+      code: -32602,
+    });
+  });
+
+  test('l2_traceCallLineCounts counts a call whatever its outcome and names the first overflow', async () => {
+    await withLimit('EXT', 20, async () => {
+      const data = new Interface(MULMOD.abi as string[]).encodeFunctionData('executeMulmod', [5000]);
+      const report = (await call('l2_traceCallLineCounts', [{ from: wallet.address, to: mulmod, data }])).result as {
+        modules: Record<string, { count: number }>;
+        overflow: unknown;
+        binding: string;
+      };
+      expect(report.modules.EXT.count).toBe(33_939);
+      expect(report.overflow).toEqual({ module: 'EXT', count: 33_939, limit: 20 });
+      expect(report.binding).toBe('EXT');
+    });
+    // A call that reverts (the garbled calldata) is still counted.
+    const calldata = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
+    const garbled = hexlify(toUtf8Bytes(calldata));
+    const reverted = (await call('l2_traceCallLineCounts', [{ from: wallet.address, to: storage, data: garbled }]))
+      .result as { modules: Record<string, { count: number }> };
+    expect(reverted.modules.SHF.count).toBe(31);
+  });
 });

@@ -53,6 +53,8 @@ export interface BuildResult {
   dropped: { ptx: PoolTx; error: Error }[];
   deferred: PoolTx[];
   lineTotals: LineCounts;
+  /** The lines each included transaction added to the block (parallel to `included`). */
+  lineAdded: LineCounts[];
 }
 
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
@@ -105,6 +107,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     dropped: [],
     deferred: [],
     lineTotals: {},
+    lineAdded: [],
   };
   const blockedSenders = new Set<string>();
   let gasUsed = 0n;
@@ -166,6 +169,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       }
       lineCounter.commitTx();
       out.lineTotals = counts;
+      out.lineAdded.push(added);
       await vm.evm.journal.commit();
       gasUsed += result.totalGasSpent;
       txs.push(ptx.tx);

@@ -64,6 +64,26 @@ describe('Chain', () => {
     }
   });
 
+  test('the pending block previewed twice is the same block, and a block replayed twice counts the same', async () => {
+    const manual = await Chain.create({ mining: { mode: 'manual' } });
+    try {
+      const to = manual.accounts[1].address;
+      await manual.submit(await signedTx(manual, 0, { nonce: 0n, to, value: 1n }));
+      await manual.submit(await signedTx(manual, 0, { nonce: 1n, to, value: 1n }));
+      const first = await manual.pendingBlock();
+      const second = await manual.pendingBlock();
+      expect(second.block.transactions).toHaveLength(2);
+      expect(second.block.hash()).toEqual(first.block.hash());
+      await manual.mine();
+      const once = await manual.blockLineCounts(1n);
+      const again = await manual.blockLineCounts(1n);
+      expect(once?.added).toHaveLength(2);
+      expect(again).toEqual(once);
+    } finally {
+      await manual.close();
+    }
+  });
+
   test('automine mines one block per transfer with a receipt', async () => {
     const to = chain.accounts[1].address;
     const hash = await send(chain, 0, { to, value: 5n, gasLimit: 21_000n });

@@ -621,6 +621,61 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   // ---------------------------------------------------------------- simulation
 
+  /** The tracer profile the line counter follows. */
+  get tracer(): TracerProfileName {
+    return this.lineCounter.profile.name;
+  }
+
+  /** Line counts of a call on the state after block `n`, as linea_estimateGas counts it, whatever its outcome. */
+  async callLineCounts(req: CallRequest, n: bigint): Promise<LineCounts> {
+    const { block, root } = await this.blockAndRoot(n);
+    return this.simulator.countCall(req, block, root, this.callGasCap());
+  }
+
+  /**
+   * Line counts of mined block `n`, its transactions run again on its parent's state as its builder
+   * ran them: the block's totals and the lines each transaction added. Undefined for an unknown
+   * block; genesis has no transactions.
+   */
+  async blockLineCounts(n: bigint): Promise<{ totals: LineCounts; added: LineCounts[] } | undefined> {
+    const block = await this.store.getBlock(n);
+    if (block === undefined) return undefined;
+    if (n === 0n) return { totals: {}, added: [] };
+    const [parent, receipts] = await Promise.all([this.store.getBlock(n - 1n), this.store.getReceipts(n)]);
+    if (parent === undefined || receipts === undefined) return undefined;
+    const candidates: PoolTx[] = block.transactions.map((tx, i) => ({
+      tx,
+      hash: tx.hash(),
+      sender: receipts[i].from,
+      nonce: tx.nonce,
+      addedAt: 0,
+    }));
+    const h = block.header;
+    const header: HeaderData = {
+      parentHash: h.parentHash,
+      number: h.number,
+      gasLimit: h.gasLimit,
+      timestamp: h.timestamp,
+      coinbase: h.coinbase,
+      difficulty: h.difficulty,
+      mixHash: h.mixHash,
+      baseFeePerGas: h.baseFeePerGas,
+      parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+      excessBlobGas: h.excessBlobGas,
+      blobGasUsed: h.blobGasUsed,
+    };
+    return this.simulator.replayLines(parent.header.stateRoot, header, candidates);
+  }
+
+  /** The lines a mined transaction added to its block; undefined for one not mined. */
+  async transactionLinesInBlock(hash: Uint8Array): Promise<{ counts: LineCounts; blockNumber: bigint } | undefined> {
+    const loc = await this.store.getTxLocation(hash);
+    if (loc === undefined) return undefined;
+    const lines = await this.blockLineCounts(loc.blockNumber);
+    const counts = lines?.added[loc.index];
+    return counts === undefined ? undefined : { counts, blockNumber: loc.blockNumber };
+  }
+
   /** Runs a call on the state after block `n` without creating a transaction. */
   async call(
     req: CallRequest,

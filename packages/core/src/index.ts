@@ -15,7 +15,7 @@ export { Conflation, LineCounter } from './lineCounter';
 export type { LineCounts } from './lineCounter';
 export { LineLimits } from './lineLimits';
 export type { LineOverflow } from './lineLimits';
-export { MODULES, PROFILES, TRACER_PROFILES } from './lineProfiles';
+export { MODULES, PROFILES, TRACER_PROFILES, TRACER_VERSIONS } from './lineProfiles';
 export type { TracerProfile, TracerProfileName } from './lineProfiles';
 export { decodeRevertReason, RPC_EVM_TIMEOUT_MS } from './simulator';
 export type { CallRequest, CallResult, StateOverride } from './simulator';

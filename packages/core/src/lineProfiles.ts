@@ -467,5 +467,11 @@ export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
   },
 };
 
+/** The tracer version each profile follows (reported as linea_getBlockTracesCountersV2's engine version). */
+export const TRACER_VERSIONS: Readonly<Record<TracerProfileName, string>> = {
+  london: 'beta-v2.1-rc16',
+  osaka: 'linea-monorepo@cb180134',
+};
+
 /** Every module either profile counts (a module name a request may give). */
 export const MODULES: readonly string[] = [...new Set<string>([...LONDON_MODULES, ...OSAKA_MODULES])];

@@ -148,6 +148,14 @@ export class Simulator {
     });
   }
 
+  /**
+   * Sealing a block moved the trie to the block's root, in the overlay that is about to be cleared:
+   * the next use must set its root again.
+   */
+  private forgetRoot(): void {
+    this.root = undefined;
+  }
+
   /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
   private context(block: Block, zeroBaseFee: boolean): Block {
     if (!zeroBaseFee || block.header.baseFeePerGas === undefined) return block;
@@ -366,6 +374,39 @@ export class Simulator {
   }
 
   /** The block the pool would produce next, built on a scratch state. */
+  /**
+   * Line counts of a call as a simulation sees them (a conflation of its own), whatever its outcome:
+   * a reverted or failed run is counted as far as it went.
+   */
+  countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
+    const gas = cappedGas(req, gasCap);
+    return this.withState(root, true, async () => {
+      const intrinsic = this.intrinsicGas(req);
+      this.counter.begin();
+      const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
+      return this.counter.end(this.unsignedTx(req, 0n), result);
+    });
+  }
+
+  /** Runs a mined block's transactions again on its parent's state, counting lines as its builder did. */
+  replayLines(
+    root: Uint8Array,
+    header: HeaderData,
+    candidates: PoolTx[],
+  ): Promise<{ totals: LineCounts; added: LineCounts[] }> {
+    return this.withState(root, false, async () => {
+      const result = await buildBlock({
+        vm: this.vm,
+        header,
+        candidates,
+        lineCounter: this.counter,
+        limits: undefined,
+      });
+      this.forgetRoot();
+      return { totals: result.lineTotals, added: result.lineAdded };
+    });
+  }
+
   preview(
     root: Uint8Array,
     header: HeaderData,
@@ -375,6 +416,7 @@ export class Simulator {
   ): Promise<{ block: Block; receipts: Receipt[] }> {
     return this.withState(root, false, async () => {
       const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits, screen });
+      this.forgetRoot();
       return { block: result.block, receipts: result.receipts };
     });
   }

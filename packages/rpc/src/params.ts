@@ -355,6 +355,28 @@ export const exclusionFilter: Parser<ExclusionFilter> = (value, slot) => {
   };
 };
 
+/**
+ * linea_getBlockTracesCountersV2's request: `{ blockNumber, expectedTracesEngineVersion? }`, the
+ * block number a JSON number, a decimal string or a hex quantity (Linea's clients send numbers).
+ */
+export const tracesCountersRequest: Parser<{ blockNumber: bigint; expectedTracesEngineVersion?: string }> = (
+  value,
+  slot,
+) => {
+  const o = object(value, slot);
+  const n = o.blockNumber;
+  const at = { position: slot.position, name: `${slot.name}.blockNumber` };
+  let blockNumber: bigint;
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) blockNumber = BigInt(n);
+  else if (typeof n === 'string' && /^[0-9]{1,20}$/.test(n)) blockNumber = BigInt(n);
+  else if (typeof n === 'string' && n.startsWith('0x')) blockNumber = quantity(n, at);
+  else return fail(at, 'a block number', n);
+  const version = o.expectedTracesEngineVersion;
+  if (version !== undefined && typeof version !== 'string')
+    return fail({ ...slot, name: `${slot.name}.expectedTracesEngineVersion` }, 'a string', version);
+  return { blockNumber, expectedTracesEngineVersion: version };
+};
+
 /** l2_setLineLimits' changes: `{ MODULE: limit }`. */
 export const lineLimitChanges: Parser<Record<string, number>> = (value, slot) => {
   const o = object(value, slot);

@@ -1,4 +1,6 @@
 /** The layer-2 methods: transaction exclusion status (spec) and line-count-aware gas estimation. */
+import { HeaderNotFoundError } from '@l2devnet/core';
+
 import { formatExclusion, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, withDefault } from '../method';
@@ -11,9 +13,35 @@ import {
   exclusionRule,
   hash,
   lineLimitChanges,
+  tracesCountersRequest,
 } from '../params';
 import { stateBlock } from './resolve';
-import { SUGGESTED_TIP } from '@l2devnet/core';
+import { PROFILES, SUGGESTED_TIP, TRACER_VERSIONS } from '@l2devnet/core';
+import type { Chain, LineCounts } from '@l2devnet/core';
+
+/**
+ * A line-count report: each module's count, its limit in force (null with checks off) and whether
+ * the profile counts it exactly; the first module over its limit (in the order the sequencer
+ * reports), and the module that binds (the largest share of its limit).
+ */
+function lineReport(chain: Chain, counts: LineCounts) {
+  const profile = PROFILES[chain.tracer];
+  const limits = chain.lineLimits?.limits;
+  const modules: Record<string, { count: number; limit: number | null; exact: boolean }> = {};
+  let overflow: { module: string; count: number; limit: number } | null = null;
+  let binding: string | null = null;
+  let share = -1;
+  for (const module of profile.modules) {
+    const count = counts[module] ?? 0;
+    const limit = limits?.[module] ?? null;
+    modules[module] = { count, limit, exact: profile.notes[module].startsWith('exact') };
+    if (limit === null) continue;
+    if (overflow === null && count > limit) overflow = { module, count, limit };
+    const s = limit === 0 ? (count > 0 ? Infinity : 0) : count / limit;
+    if (s > share) [share, binding] = [s, module];
+  }
+  return { tracer: profile.name, modules, overflow, binding };
+}
 
 const exclusionStatus = method([required('transactionHash', hash)], async ({ chain }, h) => {
   const record = await chain.exclusions.get(h);
@@ -35,7 +63,37 @@ const estimate = method(
   },
 );
 
+const blockCounters = method([required('request', tracesCountersRequest)], async ({ chain }, req) => {
+  const lines = await chain.blockLineCounts(req.blockNumber);
+  if (lines === undefined) throw new HeaderNotFoundError();
+  return {
+    tracesEngineVersion: req.expectedTracesEngineVersion ?? TRACER_VERSIONS[chain.tracer],
+    blockNumber: Number(req.blockNumber),
+    tracesCounters: lines.totals,
+  };
+});
+
 export const l2Methods: Record<string, Method> = {
+  /**
+   * l2_traceLineCounts(txHash): the lines a mined transaction added to its block (its block run again
+   * as its builder ran it), with limits, the first overflow and the binding module; null if not mined.
+   */
+  l2_traceLineCounts: method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const found = await chain.transactionLinesInBlock(h);
+    if (found === undefined) return null;
+    return { ...lineReport(chain, found.counts), blockNumber: quantity(found.blockNumber) };
+  }),
+  /** l2_traceCallLineCounts(call, block?): a call's line counts as linea_estimateGas counts them, whatever its outcome. */
+  l2_traceCallLineCounts: method(
+    [
+      required('transaction', callObject()),
+      withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
+    ],
+    async (ctx, req, ref) => lineReport(ctx.chain, await ctx.chain.callLineCounts(req, await stateBlock(ctx, ref))),
+  ),
+  /** linea_getBlockTracesCountersV2({ blockNumber }): a mined block's counts per module, as Linea's tracer plugin answers. */
+  linea_getBlockTracesCountersV2: blockCounters,
+  l2_getBlockTracesCountersV2: blockCounters,
   /** l2_getTransactionExclusionStatusV1 (spec: Exclusion status method): the record, or null. */
   l2_getTransactionExclusionStatusV1: exclusionStatus,
   /** The real network's name for the same method, so existing client code works unchanged. */
