@@ -27,6 +27,7 @@ export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-co
 
 Usage: l2devnet [options]
        l2devnet lines SCENARIO --snapshot FILE [--check]   line-count snapshot (l2devnet lines --help)
+       l2devnet lines TXHASH [--rpc URL]                  a mined transaction's line counts, per module
        l2devnet proof verify ...                          check an eth_getProof answer (l2devnet proof --help)
 
 Network

@@ -20,8 +20,14 @@ import { createProvider, createRpc, params } from '@l2devnet/rpc';
 import type { Eip1193Provider } from '@l2devnet/rpc';
 
 import { FlagError, parseCommandArgs } from './flags';
+import { rpc } from './rpcClient';
 
 export const LINES_HELP = `Usage: l2devnet lines SCENARIO --snapshot FILE [--check] [--tolerance PERCENT]
+       l2devnet lines TXHASH [--rpc URL]
+
+With a transaction hash: asks a node (--rpc, default http://127.0.0.1:8545) for the lines that mined
+transaction added to its block (l2_traceLineCounts) and prints each module's count against its limit,
+with a bar on a terminal, the first module over its limit and the module that binds.
 
 Runs the named calls and transactions of SCENARIO (JSON, or a CommonJS module) on a fresh in-memory
 chain and records each one's prover line counts per module in FILE. With --check, compares them with
@@ -31,7 +37,51 @@ FILE instead: a module that grew by more than PERCENT (default 0), or a name FIL
   --check                   compare with FILE instead of writing it; exit 1 on a failure
   --tolerance PERCENT       growth allowed before --check fails (default 0)
   --hardfork NAME           hardfork of the chain the scenario runs on (default: the node's)
+  --rpc URL                 the node to ask about TXHASH (default http://127.0.0.1:8545)
 `;
+
+interface LineReport {
+  tracer: string;
+  blockNumber: string;
+  modules: Record<string, { count: number; limit: number | null; exact: boolean }>;
+  overflow: { module: string; count: number; limit: number } | null;
+  binding: string | null;
+}
+
+const BAR = 30;
+
+/** A line-count report as a table: modules with lines, a bar against the limit when `bars`. */
+export function formatLineReport(hash: string, report: LineReport, bars: boolean): string {
+  const rows = Object.entries(report.modules).filter(([, m]) => m.count > 0);
+  const width = Math.max(6, ...rows.map(([name]) => name.length));
+  const lines = [
+    `transaction ${hash}, block ${BigInt(report.blockNumber)}, tracer ${report.tracer}`,
+    `${'module'.padEnd(width)}  ${'count'.padStart(10)}  ${'limit'.padStart(10)}    use`,
+  ];
+  for (const [name, m] of rows) {
+    const share = m.limit === null ? undefined : m.limit === 0 ? Infinity : m.count / m.limit;
+    const use = share === undefined ? '' : share === Infinity ? 'over' : `${(share * 100).toFixed(1)}%`;
+    const bar = bars && share !== undefined ? `  ${'█'.repeat(Math.min(BAR, Math.ceil(share * BAR)))}` : '';
+    const mark = m.exact ? ' ' : '~';
+    lines.push(
+      `${name.padEnd(width)} ${mark}${String(m.count).padStart(10)}  ${String(m.limit ?? '-').padStart(10)}  ${use.padStart(7)}${bar}${share !== undefined && share > 1 ? '  over' : ''}`,
+    );
+  }
+  lines.push('~ approximate in this profile; modules without lines are not shown');
+  lines.push(
+    report.overflow === null
+      ? `no module over its limit; the binding one is ${report.binding ?? '-'}`
+      : `first over its limit: ${report.overflow.module}=${report.overflow.count} above ${report.overflow.limit}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+async function transactionLines(hash: string, url: string, out: (text: string) => void, bars: boolean) {
+  const report = (await rpc(url, 'l2_traceLineCounts', [hash])) as LineReport | null;
+  if (report === null) throw new FlagError(`${hash} is not a mined transaction on ${url}`);
+  out(formatLineReport(hash, report, bars));
+  return 0;
+}
 
 /** Module counts per step name, as the snapshot file holds them (zero counts left out). */
 export type Snapshot = Record<string, Record<string, number>>;
@@ -210,8 +260,9 @@ function serialize(snapshot: Snapshot): string {
 }
 
 /** The `lines` subcommand; returns the exit code. */
-export async function linesCommand(argv: string[], out: (text: string) => void): Promise<number> {
+export async function linesCommand(argv: string[], out: (text: string) => void, terminal = false): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
+    rpc: { type: 'string' },
     snapshot: { type: 'string' },
     check: { type: 'boolean' },
     tolerance: { type: 'string' },
@@ -222,6 +273,13 @@ export async function linesCommand(argv: string[], out: (text: string) => void):
     out(LINES_HELP);
     return 0;
   }
+  if (positionals.length === 1 && /^0x[0-9a-fA-F]{64}$/.test(positionals[0]))
+    return transactionLines(
+      positionals[0],
+      (values.rpc as string | undefined) ?? 'http://127.0.0.1:8545',
+      out,
+      terminal,
+    );
   const snapshotFile = values.snapshot as string | undefined;
   if (positionals.length !== 1 || snapshotFile === undefined)
     throw new FlagError('lines needs a scenario file and --snapshot FILE');

@@ -12,7 +12,11 @@ const VERSION = '0.1.0';
 
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'lines') {
-    process.exitCode = await linesCommand(argv.slice(1), (text) => process.stdout.write(text));
+    process.exitCode = await linesCommand(
+      argv.slice(1),
+      (text) => process.stdout.write(text),
+      process.stdout.isTTY === true,
+    );
     return;
   }
   if (argv[0] === 'proof') {

@@ -12,6 +12,7 @@ import { verifyAccountProof } from '@l2devnet/core';
 import type { AccountProof } from '@l2devnet/core';
 
 import { FlagError, parseCommandArgs } from './flags';
+import { rpc } from './rpcClient';
 
 export const PROOF_HELP = `Usage: l2devnet proof verify FILE --state-root ROOT
        l2devnet proof verify --rpc URL --address ADDRESS [--slot SLOT ...] [--block BLOCK]
@@ -71,22 +72,6 @@ export function parseProof(json: unknown): AccountProof {
       };
     }),
   };
-}
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  let answer: Json;
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    answer = (await res.json()) as Json;
-  } catch (e) {
-    throw new FlagError(`--rpc ${url}: ${method}: ${(e as Error).message}`);
-  }
-  if (answer.error !== undefined) throw new FlagError(`--rpc ${url}: ${method}: ${JSON.stringify(answer.error)}`);
-  return answer.result;
 }
 
 /** The `proof` subcommand; returns the exit code. */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 
 import { Interface, Wallet, getCreateAddress, hexlify, toUtf8Bytes } from 'ethers';
 
-import { rpcCall, runCommand } from './command';
+import { formatLineReport } from '../src/lines';
+import { rpcCall, runCommand, runToEnd } from './command';
 import type { RunningCommand } from './command';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
@@ -195,6 +196,25 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     expect(counters.tracesCounters.ADD).toBe(a.modules.ADD.count + b.modules.ADD.count);
     expect(counters.tracesCounters.BLOCK_TRANSACTIONS).toBe(2);
     expect((await call('l2_traceLineCounts', [`0x${'00'.repeat(32)}`])).result).toBeNull();
+
+    // The same report from the command line, and with a bar per module on a terminal.
+    const printed = await runToEnd(['lines', first.result as string, '--rpc', node.url]);
+    expect(printed).toMatchObject({ code: 0, stderr: '' });
+    expect(printed.stdout).toMatch(new RegExp(`^transaction ${first.result}, block ${block}, tracer london\n`));
+    expect(printed.stdout).toMatch(/\nADD +2017 +1000000000 +0\.0%\n/);
+    expect(printed.stdout).toMatch(/\nHUB +~ *\d+ /);
+    expect(printed.stdout).toContain('no module over its limit; the binding one is BIN_REFERENCE_TABLE');
+    const overLimit = { ...a, modules: { ...a.modules, ADD: { count: 2017, limit: 70, exact: true } } };
+    const bars = formatLineReport(
+      first.result as string,
+      { ...overLimit, overflow: { module: 'ADD', count: 2017, limit: 70 } },
+      true,
+    );
+    expect(bars).toMatch(/\nADD +2017 +70 +2881\.4% {2}█{30} {2}over\n/);
+    expect(bars).toContain('first over its limit: ADD=2017 above 70');
+    const unknown = await runToEnd(['lines', `0x${'00'.repeat(32)}`, '--rpc', node.url]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('is not a mined transaction');
     expect((await call('linea_getBlockTracesCountersV2', [{ blockNumber: 10 ** 9 }])).error).toMatchObject({
       code: -32000,
     });
