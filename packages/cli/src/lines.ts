@@ -14,8 +14,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { Chain } from '@l2devnet/core';
-import type { CallResult, LineCounts } from '@l2devnet/core';
+import { Chain, TRACER_PROFILES } from '@l2devnet/core';
+import type { CallResult, LineCounts, TracerProfileName } from '@l2devnet/core';
 import { createProvider, createRpc, params } from '@l2devnet/rpc';
 import type { Eip1193Provider } from '@l2devnet/rpc';
 
@@ -37,6 +37,7 @@ FILE instead: a module that grew by more than PERCENT (default 0), or a name FIL
   --check                   compare with FILE instead of writing it; exit 1 on a failure
   --tolerance PERCENT       growth allowed before --check fails (default 0)
   --hardfork NAME           hardfork of the chain the scenario runs on (default: the node's)
+  --tracer NAME             the Linea tracer to count with: osaka (default) or london
   --rpc URL                 the node to ask about TXHASH (default http://127.0.0.1:8545)
 `;
 
@@ -106,8 +107,8 @@ interface JsonStep {
 }
 
 /** Runs a scenario; returns each step's counts. */
-export async function runScenario(file: string, hardfork?: string): Promise<Snapshot> {
-  const chain = await Chain.create({ mining: { mode: 'manual' }, hardfork });
+export async function runScenario(file: string, hardfork?: string, tracer?: TracerProfileName): Promise<Snapshot> {
+  const chain = await Chain.create({ mining: { mode: 'manual' }, hardfork, tracer });
   const provider = createProvider(createRpc(chain, { requireCallFrom: false }));
   const accounts = chain.accounts.map((a) => bytesToHex(a.address));
   const snapshot: Snapshot = {};
@@ -267,6 +268,7 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
     check: { type: 'boolean' },
     tolerance: { type: 'string' },
     hardfork: { type: 'string' },
+    tracer: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
@@ -286,7 +288,10 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
   const tolerance = Number(values.tolerance ?? '0');
   if (!Number.isFinite(tolerance) || tolerance < 0)
     throw new FlagError(`--tolerance must be a percentage of at least 0; got "${String(values.tolerance)}"`);
-  const now = await runScenario(positionals[0], values.hardfork as string | undefined);
+  const tracer = values.tracer as TracerProfileName | undefined;
+  if (tracer !== undefined && !TRACER_PROFILES.includes(tracer))
+    throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracer}"`);
+  const now = await runScenario(positionals[0], values.hardfork as string | undefined, tracer);
   if (values.check !== true) {
     writeFileSync(snapshotFile, serialize(now));
     out(`wrote the line counts of ${Object.keys(now).length} calls and transactions to ${snapshotFile}\n`);

@@ -113,3 +113,16 @@ test('a scenario step that fails names the step; --check without a snapshot says
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain(`--check: no snapshot at ${snapshot}; run without --check first`);
 });
+
+test('--tracer london counts the scenario with the London-era tracer (BIN, reference tables)', async () => {
+  const scenario = jsonScenario();
+  const london = await runToEnd(['lines', scenario, '--snapshot', snapshot, '--tracer', 'london']);
+  expect(london).toMatchObject({ code: 0, stderr: '' });
+  expect(readSnapshot().increment).toMatchObject({ BIN_REFERENCE_TABLE: 196_864 });
+  const osaka = await runToEnd(['lines', scenario, '--snapshot', snapshot]);
+  expect(osaka.code).toBe(0);
+  expect(readSnapshot().increment.BIN_REFERENCE_TABLE).toBeUndefined();
+  const bad = await runToEnd(['lines', scenario, '--snapshot', snapshot, '--tracer', 'berlin']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--tracer must be one of london, osaka; got "berlin"');
+});
