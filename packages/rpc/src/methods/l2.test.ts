@@ -19,13 +19,19 @@ const PRODUCTION = LineLimits.fromFile(join(FIXTURES, 'limits', 'linea-london.to
 const TINY = LineLimits.fromFile(join(FIXTURES, 'limits', 'tiny.toml'), 'london');
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** A fixture call that overflows one module with the production limits. */
+/**
+ * A fixture call that overflows one module with the London production limits (London tracer): the
+ * first module over its limit, in the profile's order, with its count by the tracer's formulas.
+ */
 const OVERFLOWS: [string, string, unknown[], string, number, number][] = [
   ['MODEXP called 5 times', 'modexp', [5], 'PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 5, 4],
   ['ECMUL called 33 times', 'ecmul', [33], 'PRECOMPILE_ECMUL_EFFECTIVE_CALLS', 33, 32],
-  ['keccak over a 1.1 MB buffer', 'keccakBig', [1_100_000], 'SHAKIRA_DATA', 34_375, 32_768],
-  ['a 70,000-step multiplication loop', 'mulLoop', [70_000], 'MUL', 70_000, 65_536],
-  ['5,000 LOGs', 'logs', [5_000], 'LOG_INFO', 5_000, 4_096],
+  // ceil(1,100,000 / 16) + 2 rows of hashed data, + 1 spillage
+  ['keccak over a 1.1 MB buffer', 'keccakBig', [1_100_000], 'SHAKIRA_DATA', 68_753, 32_768],
+  // the loop's additions reach ADD's limit before its multiplications reach MUL's
+  ['a 70,000-step multiplication loop', 'mulLoop', [70_000], 'ADD', 1_264_015, 524_288],
+  // 5,000 logs of 2 topics: 4 rows each, + 5 spillage
+  ['5,000 LOGs', 'logs', [5_000], 'LOG_INFO', 20_005, 4_096],
 ];
 
 async function setup(opts: ChainOptions): Promise<{ t: TestRpc; contract: string }> {
@@ -102,7 +108,7 @@ describe('stage RPC: refusal at submission', () => {
       await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
       const error = await t.fail('eth_sendTransaction', tx(contract, 'logs', [5_000]));
       expect(error.message).toMatch(
-        /^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=5000 is above the limit 4096$/,
+        /^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=20005 is above the limit 4096$/,
       );
       expect(t.chain.pool.size).toBe(1);
       const record = await t.call<Record<string, string>>(
