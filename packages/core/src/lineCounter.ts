@@ -118,20 +118,49 @@ const SIZE_CAP = 1n << 40n;
 const num = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
 const hex = (n: bigint) => n.toString(16);
 
-// OOB rows per call (CT_MAX + 1), module/oob (London constants).
+// OOB rows per call: CT_MAX + 1 (OobOperation.nRows), CT_MAX from linea-constraints 757614b
+// oob/london/constants.lisp. Unexceptional CALL-family instructions call CALL; precompiles are
+// called only when the call reaches them.
 const OOB = {
-  JUMP: 2,
-  JUMPI: 3,
-  RDC: 4,
-  CDL: 2,
-  XCALL: 2,
-  CALL: 4,
-  CREATE: 5,
-  SSTORE: 2,
-  DEPLOYMENT: 2,
-  PRECOMPILE: [0, 4, 5, 5, 5, 0, 4, 4, 6, 6] as readonly number[],
-  MODEXP: 4 + 3 * 4 + 5 + 7 + 5,
+  JUMP: 1,
+  JUMPI: 2,
+  RDC: 3,
+  CDL: 1,
+  CALL: 3,
+  CREATE: 4,
+  SSTORE: 1,
+  DEPLOYMENT: 1,
+  // by precompile address: ECRECOVER 3, SHA2 4, RIPEMD 4, IDENTITY 4, (MODEXP), ECADD 3, ECMUL 3, ECPAIRING 5, BLAKE2F cds 2
+  PRECOMPILE: [0, 3, 4, 4, 4, 0, 3, 3, 5, 2] as readonly number[],
+  BLAKE_PARAMS: 2,
+  // CDS 3, XBS 3 for each of the three sizes, LEAD 4, PRICING 6, EXTRACT 4 (when the call can pay)
+  MODEXP: 3 + 3 * 3 + 4 + 6,
+  MODEXP_EXTRACT: 4,
 };
+
+/** BLS_DATA rows (data + result) by precompile address, for a call data size the module accepts. */
+function blsRows(address: number, n: number): number | undefined {
+  switch (address) {
+    case 0x0a:
+      return n === 192 ? 16 : undefined;
+    case 0x0b:
+      return n === 256 ? 24 : undefined;
+    case 0x0c:
+      return n > 0 && n % 160 === 0 ? n / 16 + 8 : undefined;
+    case 0x0d:
+      return n === 512 ? 48 : undefined;
+    case 0x0e:
+      return n > 0 && n % 288 === 0 ? n / 16 + 16 : undefined;
+    case 0x0f:
+      return n > 0 && n % 384 === 0 ? n / 16 + 2 : undefined;
+    case 0x10:
+      return n === 64 ? 12 : undefined;
+    case 0x11:
+      return n === 128 ? 24 : undefined;
+    default:
+      return undefined;
+  }
+}
 
 const HALTS = new Set([0x00, 0xf3, 0xfd, 0xff]);
 const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
@@ -216,6 +245,16 @@ export class LineCounter {
     else {
       const warm = tx !== undefined && 'accessList' in tx ? accessListRows(tx) : 0;
       hub += warm + (london ? 6 + (failed ? 2 : 0) + 3 : 10 + 4);
+    }
+    // EIP-7702 (ZkCounter.traceStartTransaction): each delegation 2 HUB rows, an ECRECOVER on its
+    // signature (EC_DATA 10, an effective call), 7 SHAKIRA rows and a keccak; then 1 HUB row.
+    const delegations = tx !== undefined && 'authorizationList' in tx ? (tx.authorizationList as unknown[]).length : 0;
+    if (delegations > 0) {
+      hub += 2 * delegations + 1;
+      c.add('EC_DATA', 10 * delegations);
+      c.add('PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS', delegations);
+      c.add('SHAKIRA_DATA', 7 * delegations);
+      c.add('BLOCK_KECCAK', 2 * delegations);
     }
     c.add('HUB', hub);
 
@@ -557,8 +596,10 @@ export class LineCounter {
     const london = !this.profile.singleRowArithmetic;
     const error = result.exceptionError?.error;
     const exceptional = error !== undefined && error !== 'revert';
+    // Osaka: every context exit is a HUB row (ZkCounter.traceContextExit); London: exceptional ones.
+    if (!london) c.add('HUB', 1);
     if (exceptional) {
-      this.exceptionalFrames++;
+      if (london) this.exceptionalFrames++;
       c.add('GAS', london ? (error === 'out of gas' ? 3 : 2) : 1);
       return;
     }
@@ -580,12 +621,13 @@ export class LineCounter {
     const ok = r.exceptionError === undefined;
     const n = data.length;
     if (address < OOB.PRECOMPILE.length) c.add('OOB', OOB.PRECOMPILE[address]);
-    const hub = [0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address];
+    const hub = [0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address] ?? (london ? undefined : 4);
     if (hub !== undefined) c.add('HUB', hub);
     const blocks = Math.floor((8 * n + 1 + 64 + 511) / 512);
     switch (address) {
       case 1: {
-        c.add('EC_DATA', 10);
+        // EC_DATA is called for a non-empty input; the call is effective when its checks pass.
+        if (n !== 0) c.add('EC_DATA', 10);
         const recovered = ok && r.returnValue !== undefined && r.returnValue.length > 0;
         if (recovered) {
           c.add('PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS', 1);
@@ -595,32 +637,46 @@ export class LineCounter {
       }
       case 2:
       case 3:
+        if (!ok || n === 0) return;
         c.add('SHAKIRA_DATA', shakiraRows(n));
-        if (ok) c.add(address === 2 ? 'PRECOMPILE_SHA2_BLOCKS' : 'PRECOMPILE_RIPEMD_BLOCKS', blocks);
+        c.add(address === 2 ? 'PRECOMPILE_SHA2_BLOCKS' : 'PRECOMPILE_RIPEMD_BLOCKS', blocks);
         return;
       case 5: {
-        c.add('OOB', OOB.MODEXP);
         const sizes = [0, 32, 64].map((o) => modexpSize(data, o));
-        c.add('BLAKE_MODEXP_DATA', london ? 128 : 256);
-        if (sizes[1] > 0n) c.add('EXP', london ? 21 : 1);
+        if (london) {
+          // ModexpSubsection: a size over 512 bytes makes the effective-call count unprovable.
+          if (sizes.some((s) => s > 512n)) {
+            c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 2 ** 31 - 1);
+            return;
+          }
+          c.add('OOB', OOB.MODEXP + (ok ? OOB.MODEXP_EXTRACT : 0));
+          if (sizes[1] > 0n) c.add('EXP', 21);
+          if (!ok) return;
+          c.add('BLAKE_MODEXP_DATA', 128);
+          c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
+          return;
+        }
+        // Osaka (BlakeModexpData.callModexp, on success only): 4·1024/16 rows; large past 32 bytes.
+        if (sizes[1] > 0n) c.add('EXP', 1);
         if (!ok) return;
-        if (london && sizes.some((s) => s > 512n)) c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 2 ** 31 - 1);
-        else if (!london && sizes.some((s) => s > 32n)) c.add('PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS', 1);
-        else c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
+        c.add('BLAKE_MODEXP_DATA', 256);
+        c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
+        if (sizes.some((s) => s > 32n)) c.add('PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS', 1);
         return;
       }
       case 6:
-        c.add('EC_DATA', 12);
+        if (n !== 0) c.add('EC_DATA', 12);
         if (ok) c.add('PRECOMPILE_ECADD_EFFECTIVE_CALLS', 1);
         return;
       case 7:
-        c.add('EC_DATA', 10);
+        if (n !== 0) c.add('EC_DATA', 10);
         if (ok) c.add('PRECOMPILE_ECMUL_EFFECTIVE_CALLS', 1);
         return;
       case 8: {
-        const pairs = Math.floor(n / 192);
+        if (n === 0 || n % 192 !== 0) return;
+        const pairs = n / 192;
         c.add('EC_DATA', 12 * pairs + 2);
-        if (!ok || pairs === 0) return;
+        if (!ok) return;
         c.add('PRECOMPILE_ECPAIRING_MILLER_LOOPS', pairs);
         c.add('PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS', pairs);
         c.add('PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS', 1);
@@ -628,6 +684,7 @@ export class LineCounter {
       }
       case 9:
         c.add('BLAKE_MODEXP_DATA', 19);
+        if (n === 213) c.add('OOB', OOB.BLAKE_PARAMS);
         if (!ok) return;
         c.add('PRECOMPILE_BLAKE_EFFECTIVE_CALLS', 1);
         if (n >= 4) c.add('PRECOMPILE_BLAKE_ROUNDS', new DataView(data.buffer, data.byteOffset, 4).getUint32(0));
@@ -637,9 +694,17 @@ export class LineCounter {
     }
   }
 
-  /** The Prague/Osaka precompiles: effective calls of the BLS, KZG and P256 counters. */
+  /** The Prague/Osaka precompiles: BLS_DATA rows, and the BLS, KZG and P256 counters. */
   private osakaPrecompile(address: number, n: number, ok: boolean): void {
     const c = this.c;
+    if (address === 0x100) {
+      if (n === 160) c.add('EC_DATA', 12);
+      if (ok) c.add('PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS', 1);
+      return;
+    }
+    const rows = blsRows(address, n);
+    if (rows === undefined) return;
+    c.add('BLS_DATA', rows);
     if (address === 0x0a) {
       c.add(
         ok ? 'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS' : 'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
@@ -655,13 +720,11 @@ export class LineCounter {
       0x0e: 'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
       0x10: 'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
       0x11: 'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
-      0x100: 'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
     }[address];
     if (counter !== undefined) c.add(counter, 1);
     else if (address === 0x0f) {
-      const pairs = Math.floor(n / 384);
-      c.add('PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS', pairs);
-      if (pairs > 0) c.add('PRECOMPILE_BLS_FINAL_EXPONENTIATIONS', 1);
+      c.add('PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS', n / 384);
+      c.add('PRECOMPILE_BLS_FINAL_EXPONENTIATIONS', 1);
     }
   }
 }

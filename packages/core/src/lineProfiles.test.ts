@@ -207,4 +207,19 @@ describe('the profiles on programs run through the chain', () => {
     expect(counts.SHF).toBe(16 + 15);
     expect(counts.SHAKIRA_DATA).toBe(6 + 1);
   });
+
+  test('a precompile call: SHA256 of 32 bytes (SHAKIRA_DATA, SHA2 blocks, OOB for the CALL and the precompile)', async () => {
+    // STATICCALL(gas, 0x02, args 0..32, ret 0..32), POP, STOP
+    const counts = await countsOf('london', '0x60206000602060006002' + '5afa5000', 'london');
+    expect(counts.SHAKIRA_DATA).toBe(2 + 2 + 1);
+    expect(counts.PRECOMPILE_SHA2_BLOCKS).toBe(1); // (8·32 + 1 + 64 + 511) / 512
+    expect(counts.OOB).toBe(3 + 4 + 5); // CALL 3 rows, SHA2 4 rows, spillage 5
+    expect(counts.STP).toBe(5 + 4);
+  });
+
+  test('ECPAIRING with an input that is not a multiple of 192 bytes reaches no EC_DATA', async () => {
+    // STATICCALL(gas, 0x08, args 0..1, ret 0..0)
+    const counts = await countsOf('london', '0x60006000600160006008' + '5afa5000', 'london');
+    expect(counts.EC_DATA).toBe(PROFILES.london.spillage.EC_DATA);
+  });
 });

@@ -383,7 +383,7 @@ const LONDON_NOTES: Record<string, string> = {
   STP: 'exact for calls and creates that have their gas (5 and 3 rows, StpOperation.java maxCt); out-of-gas ones (3 and 2 rows) are not counted',
   GAS: 'approximate: 3 rows per CALL/CREATE and per frame end, 2 per exceptional frame end (GasOperation.java); an instruction that halts its frame by an exception is taken as the frame end',
   MXP: 'exact for instructions that have their gas (MxpOperation.java: 1 trivial, 4 otherwise); MXPX (17 rows) is reached only through an out-of-gas instruction, not counted',
-  OOB: 'approximate: CT_MAX+1 rows per OOB call of JUMP, JUMPI, CALLDATALOAD, RETURNDATACOPY, CALL family, CREATE, SSTORE, deployment and precompiles (OobOperation.java); which calls an exceptional section makes is not followed',
+  OOB: 'approximate: CT_MAX+1 rows per OOB call (OobOperation.java, oob/london/constants.lisp) of JUMP, JUMPI, CALLDATALOAD, RETURNDATACOPY, unexceptional CALL family, CREATE, SSTORE, deployment with code and precompiles are exact for instructions that have their gas; the calls exceptional sections make (XCALL, SSTORE and CALLDATALOAD out of gas) are not counted, nor the ADD/MOD/WCP rows each OOB row calls',
   MMU: 'approximate: 4 per MLOAD/MSTORE, 3 per MSTORE8 (exact); copies and exo-transfers 1 + 5 pre-processing rows + 1 per 16-byte limb',
   MMIO: 'approximate: MLOAD/MSTORE 2 rows aligned, 32 unaligned; MSTORE8 16 (exact); copies 1 row per limb when source and target share their 16-byte alignment, else 16',
   HUB: 'approximate: rows per instruction section from module/hub/section/* (unexceptional path), transaction sections (skip 4; warm, init 6 (+2 if failing), finalization 3), +1 per exceptional context; revert undo rows and CALL/CREATE scenarios are not followed',
@@ -393,8 +393,8 @@ const LONDON_NOTES: Record<string, string> = {
   RLP_ADDR: `${EXACT}: CREATE 8, CREATE2 6, deployment transaction 8`,
   SHAKIRA_DATA: `${EXACT}: ceil(n/16) + 2 per hash (KECCAK256 of a non-empty range, CREATE2 init code, deployed code, SHA256/RIPEMD160 input)`,
   BLOCK_HASH: `${EXACT}: 6 rows per distinct BLOCKHASH`,
-  EC_DATA: `${EXACT}: rows per precompile call (EcDataOperation.java getIndexMax): ECRECOVER 10, ECADD 12, ECMUL 10, ECPAIRING 12 per pair + 2`,
-  BLAKE_MODEXP_DATA: `${EXACT}: MODEXP 128, BLAKE2F 19 per call`,
+  EC_DATA: `${EXACT}: rows per precompile call with input (EcDataOperation.java getIndexMax): ECRECOVER 10, ECADD 12, ECMUL 10, ECPAIRING 12 per pair + 2 (input a multiple of 192 bytes)`,
+  BLAKE_MODEXP_DATA: `${EXACT}: MODEXP 128 per successful call, BLAKE2F 19 per call`,
   RLP_TXN: `${EXACT}: RlpTxnOperation.java, phase by phase`,
   RLP_TXN_RCPT: `${EXACT}: RlpTxrcptOperation.java`,
   LOG_DATA: EXACT,
@@ -425,12 +425,22 @@ Object.assign(OSAKA_NOTES, {
   TXN_DATA:
     'approximate: 17 per transaction with EIP-1559 fees, 15 otherwise; + 8 per block for the system transactions',
   BLOCK_DATA: 'approximate: 14 per block',
-  HUB: "approximate: the per-section upper bounds of Linea's own light counter (ZkCounter.java)",
-  BLS_DATA: 'approximate: rows per BLS precompile call are not modelled; counts 0 (ZkCounter counts the same)',
-  RLP_AUTH: 'approximate: not modelled; counts 0 (ZkCounter counts the same)',
-  RLP_UTILS: 'approximate: not modelled; counts 0 (ZkCounter counts the same)',
-  BLAKE_MODEXP_DATA: 'approximate: MODEXP 256 (EIP-7823 sizes), BLAKE2F 19 per call',
+  BLS_DATA:
+    'exact for the calls the module accepts (data + result rows per BLS precompile, by call data size, as ZkCounter and BlsData count them)',
+  RLP_AUTH: "approximate: not modelled, counts 0, as Linea's own light counter (ZkCounter) reports it",
+  RLP_UTILS: "approximate: not modelled, counts 0, as Linea's own light counter (ZkCounter) reports it",
+  BLAKE_MODEXP_DATA: 'exact: MODEXP 256 per successful call (4·1024/16, EIP-7823), BLAKE2F 19 per call',
+  PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS: 'exact: successful MODEXP calls with a size over 32 bytes',
+  HUB: "approximate: the per-section upper bounds of Linea's own light counter (ZkCounter.java), the system transactions' 11 rows per block, 1 per context exit",
 });
+for (const m of [
+  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
+])
+  OSAKA_NOTES[m] =
+    'approximate: counted by BlsData for malformed or trivial points, which is not followed here; counts 0';
 for (const m of OSAKA_MODULES)
   if (OSAKA_NOTES[m] === undefined) OSAKA_NOTES[m] = 'approximate: counted as the calls that succeed';
 for (const m of OSAKA_MODULES) OSAKA_NOTES[m] += '; spillage taken from London (Osaka generates it at build time)';
@@ -460,7 +470,8 @@ export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
     modules: OSAKA_MODULES,
     spillage: LONDON_SPILLAGE,
     conflationRows: { WCP: 84, EUC: 8 },
-    blockRows: { BLOCK_DATA: 14, TXN_DATA: 8, WCP: 4, BLOCK_L1_SIZE: 38 },
+    // per block: the system transactions' rows (EIP-4788 5, EIP-2935 4, no-op 2 in HUB; 3+3+2 in TXN_DATA)
+    blockRows: { BLOCK_DATA: 14, TXN_DATA: 8, HUB: 11, WCP: 4, BLOCK_L1_SIZE: 38 },
     singleRowArithmetic: true,
     hubRows: hubRowsOsaka(),
     notes: OSAKA_NOTES,
