@@ -222,4 +222,21 @@ describe('the profiles on programs run through the chain', () => {
     const counts = await countsOf('london', '0x60006000600160006008' + '5afa5000', 'london');
     expect(counts.EC_DATA).toBe(PROFILES.london.spillage.EC_DATA);
   });
+
+  test('memory instructions by profile: MXP (London 4/4/1, Osaka 14/13/4), MMU, MMIO and Osaka HUB sections', async () => {
+    // PUSH1 1 PUSH1 0 MSTORE; PUSH1 1 PUSH1 0 MSTORE8; MSIZE POP; STOP
+    const code = '0x6001600052' + '6001600053' + '5950' + '00';
+    const london = await countsOf('london', code, 'london');
+    expect(london.MXP).toBe(4 + 4 + 1 + 3);
+    expect(london.MMU).toBe(4 + 3 + 10);
+    expect(london.MMIO).toBe(2 + 16);
+    const osaka = await countsOf('osaka', code);
+    expect(osaka.MXP).toBe(14 + 13 + 4 + 3);
+    // PUSH1 ×4, POP: 1 each; MSTORE, MSTORE8, MSIZE: 3 each; STOP: 3; 1 context exit;
+    // transaction init 10 and finalization 4; the block's system transactions 11; spillage 12
+    expect(osaka.HUB).toBe(5 + 9 + 3 + 1 + 14 + 11 + 12);
+    expect(osaka.GAS).toBe(1 + 1);
+    expect(osaka.TXN_DATA).toBe(17 + 8 + 8);
+    expect(osaka.BLOCK_DATA).toBe(14 + 6);
+  });
 });
