@@ -174,6 +174,10 @@ export class LineCounter {
   private readonly halted: boolean[] = [];
   private frames = 0;
   private exceptionalFrames = 0;
+  private active = true;
+  private opcodeMap: (OpEntry | undefined)[] = [];
+  private plainOps: (OpEntry | undefined)[] = [];
+  private countingOps: (OpEntry | undefined)[] = [];
 
   /** With `enabled` false nothing is hooked and every count is empty (a baseline for benchmarks). */
   constructor(
@@ -285,9 +289,9 @@ export class LineCounter {
 
   private hookOpcodes(evm: EvmInternals): void {
     const map = evm._opcodeMap;
-    for (let code = 0; code < map.length; code++) {
-      const entry = map[code];
-      if (entry === undefined) continue;
+    this.plainOps = [...map];
+    this.countingOps = map.map((entry, code) => {
+      if (entry === undefined) return undefined;
       const inner = entry.opHandler;
       const measure = this.operandHook(code);
       let opHandler: OpHandler;
@@ -303,8 +307,21 @@ export class LineCounter {
           this.ops[code]++;
           return inner(rs, c);
         };
-      map[code] = { ...entry, opHandler };
-    }
+      return { ...entry, opHandler };
+    });
+    this.opcodeMap = map;
+    this.setActive(this.active);
+  }
+
+  /**
+   * Counts from now on (the wrapped opcode handlers in the EVM's table), or not at all (its own
+   * handlers, and the frame hooks pass through): a run whose result needs no counts pays nothing.
+   */
+  setActive(on: boolean): void {
+    this.active = on;
+    if (!this.enabled) return;
+    const from = on ? this.countingOps : this.plainOps;
+    for (let code = 0; code < from.length; code++) this.opcodeMap[code] = from[code];
   }
 
   /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
@@ -559,6 +576,7 @@ export class LineCounter {
     const runPrecompile = evm.runPrecompile.bind(evm);
     evm.runPrecompile = (code, data, gasLimit) => {
       const result = runPrecompile(code, data, gasLimit);
+      if (!this.active) return result;
       const address = this.precompileAddress.get(code) ?? 0;
       const tally = (r: ExecResult) => {
         this.precompileCalled(address, data, r);
@@ -569,7 +587,7 @@ export class LineCounter {
     const runInterpreter = evm.runInterpreter.bind(evm);
     evm.runInterpreter = async (message, opts) => {
       const code = message.code instanceof Uint8Array ? message.code : undefined;
-      if (code === undefined || code.length === 0) return runInterpreter(message, opts);
+      if (!this.active || code === undefined || code.length === 0) return runInterpreter(message, opts);
       const address = bytesToUnprefixedHex(
         (message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array(),
       );

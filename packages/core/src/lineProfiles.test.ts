@@ -3,9 +3,10 @@
  * method the rule cites, and the profiles' behaviour on small programs run through the chain.
  */
 import { hexToBytes } from '@ethereumjs/util';
+import { createVM } from '@ethereumjs/vm';
 
 import { Chain } from './chain';
-import { Conflation } from './lineCounter';
+import { Conflation, LineCounter } from './lineCounter';
 import {
   PROFILES,
   addRows,
@@ -123,6 +124,18 @@ describe('London row formulas', () => {
     // access list: two addresses, one without keys, one with 2 keys
     expect(rlpTxnRows({ ...transfer, accessList: [0, 2] }) - rlpTxnRows(transfer)).toBe(8 + 25 + (24 + 8 + 32) - 1);
   });
+});
+
+test("an inactive counter leaves the EVM's own opcode handlers in place; an active one wraps them", async () => {
+  const vm = await createVM();
+  const table = (vm.evm as unknown as { _opcodeMap: { opHandler: unknown }[] })._opcodeMap;
+  const own = table[0x01].opHandler;
+  const counter = new LineCounter(vm.evm, true, 'london');
+  expect(table[0x01].opHandler).not.toBe(own);
+  counter.setActive(false);
+  expect(table[0x01].opHandler).toBe(own);
+  counter.setActive(true);
+  expect(table[0x01].opHandler).not.toBe(own);
 });
 
 describe('the conflation', () => {

@@ -124,8 +124,10 @@ export class Simulator {
    * execution is halted after `evmTimeoutMs` and fails with ExecutionTimeoutError (a call's answer);
    * without it (a transaction's line check, the pending block) it runs to its end, as in a block.
    */
-  private withState<T>(root: Uint8Array, timed: boolean, fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` on state `root`; lines are counted only when `countLines` (the result needs them). */
+  private withState<T>(root: Uint8Array, timed: boolean, fn: () => Promise<T>, countLines = true): Promise<T> {
     return this.queue.run(async () => {
+      this.counter.setActive(countLines);
       if (this.root === undefined || !equalsBytes(this.root, root)) {
         await this.vm.stateManager.setStateRoot(root);
         this.root = root;
@@ -246,19 +248,24 @@ export class Simulator {
     overrides: StateOverride[] = [],
   ): Promise<CallResult> {
     const gas = cappedGas(req, gasCap);
-    return this.withState(root, true, async () => {
-      await this.applyOverrides(overrides);
-      const intrinsic = this.intrinsicGas(req);
-      if (countLines) this.counter.begin();
-      const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
-      const lineCounts = countLines ? this.counter.end(this.unsignedTx(req, 0n), result) : undefined;
-      throwIfFailed(result);
-      return {
-        returnValue: result.execResult.returnValue,
-        gasUsed: intrinsic + result.execResult.executionGasUsed,
-        lineCounts,
-      };
-    });
+    return this.withState(
+      root,
+      true,
+      async () => {
+        await this.applyOverrides(overrides);
+        const intrinsic = this.intrinsicGas(req);
+        if (countLines) this.counter.begin();
+        const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
+        const lineCounts = countLines ? this.counter.end(this.unsignedTx(req, 0n), result) : undefined;
+        throwIfFailed(result);
+        return {
+          returnValue: result.execResult.returnValue,
+          gasUsed: intrinsic + result.execResult.executionGasUsed,
+          lineCounts,
+        };
+      },
+      countLines,
+    );
   }
 
   /**
@@ -333,29 +340,34 @@ export class Simulator {
     gasCap: bigint,
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
     const gas = cappedGas(req, gasCap);
-    return this.withState(root, true, async () => {
-      const journal = this.vm.evm.journal as unknown as {
-        startReportingAccessList(): void;
-        accessList?: Map<string, Set<string>>;
-      };
-      journal.startReportingAccessList();
-      // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
-      const touched = journal.accessList as Map<string, Set<string>>;
-      const intrinsic = this.intrinsicGas(req);
-      const result = await this.runCall(req, block, gas - intrinsic);
-      throwIfFailed(result);
-      const skip = new Set([
-        ...this.precompiles,
-        bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
-        req.to ? bytesToUnprefixedHex(req.to) : '',
-      ]);
-      const accessList: [Uint8Array, Uint8Array[]][] = [];
-      for (const [addr, slots] of touched) {
-        if (skip.has(addr) && slots.size === 0) continue;
-        accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
-      }
-      return { accessList, gasUsed: intrinsic + result.execResult.executionGasUsed };
-    });
+    return this.withState(
+      root,
+      true,
+      async () => {
+        const journal = this.vm.evm.journal as unknown as {
+          startReportingAccessList(): void;
+          accessList?: Map<string, Set<string>>;
+        };
+        journal.startReportingAccessList();
+        // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
+        const touched = journal.accessList as Map<string, Set<string>>;
+        const intrinsic = this.intrinsicGas(req);
+        const result = await this.runCall(req, block, gas - intrinsic);
+        throwIfFailed(result);
+        const skip = new Set([
+          ...this.precompiles,
+          bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
+          req.to ? bytesToUnprefixedHex(req.to) : '',
+        ]);
+        const accessList: [Uint8Array, Uint8Array[]][] = [];
+        for (const [addr, slots] of touched) {
+          if (skip.has(addr) && slots.size === 0) continue;
+          accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+        }
+        return { accessList, gasUsed: intrinsic + result.execResult.executionGasUsed };
+      },
+      false,
+    );
   }
 
   /** Line counts of a signed transaction run on the state after `parent` (stage RPC check). */
