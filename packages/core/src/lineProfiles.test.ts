@@ -6,6 +6,7 @@ import { hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
 import { Chain } from './chain';
+import { signedTx } from '../test/helpers';
 import { Conflation, LineCounter } from './lineCounter';
 import {
   PROFILES,
@@ -251,5 +252,48 @@ describe('the profiles on programs run through the chain', () => {
     expect(osaka.GAS).toBe(1 + 1);
     expect(osaka.TXN_DATA).toBe(17 + 8 + 8);
     expect(osaka.BLOCK_DATA).toBe(14 + 6);
+  });
+
+  test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
+    const other = '11'.repeat(20);
+    const code =
+      '0x' +
+      '60004050' + // PUSH1 0 BLOCKHASH POP
+      '600360020a50' + // PUSH1 3 PUSH1 2 EXP POP: 2^3
+      `73${other}3150` + // PUSH20 other BALANCE POP
+      '6000600053' + // MSTORE8(0, 0): init code 0x00 (STOP)
+      '6000600160006000f550' + // CREATE2(value 0, offset 0, size 1, salt 0) POP
+      '00';
+    const counts = await countsOf('london', code, 'london');
+    const spill = PROFILES.london.spillage;
+    expect(counts.BLOCK_HASH).toBe(6 + spill.BLOCK_HASH);
+    expect(counts.EXP).toBe(18 + spill.EXP);
+    expect(counts.MUL).toBe(1 + 8 * (2 + 2 - 1) + spill.MUL); // exponent 3 = 0b11
+    expect(counts.TRM).toBe(4 + 4 + spill.TRM); // the address read, the address created
+    expect(counts.RLP_ADDR).toBe(6 + spill.RLP_ADDR);
+    expect(counts.SHAKIRA_DATA).toBe(1 + 2 + spill.SHAKIRA_DATA); // CREATE2 init code, 1 byte
+    const size = (code.length - 2) / 2;
+    expect(counts.ROM).toBe(romRows(size) + romRows(1) + spill.ROM);
+    expect(counts.ROM_LEX).toBe(2 + spill.ROM_LEX);
+    expect(counts.STP).toBe(3 + spill.STP);
+    expect(counts.GAS).toBe(3 + 3 + 3 + spill.GAS); // CREATE2, the init code's STOP, the caller's STOP
+  });
+
+  test('a signed transfer: BLOCK_L1_SIZE, BLOCK_KECCAK, RLP_TXN, TXN_DATA and the skipped HUB sections', async () => {
+    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
+    try {
+      const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 1n });
+      const counts = (await chain.transactionLineCounts(tx)) as Record<string, number>;
+      const encoded = tx.serialize().length;
+      const preimage = (tx.getMessageToSign() as Uint8Array).length;
+      expect(counts.BLOCK_L1_SIZE).toBe(encoded + 20 + 38);
+      expect(counts.BLOCK_KECCAK).toBe(Math.ceil(encoded / 136) + Math.ceil(preimage / 136) + 1);
+      expect(counts.TXN_DATA).toBe(9 + 1 + PROFILES.london.spillage.TXN_DATA);
+      expect(counts.HUB).toBe(4 + PROFILES.london.spillage.HUB); // TX_SKIP
+      expect(counts.BLOCK_TRANSACTIONS).toBe(1);
+      expect(counts.RLP_TXN).toBeGreaterThan(100);
+    } finally {
+      await chain.close();
+    }
   });
 });
