@@ -175,9 +175,6 @@ export class LineCounter {
   private frames = 0;
   private exceptionalFrames = 0;
   private active = true;
-  private opcodeMap: (OpEntry | undefined)[] = [];
-  private plainOps: (OpEntry | undefined)[] = [];
-  private countingOps: (OpEntry | undefined)[] = [];
 
   /** With `enabled` false nothing is hooked and every count is empty (a baseline for benchmarks). */
   constructor(
@@ -289,39 +286,39 @@ export class LineCounter {
 
   private hookOpcodes(evm: EvmInternals): void {
     const map = evm._opcodeMap;
-    this.plainOps = [...map];
-    this.countingOps = map.map((entry, code) => {
-      if (entry === undefined) return undefined;
+    for (let code = 0; code < map.length; code++) {
+      const entry = map[code];
+      if (entry === undefined) continue;
       const inner = entry.opHandler;
       const measure = this.operandHook(code);
       let opHandler: OpHandler;
-      if (code === 0x3c) opHandler = this.extCodeCopyHook(inner);
-      else if (measure === undefined)
+      if (code === 0x3c) {
+        const hooked = this.extCodeCopyHook(inner);
+        opHandler = (rs, c) => (this.active ? hooked(rs, c) : inner(rs, c));
+      } else if (measure === undefined)
         opHandler = (rs, c) => {
-          this.ops[code]++;
+          if (this.active) this.ops[code]++;
           return inner(rs, c);
         };
       else
         opHandler = (rs, c) => {
-          measure(rs.stack);
-          this.ops[code]++;
+          if (this.active) {
+            measure(rs.stack);
+            this.ops[code]++;
+          }
           return inner(rs, c);
         };
-      return { ...entry, opHandler };
-    });
-    this.opcodeMap = map;
-    this.setActive(this.active);
+      map[code] = { ...entry, opHandler };
+    }
   }
 
   /**
-   * Counts from now on (the wrapped opcode handlers in the EVM's table), or not at all (its own
-   * handlers, and the frame hooks pass through): a run whose result needs no counts pays nothing.
+   * Counts from now on, or not at all: a run whose result needs no counts passes through the hooks.
+   * (The hooks stay in the EVM's opcode table: other wrappers, such as the execution guard's, may sit
+   * around them.)
    */
   setActive(on: boolean): void {
     this.active = on;
-    if (!this.enabled) return;
-    const from = on ? this.countingOps : this.plainOps;
-    for (let code = 0; code < from.length; code++) this.opcodeMap[code] = from[code];
   }
 
   /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */

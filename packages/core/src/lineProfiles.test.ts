@@ -127,16 +127,23 @@ describe('London row formulas', () => {
   });
 });
 
-test("an inactive counter leaves the EVM's own opcode handlers in place; an active one wraps them", async () => {
+test('an inactive counter counts nothing, and leaves the wrappers around its own in place', async () => {
   const vm = await createVM();
   const table = (vm.evm as unknown as { _opcodeMap: { opHandler: unknown }[] })._opcodeMap;
-  const own = table[0x01].opHandler;
   const counter = new LineCounter(vm.evm, true, 'london');
-  expect(table[0x01].opHandler).not.toBe(own);
+  const wrapped = table[0x01].opHandler;
+  const code = hexToBytes('0x600260010150600260030150');
+  const run = async () => {
+    counter.begin();
+    const result = await vm.evm.runCode({ code, gasLimit: 100_000n });
+    return counter.end(undefined, { execResult: result } as never);
+  };
+  expect((await run()).ADD).toBe(2 + 2 + PROFILES.london.spillage.ADD);
   counter.setActive(false);
-  expect(table[0x01].opHandler).toBe(own);
+  expect((await run()).ADD).toBe(PROFILES.london.spillage.ADD);
+  expect(table[0x01].opHandler).toBe(wrapped);
   counter.setActive(true);
-  expect(table[0x01].opHandler).not.toBe(own);
+  expect((await run()).ADD).toBe(2 + 2 + PROFILES.london.spillage.ADD);
 });
 
 describe('the conflation', () => {
