@@ -84,6 +84,7 @@ import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
+import type { TraceOptions } from './tracing';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { Simulator } from './simulator';
@@ -674,6 +675,46 @@ export class Chain extends EventEmitter<ChainEvents> {
     const lines = await this.blockLineCounts(loc.blockNumber);
     const counts = lines?.added[loc.index];
     return counts === undefined ? undefined : { counts, blockNumber: loc.blockNumber };
+  }
+
+  /**
+   * debug_traceBlockByNumber: block `n`'s transactions run again on its parent's state, each traced;
+   * undefined for an unknown block.
+   */
+  async traceBlock(n: bigint, options: TraceOptions): Promise<{ txHash: string; result: unknown }[] | undefined> {
+    const replay = await this.replayInputs(n);
+    if (replay === undefined) return undefined;
+    return this.simulator.traceBlock(replay.root, replay.block, replay.senders, options);
+  }
+
+  /** debug_traceTransaction: a mined transaction traced on its block's state before it; undefined if not mined. */
+  async traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<unknown> {
+    const loc = await this.store.getTxLocation(hash);
+    if (loc === undefined) return undefined;
+    const replay = await this.replayInputs(loc.blockNumber);
+    if (replay === undefined) return undefined;
+    const [traced] = await this.simulator.traceBlock(replay.root, replay.block, replay.senders, options, loc.index);
+    return traced.result;
+  }
+
+  /** debug_traceCall: a call on the state after block `n`, with state overrides. */
+  async traceCall(req: CallRequest, n: bigint, overrides: StateOverride[], options: TraceOptions): Promise<unknown> {
+    const { block, root } = await this.blockAndRoot(n);
+    return this.simulator.traceCall(req, block, root, this.callGasCap(), overrides, options);
+  }
+
+  /** What replaying block `n` needs: the block, its parent's state root, and each transaction's sender. */
+  private async replayInputs(
+    n: bigint,
+  ): Promise<{ block: Block; root: Uint8Array; senders: Uint8Array[] } | undefined> {
+    if (n === 0n) return undefined;
+    const [block, parent, receipts] = await Promise.all([
+      this.store.getBlock(n),
+      this.store.getBlock(n - 1n),
+      this.store.getReceipts(n),
+    ]);
+    if (block === undefined || parent === undefined || receipts === undefined) return undefined;
+    return { block, root: parent.header.stateRoot, senders: receipts.map((r) => r.from) };
   }
 
   /** Runs a call on the state after block `n` without creating a transaction. */

@@ -32,7 +32,8 @@ export type ChainErrorKind =
   | 'invalidLimits'
   | 'invalidGenesis'
   | 'databaseOpen'
-  | 'deniedAddress';
+  | 'deniedAddress'
+  | 'trace';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -299,5 +300,18 @@ export class DeniedAddressError extends ChainError {
   readonly kind = 'deniedAddress';
   constructor(reason: string) {
     super(reason);
+  }
+}
+
+/** A trace request naming a tracer or option this node does not have (geth: "tracer not found"). */
+export class TracerError extends ChainError {
+  readonly kind = 'trace';
+}
+
+/** debug_traceTransaction of a hash no block holds (geth's words). */
+export class TransactionNotFoundError extends ChainError {
+  readonly kind = 'trace';
+  constructor() {
+    super('transaction not found');
   }
 }

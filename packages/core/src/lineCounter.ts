@@ -195,6 +195,11 @@ export class LineCounter {
     });
   }
 
+  /** The conflation being counted. */
+  get conflation(): Conflation {
+    return this.c;
+  }
+
   /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
   startBlock(): Conflation {
     this.c = new Conflation(this.profile);

@@ -22,7 +22,7 @@ import {
   ValueEncoding,
 } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
-import type { VM } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 
 import { buildBlock } from './blockBuilder';
 import type { BuildInput } from './blockBuilder';
@@ -33,6 +33,8 @@ import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
+import { makeTracer } from './tracing';
+import type { MessageEvent, MessageResult, StepEvent, TraceOptions, Tracer, TracerContext } from './tracing';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { OverlayDB, stateCaches } from './stateDb';
@@ -222,8 +224,13 @@ export class Simulator {
     }
   }
 
-  private intrinsicGas(req: CallRequest): bigint {
-    return intrinsicGas(this.unsignedTx(req, 0n));
+  /**
+   * The gas a transaction like `req` pays before it runs (`upfront`), and the least it pays in all:
+   * with EIP-7623 the calldata floor, which is charged at the end, not before execution (as geth).
+   */
+  private intrinsicGas(req: CallRequest): { upfront: bigint; floor: bigint } {
+    const tx = this.unsignedTx(req, 0n);
+    return { upfront: tx.getIntrinsicGas(), floor: intrinsicGas(tx) };
   }
 
   private unsignedTx(req: CallRequest, gasLimit: bigint): TypedTransaction {
@@ -255,12 +262,12 @@ export class Simulator {
         await this.applyOverrides(overrides);
         const intrinsic = this.intrinsicGas(req);
         if (countLines) this.counter.begin();
-        const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
+        const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
         const lineCounts = countLines ? this.counter.end(this.unsignedTx(req, 0n), result) : undefined;
         throwIfFailed(result);
         return {
           returnValue: result.execResult.returnValue,
-          gasUsed: intrinsic + result.execResult.executionGasUsed,
+          gasUsed: spent(intrinsic, result),
           lineCounts,
         };
       },
@@ -286,30 +293,30 @@ export class Simulator {
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
       if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
         const code = await this.vm.stateManager.getCode(new Address(req.to));
-        if (code.length === 0 && hi0 >= intrinsic) {
+        if (code.length === 0 && hi0 >= intrinsic.floor) {
           this.counter.begin();
           const probe = await this.runCall(req, block, 0n);
           const lineCounts = this.counter.end(this.unsignedTx(req, 0n), probe);
           checkLines(lineCounts);
           throwIfFailed(probe);
-          return { gas: intrinsic, lineCounts };
+          return { gas: intrinsic.floor, lineCounts };
         }
       }
       const attempt = async (gas: bigint): Promise<EVMResult> => {
         await this.vm.evm.journal.checkpoint();
         try {
-          return await this.runCall(req, block, gas - intrinsic);
+          return await this.runCall(req, block, gas - intrinsic.upfront);
         } finally {
           await this.vm.evm.journal.revert();
         }
       };
-      if (hi0 < intrinsic) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
+      if (hi0 < intrinsic.floor) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
       this.counter.begin();
       const first = await attempt(hi0);
       const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
       checkLines(lineCounts);
       throwIfFailed(first);
-      const used = intrinsic + first.execResult.executionGasUsed;
+      const used = spent(intrinsic, first);
       let lo = used - 1n;
       let hi = hi0;
       // Most calls succeed with what they used plus the 1/64 kept back by each call frame.
@@ -352,7 +359,7 @@ export class Simulator {
         // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
         const touched = journal.accessList as Map<string, Set<string>>;
         const intrinsic = this.intrinsicGas(req);
-        const result = await this.runCall(req, block, gas - intrinsic);
+        const result = await this.runCall(req, block, gas - intrinsic.upfront);
         throwIfFailed(result);
         const skip = new Set([
           ...this.precompiles,
@@ -364,7 +371,7 @@ export class Simulator {
           if (skip.has(addr) && slots.size === 0) continue;
           accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
         }
-        return { accessList, gasUsed: intrinsic + result.execResult.executionGasUsed };
+        return { accessList, gasUsed: spent(intrinsic, result) };
       },
       false,
     );
@@ -395,7 +402,7 @@ export class Simulator {
     return this.withState(root, true, async () => {
       const intrinsic = this.intrinsicGas(req);
       this.counter.begin();
-      const result = await this.runCall(req, block, gas > intrinsic ? gas - intrinsic : 0n);
+      const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
       return this.counter.end(this.unsignedTx(req, 0n), result);
     });
   }
@@ -417,6 +424,141 @@ export class Simulator {
       this.forgetRoot();
       return { totals: result.lineTotals, added: result.lineAdded };
     });
+  }
+
+  /**
+   * Runs a mined block's transactions again on its parent's state, tracing each (or only the one at
+   * `only`, the ones before it run untraced) with a new tracer named by `options`.
+   */
+  traceBlock(
+    root: Uint8Array,
+    block: Block,
+    senders: Uint8Array[],
+    options: TraceOptions,
+    only?: number,
+  ): Promise<{ txHash: string; result: unknown }[]> {
+    return this.withState(
+      root,
+      false,
+      async () => {
+        this.counter.startBlock();
+        const out: { txHash: string; result: unknown }[] = [];
+        let gasUsed = 0n;
+        for (const [i, tx] of block.transactions.entries()) {
+          if (only !== undefined && i > only) break;
+          const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext()) : undefined;
+          this.counter.beginTx();
+          const detach = tracer === undefined ? () => {} : this.attach(tracer);
+          let result: RunTxResult;
+          try {
+            result = await runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+          } finally {
+            detach();
+          }
+          const lineCounts = this.counter.endTx(tx, result);
+          this.counter.commitTx();
+          gasUsed += result.totalGasSpent;
+          if (tracer === undefined) continue;
+          const summary = {
+            from: senders[i],
+            to: tx.to?.bytes,
+            createdAddress: result.createdAddress?.bytes,
+            input: tx.data,
+            value: tx.value,
+            gasLimit: tx.gasLimit,
+            gasUsed: result.totalGasSpent,
+            error: result.execResult.exceptionError?.error,
+            returnValue: result.execResult.returnValue,
+            lineCounts,
+          };
+          out.push({ txHash: bytesToHex(tx.hash()), result: tracer.result(summary) });
+        }
+        return out;
+      },
+      countsLines(options),
+    );
+  }
+
+  /** debug_traceCall: a call on the state after `block`, with overrides, traced as `options` say. */
+  traceCall(
+    req: CallRequest,
+    block: Block,
+    root: Uint8Array,
+    gasCap: bigint,
+    overrides: StateOverride[],
+    options: TraceOptions,
+  ): Promise<unknown> {
+    const gas = cappedGas(req, gasCap);
+    return this.withState(
+      root,
+      true,
+      async () => {
+        await this.applyOverrides(overrides);
+        const tracer = makeTracer(options, this.tracerContext());
+        const intrinsic = this.intrinsicGas(req);
+        this.counter.begin();
+        const detach = this.attach(tracer);
+        let result: EVMResult;
+        try {
+          result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
+        } finally {
+          detach();
+        }
+        const lineCounts = this.counter.end(this.unsignedTx(req, 0n), result);
+        return tracer.result({
+          from: req.from ?? ZERO_ADDRESS,
+          to: req.to,
+          createdAddress: result.createdAddress?.bytes,
+          input: req.data ?? new Uint8Array(),
+          value: req.value ?? 0n,
+          gasLimit: gas,
+          gasUsed: spent(intrinsic, result),
+          error: result.execResult.exceptionError?.error,
+          returnValue: result.execResult.returnValue,
+          lineCounts,
+        });
+      },
+      countsLines(options),
+    );
+  }
+
+  private tracerContext(): TracerContext {
+    return {
+      isPrecompile: (address) => this.precompiles.includes(bytesToUnprefixedHex(address)),
+      conflation: () => this.counter.conflation,
+      profile: this.counter.profile.name,
+    };
+  }
+
+  /** Feeds the EVM's events to `tracer` until the returned function is called. */
+  private attach(tracer: Tracer): () => void {
+    const events = this.vm.evm.events;
+    type Done = (() => void) | undefined;
+    const step = (data: StepEvent, resolve: Done) => {
+      const r = tracer.onStep?.(data);
+      if (r instanceof Promise) void r.finally(() => resolve?.());
+      else resolve?.();
+    };
+    const enter = (message: MessageEvent, resolve: Done) => {
+      tracer.onEnter?.(message);
+      resolve?.();
+    };
+    const exit = (result: MessageResult, resolve: Done) => {
+      tracer.onExit?.(result);
+      resolve?.();
+    };
+    const on = events as unknown as {
+      on(name: string, fn: (...a: never[]) => void): void;
+      off(name: string, fn: (...a: never[]) => void): void;
+    };
+    if (tracer.steps) on.on('step', step);
+    on.on('beforeMessage', enter);
+    on.on('afterMessage', exit);
+    return () => {
+      if (tracer.steps) on.off('step', step);
+      on.off('beforeMessage', enter);
+      on.off('afterMessage', exit);
+    };
   }
 
   preview(
@@ -454,6 +596,20 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
     return `panic: 0x${code.toString(16).padStart(2, '0')}`;
   }
   return undefined;
+}
+
+/** Gas a call used in all: its intrinsic gas and execution, at least the EIP-7623 floor. */
+function spent(intrinsic: { upfront: bigint; floor: bigint }, result: EVMResult): bigint {
+  const used = intrinsic.upfront + result.execResult.executionGasUsed;
+  return used > intrinsic.floor ? used : intrinsic.floor;
+}
+
+/** Whether a trace needs line counts (the lineCountTracer, alone or in a muxTracer). */
+function countsLines(options: TraceOptions): boolean {
+  return (
+    options.tracer === 'lineCountTracer' ||
+    (options.tracer === 'muxTracer' && 'lineCountTracer' in (options.tracerConfig ?? {}))
+  );
 }
 
 function throwIfFailed(result: EVMResult): void {

@@ -69,6 +69,7 @@ const CODES: Record<ChainErrorKind, number> = {
   invalidGenesis: INVALID_PARAMS,
   databaseOpen: SERVER_ERROR,
   deniedAddress: SERVER_ERROR,
+  trace: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -6,6 +6,7 @@
 import { hexToBytes } from '@ethereumjs/util';
 import type { BlockRef, CallRequest, ExclusionFilter, ForcedExclusion, LogFilter, StateOverride } from '@l2devnet/core';
 import { MODULES } from '@l2devnet/core';
+import type { TraceOptions } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
 
@@ -375,6 +376,49 @@ export const tracesCountersRequest: Parser<{ blockNumber: bigint; expectedTraces
   if (version !== undefined && typeof version !== 'string')
     return fail({ ...slot, name: `${slot.name}.expectedTracesEngineVersion` }, 'a string', version);
   return { blockNumber, expectedTracesEngineVersion: version };
+};
+
+/**
+ * geth's trace options: `tracer`, `tracerConfig`, the struct logger's own flags and `limit`,
+ * `timeout` (accepted, as geth's duration; the node's --rpc-evm-timeout bounds a trace), and for
+ * debug_traceCall `stateOverrides`.
+ */
+export const traceOptions: Parser<TraceOptions & { stateOverrides?: StateOverride[] }> = (value, slot) => {
+  const o = object(value, slot);
+  const at = (key: string) => ({ position: slot.position, name: `${slot.name}.${key}` });
+  const flag = (key: string) => {
+    const v = o[key];
+    if (v === undefined || v === null) return undefined;
+    return typeof v === 'boolean' ? v : fail(at(key), 'a boolean', v);
+  };
+  const tracer = o.tracer;
+  if (tracer !== undefined && tracer !== null && typeof tracer !== 'string')
+    return fail(at('tracer'), 'a string', tracer);
+  const config = o.tracerConfig;
+  const limit = o.limit;
+  if (
+    limit !== undefined &&
+    limit !== null &&
+    !(typeof limit === 'number' && Number.isSafeInteger(limit) && limit >= 0)
+  )
+    return fail(at('limit'), 'an integer of at least 0', limit);
+  const timeout = o.timeout;
+  if (
+    timeout !== undefined &&
+    timeout !== null &&
+    (typeof timeout !== 'string' || !/^\d+(\.\d+)?(ns|us|µs|ms|s|m|h)$/.test(timeout))
+  )
+    return fail(at('timeout'), 'a duration like "5s"', timeout);
+  return {
+    tracer: (tracer ?? undefined) as string | undefined,
+    tracerConfig: config === undefined || config === null ? undefined : object(config, at('tracerConfig')),
+    disableStack: flag('disableStack'),
+    disableStorage: flag('disableStorage'),
+    enableMemory: flag('enableMemory'),
+    enableReturnData: flag('enableReturnData'),
+    limit: (limit ?? undefined) as number | undefined,
+    stateOverrides: o.stateOverrides === undefined ? undefined : stateOverrides(o.stateOverrides, at('stateOverrides')),
+  };
 };
 
 /** l2_setLineLimits' changes: `{ MODULE: limit }`. */

@@ -3,13 +3,15 @@
  * and transactions, for tools that verify or re-import them. Blocks are named as geth's
  * BlockNumberOrHash takes them: a number, a tag, a 32-byte hash or an EIP-1898 object.
  */
-import { encodeReceipt, HeaderNotFoundError } from '@l2devnet/core';
+import { encodeReceipt, HeaderNotFoundError, TransactionNotFoundError } from '@l2devnet/core';
+import type { TraceOptions } from '@l2devnet/core';
 import type { Block } from '@ethereumjs/block';
 
 import { hex } from '../format';
 import type { Method, RpcContext } from '../method';
-import { method, required } from '../method';
-import { blockRef, hash } from '../params';
+import { method, optional, required } from '../method';
+import { blockRef, callObject, hash, traceOptions } from '../params';
+import { stateBlock } from './resolve';
 
 const numberOrHash = blockRef({ allowObject: true, allowHash: true, allowSafe: true });
 
@@ -19,7 +21,48 @@ async function blockOf(ctx: RpcContext, ref: Parameters<RpcContext['chain']['get
   return block;
 }
 
+const noOptions = {};
+
+async function traceBlock(ctx: RpcContext, block: Block, options: TraceOptions) {
+  const traces = await ctx.chain.traceBlock(block.header.number, options);
+  if (traces === undefined) throw new HeaderNotFoundError();
+  return traces;
+}
+
 export const debugMethods: Record<string, Method> = {
+  /**
+   * debug_traceTransaction(hash, options?): the mined transaction run again on its block's state
+   * before it, traced by geth's struct logger or the named tracer (callTracer, 4byteTracer,
+   * noopTracer, muxTracer, lineCountTracer).
+   */
+  debug_traceTransaction: method(
+    [required('transactionHash', hash), optional('options', traceOptions)],
+    async ({ chain }, h, options) => {
+      const result = await chain.traceTransaction(h, options ?? noOptions);
+      if (result === undefined) throw new TransactionNotFoundError();
+      return result;
+    },
+  ),
+  /** debug_traceCall(call, block, options?): a call traced, with the options' stateOverrides. */
+  debug_traceCall: method(
+    [
+      required('transaction', callObject()),
+      required('block', blockRef({ allowObject: true, allowSafe: true })),
+      optional('options', traceOptions),
+    ],
+    async (ctx, req, ref, options) =>
+      ctx.chain.traceCall(req, await stateBlock(ctx, ref), options?.stateOverrides ?? [], options ?? noOptions),
+  ),
+  /** debug_traceBlockByNumber(block, options?): each transaction traced, as `[{ txHash, result }]`. */
+  debug_traceBlockByNumber: method(
+    [required('block', blockRef({ allowSafe: true })), optional('options', traceOptions)],
+    async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
+  ),
+  /** debug_traceBlockByHash(hash, options?): as debug_traceBlockByNumber. */
+  debug_traceBlockByHash: method(
+    [required('blockHash', blockRef({ allowHash: true })), optional('options', traceOptions)],
+    async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
+  ),
   /** debug_getRawHeader: the RLP of the block's header. */
   debug_getRawHeader: method([required('block', numberOrHash)], async (ctx, ref) =>
     hex((await blockOf(ctx, ref)).header.serialize()),

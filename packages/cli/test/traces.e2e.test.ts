@@ -1,0 +1,173 @@
+/**
+ * geth's tracers through JSON-RPC, on the flow of fixtures/contracts/TraceFlow.sol (nested calls, a
+ * caught revert, a delegatecall, a precompile, a create, logs, a reverting transaction), compared
+ * with the answers Anvil 1.7.1 gave for the same flow (fixtures/traces/anvil-1.7.1.json, recorded by
+ * scripts/trace-flow.js). Where Anvil departs from geth this node answers as geth does, and the
+ * comparison says so:
+ *  - callTracer's top frame carries the transaction's gas limit (geth's callTracer:
+ *    `if depth == 0 { call.Gas = t.gasLimit }`); Anvil reports the gas left after intrinsic gas;
+ *  - 4byteTracer skips precompiles (geth: "those are just fancy opcodes"); Anvil counts them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { rpcCall, runCommand } from './command';
+import type { RunningCommand } from './command';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { traceFlow } = require('../../../scripts/trace-flow.js') as {
+  traceFlow(url: string): Promise<Record<string, unknown>>;
+};
+
+const reference = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'traces', 'anvil-1.7.1.json'), 'utf8'),
+) as Record<string, unknown>;
+const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+type Frame = { gas: string; to: string; input: string; calls?: Frame[]; lineCounts?: Record<string, number> };
+
+/** The reference as geth would answer: the top frame's gas is the transaction's gas limit. */
+function asGeth(name: string, value: unknown, gasLimit: string): unknown {
+  if (name.includes('callTracer') && !name.startsWith('block')) return { ...(value as Frame), gas: gasLimit };
+  return value;
+}
+
+describe('debug_trace* with geth tracers, against a recorded Anvil run of the same flow', () => {
+  let node: RunningCommand;
+  let ours: Record<string, unknown>;
+  const call = (method: string, params: unknown[]) => rpcCall(node.url, method, params);
+
+  beforeAll(async () => {
+    node = await runCommand(['--in-memory', '--port', '0', '--hardfork', 'prague']);
+    ours = await traceFlow(node.url);
+  });
+  afterAll(async () => {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  });
+
+  const GAS: Record<string, string> = {
+    'run: callTracer': '0xf4240',
+    'run: callTracer withLog': '0xf4240',
+    'run: callTracer onlyTopCall': '0xf4240',
+    'deploy: callTracer': '0x2dc6c0',
+    'boom: callTracer': '0x493e0',
+    'call run(7): callTracer': '0xf4240',
+  };
+
+  test.each(Object.keys(GAS))('%s matches, the top frame as geth gives it', (name) => {
+    expect(ours[name]).toEqual(asGeth(name, reference[name], GAS[name]));
+  });
+
+  test.each(['boom: struct logger', 'boom: struct logger with memory, no stack'])('%s matches', (name) => {
+    expect(ours[name]).toEqual(reference[name]);
+  });
+
+  test('4byteTracer matches, without the precompile call geth leaves out', () => {
+    const expected = { ...(reference['run: 4byteTracer'] as Record<string, number>) };
+    delete expected['0x00000000-28'];
+    expect(ours['run: 4byteTracer']).toEqual(expected);
+  });
+
+  test('debug_traceBlockByNumber gives each transaction of the block with its hash', () => {
+    const [traced] = ours['block of run: callTracer'] as { txHash: string; result: unknown }[];
+    const [recorded] = reference['block of run: callTracer'] as { txHash: string; result: unknown }[];
+    expect(traced.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(traced.result).toEqual({ ...(recorded.result as Frame), gas: '0xf4240' });
+    expect(traced.result).toEqual(ours['run: callTracer']);
+  });
+
+  test('debug_traceBlockByHash, debug_traceTransaction at an old block, noopTracer and muxTracer', async () => {
+    const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
+    const receipt = (await call('eth_getTransactionReceipt', [traced.txHash])).result as { blockHash: string };
+    const byHash = await call('debug_traceBlockByHash', [receipt.blockHash, { tracer: 'callTracer' }]);
+    expect(byHash.result).toEqual(ours['block of run: callTracer']);
+    // Later blocks do not change the trace of an older transaction.
+    await call('eth_sendTransaction', [{ from: FROM, to: FROM, value: '0x1' }]);
+    expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'callTracer' }])).result).toEqual(
+      ours['run: callTracer'],
+    );
+    expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'noopTracer' }])).result).toEqual({});
+    const mux = await call('debug_traceTransaction', [
+      traced.txHash,
+      { tracer: 'muxTracer', tracerConfig: { callTracer: { onlyTopCall: true }, '4byteTracer': {} } },
+    ]);
+    expect(mux.result).toEqual({
+      callTracer: ours['run: callTracer onlyTopCall'],
+      '4byteTracer': ours['run: 4byteTracer'],
+    });
+  });
+
+  test('lineCountTracer: prover line counts per call frame, adding up to the transaction', async () => {
+    const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
+    const answer = (await call('debug_traceTransaction', [traced.txHash, { tracer: 'lineCountTracer' }])).result as {
+      tracer: string;
+      lineCounts: Record<string, number>;
+      frames: Frame;
+    };
+    expect(answer.tracer).toBe('osaka');
+    // The transaction was alone in its block: its counts are the ones l2_traceLineCounts reports.
+    const report = (await call('l2_traceLineCounts', [traced.txHash])).result as {
+      modules: Record<string, { count: number }>;
+    };
+    for (const module of ['ADD', 'HUB', 'ROM', 'EXT', 'SHAKIRA_DATA'])
+      expect(answer.lineCounts[module]).toBe(report.modules[module].count);
+    const top = answer.frames;
+    expect(top.calls?.map((f) => (f as unknown as { type: string }).type)).toEqual([
+      'CALL',
+      'STATICCALL',
+      'DELEGATECALL',
+      'STATICCALL',
+      'CREATE',
+      'CALL',
+    ]);
+    // A frame's lines include its sub-calls': the top frame's ROM covers every fragment below it.
+    const childRom = (top.calls ?? []).reduce((s, f) => s + (f.lineCounts?.ROM ?? 0), 0);
+    expect(top.lineCounts?.ROM).toBeGreaterThanOrEqual(childRom);
+    expect(top.calls?.[0].lineCounts?.ADD).toBeGreaterThan(0);
+    expect(answer.lineCounts.HUB).toBeGreaterThan(top.lineCounts?.HUB ?? 0);
+  });
+
+  test('debug_traceCall takes state overrides; struct logger options limit and disableStorage', async () => {
+    const flow = (ours['run: callTracer'] as Frame).to;
+    const code = '0x6001600055600054' + '00'; // SSTORE(0, 1), SLOAD(0), STOP
+    const answer = await call('debug_traceCall', [
+      { from: FROM, to: flow, gas: '0x30000' },
+      'latest',
+      { stateOverrides: { [flow]: { code } }, limit: 3 },
+    ]);
+    const result = answer.result as { failed: boolean; structLogs: { op: string; storage?: unknown }[] };
+    expect(result.failed).toBe(false);
+    expect(result.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'SSTORE']);
+    expect(result.structLogs[2].storage).toEqual({
+      ['0x' + '0'.repeat(64)]: '0x' + '0'.repeat(63) + '1',
+    });
+    const bare = await call('debug_traceCall', [
+      { from: FROM, to: flow, gas: '0x30000' },
+      'latest',
+      { stateOverrides: { [flow]: { code } }, disableStorage: true, disableStack: true },
+    ]);
+    const logs = (bare.result as { structLogs: Record<string, unknown>[] }).structLogs;
+    expect(logs).toHaveLength(6);
+    expect(logs.every((l) => l.storage === undefined && l.stack === undefined)).toBe(true);
+  });
+
+  test('bad requests: an unknown tracer, an unknown transaction, bad options; the node stays up', async () => {
+    const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
+    expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'jsTracer' }])).error).toEqual({
+      code: -32000,
+      message: 'tracer not found: jsTracer',
+    });
+    expect((await call('debug_traceTransaction', [`0x${'00'.repeat(32)}`, {}])).error).toEqual({
+      code: -32000,
+      message: 'transaction not found',
+    });
+    expect((await call('debug_traceTransaction', [traced.txHash, { limit: -1 }])).error).toMatchObject({
+      code: -32602,
+    });
+    expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 5 }])).error).toMatchObject({
+      code: -32602,
+    });
+    expect((await call('debug_traceBlockByNumber', ['0x0', {}])).error).toMatchObject({ code: -32000 });
+    expect((await call('eth_blockNumber', [])).result).toMatch(/^0x/);
+  });
+});

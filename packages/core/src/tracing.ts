@@ -1,0 +1,491 @@
+/**
+ * geth's built-in tracers, fed by the EVM's `step`, `beforeMessage` and `afterMessage` events while
+ * one transaction or call runs (simulator.ts `trace`): the struct logger (geth's default), callTracer,
+ * 4byteTracer, noopTracer, muxTracer, and lineCountTracer, which gives the prover line counts per
+ * call frame. Results are JSON as geth answers them.
+ */
+import { bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
+
+import { TracerError } from './errors';
+import type { Conflation, LineCounts } from './lineCounter';
+
+type Addr = { bytes: Uint8Array };
+export interface StepEvent {
+  pc: number;
+  gasLeft: bigint;
+  gasRefund: bigint;
+  opcode: { name: string; code: number; dynamicFee?: bigint; fee: number };
+  stack: bigint[];
+  depth: number;
+  address: Addr;
+  memory: Uint8Array;
+  stateManager: { getStorage(address: Addr, key: Uint8Array): Promise<Uint8Array> };
+}
+export interface MessageEvent {
+  caller: Addr;
+  to?: Addr;
+  codeAddress?: Addr;
+  value: bigint;
+  data: Uint8Array;
+  gasLimit: bigint;
+  depth: number;
+  delegatecall?: boolean;
+  isStatic?: boolean;
+  salt?: Uint8Array;
+}
+export interface MessageResult {
+  createdAddress?: Addr;
+  execResult: { exceptionError?: { error: string }; returnValue: Uint8Array; executionGasUsed: bigint };
+}
+
+/** What the runner knows of the transaction (or call) once it has run. */
+export interface TxSummary {
+  from: Uint8Array;
+  to?: Uint8Array;
+  createdAddress?: Uint8Array;
+  input: Uint8Array;
+  value: bigint;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  error?: string;
+  returnValue: Uint8Array;
+  /** The transaction's line counts (for the lineCountTracer). */
+  lineCounts?: LineCounts;
+}
+
+export interface Tracer {
+  /** The step event is needed (it is costly: only tracers that read steps ask for it). */
+  readonly steps: boolean;
+  onStep?(step: StepEvent): void | Promise<void>;
+  onEnter?(message: MessageEvent): void;
+  onExit?(result: MessageResult): void;
+  result(tx: TxSummary): unknown;
+}
+
+
+const quantity = (n: bigint) => `0x${n.toString(16)}`;
+const word = (b: Uint8Array) => `0x${bytesToUnprefixedHex(b).padStart(64, '0')}`;
+const wordOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+
+/** ethereumjs's error texts in geth's words. */
+export function gethError(error: string): string {
+  switch (error) {
+    case 'revert':
+      return 'execution reverted';
+    case 'invalid opcode':
+      return 'invalid opcode';
+    case 'invalid JUMP':
+      return 'invalid jump destination';
+    case 'static state change':
+      return 'write protection';
+    case 'code store out of gas':
+      return 'contract creation code storage out of gas';
+    default:
+      return error;
+  }
+}
+
+// ------------------------------------------------------------------------------ struct logger
+
+export interface StructLoggerConfig {
+  disableStack?: boolean;
+  disableStorage?: boolean;
+  enableMemory?: boolean;
+  enableReturnData?: boolean;
+  limit?: number;
+}
+
+class StructLogger implements Tracer {
+  readonly steps = true;
+  private readonly logs: Record<string, unknown>[] = [];
+  private readonly storage = new Map<string, Record<string, string>>();
+  private returnData: Uint8Array = new Uint8Array();
+  private callLog: Record<string, unknown> | undefined;
+
+  constructor(private readonly config: StructLoggerConfig) {}
+
+  async onStep(step: StepEvent): Promise<void> {
+    const limit = this.config.limit ?? 0;
+    if (limit > 0 && this.logs.length >= limit) return;
+    const log: Record<string, unknown> = {
+      pc: step.pc,
+      op: step.opcode.name,
+      gas: Number(step.gasLeft),
+      gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
+      depth: step.depth + 1,
+    };
+    if (this.config.disableStack !== true) log.stack = step.stack.map(quantity);
+    if (this.config.enableMemory === true) {
+      const words: string[] = [];
+      for (let i = 0; i < step.memory.length; i += 32) words.push(word(step.memory.subarray(i, i + 32)));
+      log.memory = words;
+    }
+    if (this.config.enableReturnData === true && this.returnData.length > 0)
+      log.returnData = bytesToHex(this.returnData);
+    const code = step.opcode.code;
+    if (this.config.disableStorage !== true && (code === 0x54 || code === 0x55) && step.stack.length >= 1) {
+      const address = bytesToUnprefixedHex(step.address.bytes);
+      const slots = this.storage.get(address) ?? {};
+      this.storage.set(address, slots);
+      const key = step.stack[step.stack.length - 1];
+      if (code === 0x54) {
+        const value = await step.stateManager.getStorage(step.address, hexWord(key));
+        slots[wordOf(key)] = word(value);
+      } else if (step.stack.length >= 2) slots[wordOf(key)] = wordOf(step.stack[step.stack.length - 2]);
+      log.storage = { ...slots };
+    }
+    log.refund = Number(step.gasRefund);
+    this.logs.push(log);
+    this.callLog = [0xf1, 0xf2, 0xf4, 0xfa].includes(code) ? log : undefined;
+  }
+
+  /**
+   * geth's cost of a CALL-family instruction includes the gas it passes on (less the stipend of a
+   * value transfer); this EVM's step event does not, so it is added once the frame is entered.
+   */
+  onEnter(message: MessageEvent): void {
+    const log = this.callLog;
+    this.callLog = undefined;
+    if (log === undefined || message.depth === 0) return;
+    const stipend = (log.op === 'CALL' || log.op === 'CALLCODE') && message.value > 0n ? 2300n : 0n;
+    log.gasCost = (log.gasCost as number) + Number(message.gasLimit - stipend);
+  }
+
+  onExit(result: MessageResult): void {
+    this.returnData = result.execResult.returnValue;
+  }
+
+  result(tx: TxSummary): unknown {
+    return {
+      failed: tx.error !== undefined,
+      gas: Number(tx.gasUsed),
+      returnValue: bytesToHex(tx.returnValue),
+      structLogs: this.logs,
+    };
+  }
+}
+
+function hexWord(n: bigint): Uint8Array {
+  const h = n.toString(16).padStart(64, '0');
+  return Uint8Array.from(h.match(/../g) as string[], (b) => parseInt(b, 16));
+}
+
+// ------------------------------------------------------------------------------- callTracer
+
+interface CallLog {
+  address: string;
+  topics: string[];
+  data: string;
+  position: string;
+  seq: number;
+  index?: string;
+}
+
+interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas: string;
+  gasUsed: string;
+  input: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
+  logs?: CallLog[];
+}
+
+export interface CallTracerConfig {
+  onlyTopCall?: boolean;
+  withLog?: boolean;
+}
+
+/** The frames of a transaction as the EVM enters and leaves them, with the opcode that opened each. */
+class FrameTracker {
+  protected lastOp = 'CALL';
+
+  protected frameType(message: MessageEvent): string {
+    if (message.depth === 0) return message.to === undefined ? 'CREATE' : 'CALL';
+    if (message.to === undefined) return message.salt !== undefined ? 'CREATE2' : 'CREATE';
+    return this.lastOp;
+  }
+}
+
+class CallTracer extends FrameTracker implements Tracer {
+  readonly steps = true;
+  private readonly stack: CallFrame[] = [];
+  private root: CallFrame | undefined;
+  private seq = 0;
+
+  constructor(private readonly config: CallTracerConfig) {
+    super();
+  }
+
+  onStep(step: StepEvent): void {
+    const code = step.opcode.code;
+    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(code)) this.lastOp = step.opcode.name;
+    if (this.config.withLog !== true || code < 0xa0 || code > 0xa4) return;
+    const frame = this.stack[this.stack.length - 1];
+    if (frame === undefined) return;
+    const s = step.stack;
+    const top = (i: number) => s[s.length - 1 - i];
+    const offset = Number(top(0));
+    const size = Number(top(1));
+    const topics: string[] = [];
+    for (let i = 0; i < code - 0xa0; i++) topics.push(wordOf(top(2 + i)));
+    const data = new Uint8Array(size);
+    data.set(step.memory.subarray(offset, offset + size));
+    (frame.logs ??= []).push({
+      address: bytesToHex(step.address.bytes),
+      topics,
+      data: bytesToHex(data),
+      position: quantity(BigInt(frame.calls?.length ?? 0)),
+      seq: this.seq++,
+    });
+  }
+
+  onEnter(message: MessageEvent): void {
+    const type = this.frameType(message);
+    // A DELEGATECALL's caller is the contract that makes it (the message carries the original sender).
+    const from = type === 'DELEGATECALL' && message.to !== undefined ? message.to : message.caller;
+    const frame: CallFrame = {
+      type,
+      from: bytesToHex(from.bytes),
+      gas: quantity(message.gasLimit),
+      gasUsed: '0x0',
+      input: bytesToHex(message.data),
+    };
+    const target = type === 'DELEGATECALL' || type === 'CALLCODE' ? message.codeAddress : message.to;
+    if (target !== undefined) frame.to = bytesToHex(target.bytes);
+    if (type !== 'STATICCALL') frame.value = quantity(message.value);
+    if (this.stack.length === 0) this.root = frame;
+    else if (this.config.onlyTopCall !== true) {
+      const parent = this.stack[this.stack.length - 1];
+      (parent.calls ??= []).push(frame);
+    }
+    this.stack.push(frame);
+  }
+
+  onExit(result: MessageResult): void {
+    const frame = this.stack.pop();
+    if (frame === undefined) return;
+    const r = result.execResult;
+    frame.gasUsed = quantity(r.executionGasUsed);
+    if (result.createdAddress !== undefined && frame.type.startsWith('CREATE'))
+      frame.to = bytesToHex(result.createdAddress.bytes);
+    const error = r.exceptionError?.error;
+    if (error === undefined || error === 'revert') frame.output = bytesToHex(r.returnValue);
+    if (error !== undefined) {
+      frame.error = gethError(error);
+      if (error === 'revert') {
+        const reason = revertReason(r.returnValue);
+        if (reason !== undefined) frame.revertReason = reason;
+      }
+      // A failed frame's logs never happened.
+      dropLogs(frame);
+    }
+    if (frame.type.startsWith('CREATE') && error !== undefined) delete frame.to;
+  }
+
+  result(tx: TxSummary): unknown {
+    const root = this.root;
+    if (root === undefined) {
+      // No frame ran (a transfer to an account without code runs none in this EVM).
+      return {
+        type: 'CALL',
+        from: bytesToHex(tx.from),
+        to: tx.to === undefined ? undefined : bytesToHex(tx.to),
+        value: quantity(tx.value),
+        gas: quantity(tx.gasLimit),
+        gasUsed: quantity(tx.gasUsed),
+        input: bytesToHex(tx.input),
+      };
+    }
+    // geth: the top frame carries the transaction's gas limit and the gas the receipt reports.
+    root.gas = quantity(tx.gasLimit);
+    root.gasUsed = quantity(tx.gasUsed);
+    const all: CallLog[] = [];
+    const collect = (f: CallFrame) => {
+      all.push(...(f.logs ?? []));
+      f.calls?.forEach(collect);
+    };
+    collect(root);
+    all.sort((a, b) => a.seq - b.seq);
+    all.forEach((log, i) => (log.index = quantity(BigInt(i))));
+    return JSON.parse(JSON.stringify(root, (key, value) => (key === 'seq' ? undefined : value)));
+  }
+}
+
+function dropLogs(frame: CallFrame): void {
+  delete frame.logs;
+  frame.calls?.forEach(dropLogs);
+}
+
+/** geth's abi.UnpackRevert: Error(string)'s text, or a Panic's description. */
+function revertReason(data: Uint8Array): string | undefined {
+  const selector = bytesToHex(data.subarray(0, 4));
+  if (selector === '0x08c379a0' && data.length >= 68) {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const length = Number(view.getBigUint64(4 + 32 + 24));
+    if (68 + length <= data.length) return new TextDecoder().decode(data.subarray(68, 68 + length));
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------------------- 4byteTracer
+
+class FourByteTracer extends FrameTracker implements Tracer {
+  readonly steps = true;
+  private readonly counts: Record<string, number> = {};
+
+  constructor(private readonly isPrecompile: (address: Uint8Array) => boolean) {
+    super();
+  }
+
+  onStep(step: StepEvent): void {
+    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(step.opcode.code)) this.lastOp = step.opcode.name;
+  }
+
+  onEnter(message: MessageEvent): void {
+    const type = this.frameType(message);
+    if (type.startsWith('CREATE') || message.data.length < 4) return;
+    const target = message.codeAddress ?? message.to;
+    // geth skips precompiles: "those are just fancy opcodes".
+    if (target !== undefined && this.isPrecompile(target.bytes)) return;
+    const key = `${bytesToHex(message.data.subarray(0, 4))}-${message.data.length - 4}`;
+    this.counts[key] = (this.counts[key] ?? 0) + 1;
+  }
+
+  result(): unknown {
+    return this.counts;
+  }
+}
+
+// ------------------------------------------------------------------------------ lineCountTracer
+
+interface LineFrame {
+  type: string;
+  from: string;
+  to?: string;
+  /** Lines the frame added, its sub-calls included. */
+  lineCounts: LineCounts;
+  calls?: LineFrame[];
+}
+
+/** Prover line counts per call frame: what each frame (with its sub-calls) added to each module. */
+class LineCountTracer extends FrameTracker implements Tracer {
+  readonly steps = true;
+  private readonly stack: { frame: LineFrame; before: LineCounts }[] = [];
+  private root: LineFrame | undefined;
+
+  constructor(
+    private readonly conflation: () => Conflation,
+    private readonly tracerName: string,
+  ) {
+    super();
+  }
+
+  onStep(step: StepEvent): void {
+    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(step.opcode.code)) this.lastOp = step.opcode.name;
+  }
+
+  onEnter(message: MessageEvent): void {
+    const type = this.frameType(message);
+    const target = type === 'DELEGATECALL' || type === 'CALLCODE' ? message.codeAddress : message.to;
+    const from = type === 'DELEGATECALL' && message.to !== undefined ? message.to : message.caller;
+    const frame: LineFrame = { type, from: bytesToHex(from.bytes), lineCounts: {} };
+    if (target !== undefined) frame.to = bytesToHex(target.bytes);
+    if (this.stack.length === 0) this.root = frame;
+    else (this.stack[this.stack.length - 1].frame.calls ??= []).push(frame);
+    this.stack.push({ frame, before: this.conflation().counts() });
+  }
+
+  onExit(result: MessageResult): void {
+    const top = this.stack.pop();
+    if (top === undefined) return;
+    if (result.createdAddress !== undefined && top.frame.type.startsWith('CREATE'))
+      top.frame.to = bytesToHex(result.createdAddress.bytes);
+    const now = this.conflation().counts();
+    for (const [module, n] of Object.entries(now)) {
+      const added = n - (top.before[module] ?? 0);
+      if (added !== 0) top.frame.lineCounts[module] = added;
+    }
+  }
+
+  result(tx: TxSummary): unknown {
+    return { tracer: this.tracerName, lineCounts: tx.lineCounts ?? {}, frames: this.root ?? null };
+  }
+}
+
+// ---------------------------------------------------------------------------------- the others
+
+class NoopTracer implements Tracer {
+  readonly steps = false;
+  result(): unknown {
+    return {};
+  }
+}
+
+class MuxTracer implements Tracer {
+  readonly steps: boolean;
+  constructor(private readonly tracers: [string, Tracer][]) {
+    this.steps = tracers.some(([, t]) => t.steps);
+  }
+  async onStep(step: StepEvent): Promise<void> {
+    for (const [, t] of this.tracers) await t.onStep?.(step);
+  }
+  onEnter(message: MessageEvent): void {
+    for (const [, t] of this.tracers) t.onEnter?.(message);
+  }
+  onExit(result: MessageResult): void {
+    for (const [, t] of this.tracers) t.onExit?.(result);
+  }
+  result(tx: TxSummary): unknown {
+    return Object.fromEntries(this.tracers.map(([name, t]) => [name, t.result(tx)]));
+  }
+}
+
+export interface TraceOptions {
+  tracer?: string;
+  tracerConfig?: Record<string, unknown>;
+  /** Struct logger options (geth takes them at the top level). */
+  disableStack?: boolean;
+  disableStorage?: boolean;
+  enableMemory?: boolean;
+  enableReturnData?: boolean;
+  limit?: number;
+}
+
+export interface TracerContext {
+  isPrecompile(address: Uint8Array): boolean;
+  conflation(): Conflation;
+  profile: string;
+}
+
+/** A new tracer for one transaction, as named by geth's options. */
+export function makeTracer(options: TraceOptions, ctx: TracerContext): Tracer {
+  const config = options.tracerConfig ?? {};
+  switch (options.tracer) {
+    case undefined:
+    case '':
+      return new StructLogger(options);
+    case 'callTracer':
+      return new CallTracer(config as CallTracerConfig);
+    case '4byteTracer':
+      return new FourByteTracer(ctx.isPrecompile);
+    case 'noopTracer':
+      return new NoopTracer();
+    case 'lineCountTracer':
+      return new LineCountTracer(ctx.conflation, ctx.profile);
+    case 'muxTracer':
+      return new MuxTracer(
+        Object.entries(config).map(([name, sub]) => {
+          if (name === 'muxTracer') throw new TracerError('muxTracer cannot contain muxTracer');
+          return [name, makeTracer({ tracer: name, tracerConfig: (sub ?? {}) as Record<string, unknown> }, ctx)];
+        }),
+      );
+    default:
+      throw new TracerError(`tracer not found: ${options.tracer}`);
+  }
+}
