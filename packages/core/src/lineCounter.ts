@@ -326,6 +326,10 @@ export class LineCounter {
     this.active = on;
   }
 
+  get isActive(): boolean {
+    return this.active;
+  }
+
   /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
   private arith(module: string, key: string, londonRows: () => number): void {
     this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());

@@ -34,7 +34,15 @@ import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
 import { makeTracer } from './tracing';
-import type { MessageEvent, MessageResult, StepEvent, TraceOptions, Tracer, TracerContext } from './tracing';
+import type {
+  MessageEvent,
+  MessageResult,
+  StateReader,
+  StepEvent,
+  TraceOptions,
+  Tracer,
+  TracerContext,
+} from './tracing';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { OverlayDB, stateCaches } from './stateDb';
@@ -446,17 +454,34 @@ export class Simulator {
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {
           if (only !== undefined && i > only) break;
-          const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext()) : undefined;
+          const start = [senders[i], tx.to?.bytes ?? new Uint8Array(20), block.header.coinbase.bytes];
+          const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext(start)) : undefined;
+          const run = () => runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
           this.counter.beginTx();
+          const withState = tracer?.capture !== undefined;
+          if (withState) await this.vm.evm.journal.checkpoint();
           const detach = tracer === undefined ? () => {} : this.attach(tracer);
           let result: RunTxResult;
           try {
-            result = await runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+            result = await run();
           } finally {
             detach();
           }
           const lineCounts = this.counter.endTx(tx, result);
           this.counter.commitTx();
+          if (withState) {
+            // The state after the transaction, then before it; then the transaction again, untraced.
+            await tracer?.capture?.('post', this.stateReader());
+            await this.vm.evm.journal.revert();
+            await tracer?.capture?.('pre', this.stateReader());
+            const counting = this.counter.isActive;
+            this.counter.setActive(false);
+            try {
+              await run();
+            } finally {
+              this.counter.setActive(counting);
+            }
+          }
           gasUsed += result.totalGasSpent;
           if (tracer === undefined) continue;
           const summary = {
@@ -494,9 +519,11 @@ export class Simulator {
       true,
       async () => {
         await this.applyOverrides(overrides);
-        const tracer = makeTracer(options, this.tracerContext());
+        const start = [req.from ?? ZERO_ADDRESS, req.to ?? new Uint8Array(20), block.header.coinbase.bytes];
+        const tracer = makeTracer(options, this.tracerContext(start));
         const intrinsic = this.intrinsicGas(req);
         this.counter.begin();
+        if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = this.attach(tracer);
         let result: EVMResult;
         try {
@@ -505,6 +532,11 @@ export class Simulator {
           detach();
         }
         const lineCounts = this.counter.end(this.unsignedTx(req, 0n), result);
+        if (tracer.capture !== undefined) {
+          await tracer.capture('post', this.stateReader());
+          await this.vm.evm.journal.revert();
+          await tracer.capture('pre', this.stateReader());
+        }
         return tracer.result({
           from: req.from ?? ZERO_ADDRESS,
           to: req.to,
@@ -522,8 +554,21 @@ export class Simulator {
     );
   }
 
-  private tracerContext(): TracerContext {
+  private stateReader(): StateReader {
+    const sm = this.vm.stateManager;
     return {
+      account: async (bytes) => {
+        const address = new Address(bytes);
+        const account = await sm.getAccount(address);
+        return { balance: account?.balance ?? 0n, nonce: account?.nonce ?? 0n, code: await sm.getCode(address) };
+      },
+      storage: (bytes, slot) => sm.getStorage(new Address(bytes), slot),
+    };
+  }
+
+  private tracerContext(start: Uint8Array[]): TracerContext {
+    return {
+      start,
       isPrecompile: (address) => this.precompiles.includes(bytesToUnprefixedHex(address)),
       conflation: () => this.counter.conflation,
       profile: this.counter.profile.name,

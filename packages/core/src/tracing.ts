@@ -53,15 +53,25 @@ export interface TxSummary {
   lineCounts?: LineCounts;
 }
 
+/** Reads accounts and slots from the state as it stood before or after the transaction. */
+export interface StateReader {
+  account(address: Uint8Array): Promise<{ balance: bigint; nonce: bigint; code: Uint8Array }>;
+  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
+}
+
 export interface Tracer {
   /** The step event is needed (it is costly: only tracers that read steps ask for it). */
   readonly steps: boolean;
+  /**
+   * Called once the transaction has run: with the state after it, then with the state before it
+   * (the runner rolls back for this, then runs the transaction again untraced).
+   */
+  capture?(phase: 'post' | 'pre', state: StateReader): Promise<void>;
   onStep?(step: StepEvent): void | Promise<void>;
   onEnter?(message: MessageEvent): void;
   onExit?(result: MessageResult): void;
   result(tx: TxSummary): unknown;
 }
-
 
 const quantity = (n: bigint) => `0x${n.toString(16)}`;
 const word = (b: Uint8Array) => `0x${bytesToUnprefixedHex(b).padStart(64, '0')}`;
@@ -418,6 +428,132 @@ class LineCountTracer extends FrameTracker implements Tracer {
   }
 }
 
+// ------------------------------------------------------------------------------ prestateTracer
+
+export interface PrestateTracerConfig {
+  diffMode?: boolean;
+}
+
+type AccountState = { balance?: string; nonce?: number; code?: string; storage?: Record<string, string> };
+
+/**
+ * The accounts and slots a transaction touched, as they were before it (geth's prestateTracer);
+ * with diffMode, what changed: `pre` and `post` of the modified fields only.
+ */
+class PrestateTracer implements Tracer {
+  readonly steps = true;
+  private readonly touched = new Map<string, Set<string>>();
+  private readonly states: Partial<Record<'pre' | 'post', Map<string, { account: AccountState; exists: boolean }>>> =
+    {};
+
+  constructor(
+    private readonly config: PrestateTracerConfig,
+    start: Uint8Array[],
+  ) {
+    for (const a of start) this.touch(a);
+  }
+
+  private touch(address: Uint8Array | bigint, slot?: bigint): void {
+    const key =
+      typeof address === 'bigint' ? wordOf(address & ((1n << 160n) - 1n)).slice(-40) : bytesToUnprefixedHex(address);
+    const slots = this.touched.get(key) ?? new Set<string>();
+    this.touched.set(key, slots);
+    if (slot !== undefined) slots.add(wordOf(slot));
+  }
+
+  onStep(step: StepEvent): void {
+    const s = step.stack;
+    const top = (i: number) => s[s.length - 1 - i];
+    switch (step.opcode.code) {
+      case 0x54: // SLOAD
+      case 0x55: // SSTORE
+        if (s.length >= 1) this.touch(step.address.bytes, top(0));
+        return;
+      case 0x31: // BALANCE
+      case 0x3b: // EXTCODESIZE
+      case 0x3c: // EXTCODECOPY
+      case 0x3f: // EXTCODEHASH
+      case 0xff: // SELFDESTRUCT
+        if (s.length >= 1) this.touch(top(0));
+        return;
+      case 0xf1: // CALL
+      case 0xf2: // CALLCODE
+      case 0xf4: // DELEGATECALL
+      case 0xfa: // STATICCALL
+        if (s.length >= 2) this.touch(top(1));
+        return;
+      default:
+    }
+  }
+
+  onExit(result: MessageResult): void {
+    if (result.createdAddress !== undefined) this.touch(result.createdAddress.bytes);
+  }
+
+  async capture(phase: 'post' | 'pre', state: StateReader): Promise<void> {
+    const out = new Map<string, { account: AccountState; exists: boolean }>();
+    for (const [address, slots] of this.touched) {
+      const bytes = hexAddress(address);
+      const a = await state.account(bytes);
+      const account: AccountState = { balance: quantity(a.balance) };
+      if (a.nonce > 0n) account.nonce = Number(a.nonce);
+      if (a.code.length > 0) account.code = bytesToHex(a.code);
+      if (slots.size > 0) {
+        account.storage = {};
+        for (const slot of slots) account.storage[slot] = word(await state.storage(bytes, hexAddressWord(slot)));
+      }
+      out.set(address, { account, exists: a.balance !== 0n || a.nonce !== 0n || a.code.length > 0 });
+    }
+    this.states[phase] = out;
+  }
+
+  result(): unknown {
+    type States = Map<string, { account: AccountState; exists: boolean }>;
+    const pre: States = this.states.pre ?? new Map();
+    const post: States = this.states.post ?? new Map();
+    if (this.config.diffMode !== true) return Object.fromEntries([...pre].map(([a, s]) => [`0x${a}`, s.account]));
+    const preOut: Record<string, AccountState> = {};
+    const postOut: Record<string, AccountState> = {};
+    const ZERO = word(new Uint8Array(32));
+    for (const [address, before] of pre) {
+      const after = post.get(address);
+      if (after === undefined) continue;
+      const b = before.account;
+      const a = after.account;
+      const changed: AccountState = {};
+      if (a.balance !== b.balance) changed.balance = a.balance;
+      if (a.nonce !== b.nonce) changed.nonce = a.nonce;
+      if (a.code !== b.code) changed.code = a.code;
+      const preSlots: Record<string, string> = {};
+      const postSlots: Record<string, string> = {};
+      for (const [slot, value] of Object.entries(a.storage ?? {})) {
+        const old = b.storage?.[slot] ?? ZERO;
+        if (value === old) continue;
+        if (value !== ZERO) postSlots[slot] = value;
+        if (old !== ZERO) preSlots[slot] = old;
+      }
+      if (Object.keys(postSlots).length > 0) changed.storage = postSlots;
+      const anyChange = Object.keys(changed).length > 0 || Object.keys(preSlots).length > 0;
+      if (!anyChange) continue;
+      if (Object.keys(changed).length > 0) postOut[`0x${address}`] = changed;
+      if (before.exists) {
+        const { storage: _all, ...rest } = b;
+        void _all;
+        preOut[`0x${address}`] = Object.keys(preSlots).length > 0 ? { ...rest, storage: preSlots } : rest;
+      }
+    }
+    return { post: postOut, pre: preOut };
+  }
+}
+
+function hexAddress(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g) as string[], (b) => parseInt(b, 16));
+}
+
+function hexAddressWord(slot: string): Uint8Array {
+  return hexAddress(slot.slice(2));
+}
+
 // ---------------------------------------------------------------------------------- the others
 
 class NoopTracer implements Tracer {
@@ -431,10 +567,15 @@ class MuxTracer implements Tracer {
   readonly steps: boolean;
   constructor(private readonly tracers: [string, Tracer][]) {
     this.steps = tracers.some(([, t]) => t.steps);
+    if (tracers.some(([, t]) => t.capture !== undefined))
+      this.capture = async (phase, state) => {
+        for (const [, t] of this.tracers) await t.capture?.(phase, state);
+      };
   }
   async onStep(step: StepEvent): Promise<void> {
     for (const [, t] of this.tracers) await t.onStep?.(step);
   }
+  readonly capture?: (phase: 'post' | 'pre', state: StateReader) => Promise<void>;
   onEnter(message: MessageEvent): void {
     for (const [, t] of this.tracers) t.onEnter?.(message);
   }
@@ -458,6 +599,8 @@ export interface TraceOptions {
 }
 
 export interface TracerContext {
+  /** The accounts every transaction touches first: sender, recipient, coinbase. */
+  start: Uint8Array[];
   isPrecompile(address: Uint8Array): boolean;
   conflation(): Conflation;
   profile: string;
@@ -476,6 +619,8 @@ export function makeTracer(options: TraceOptions, ctx: TracerContext): Tracer {
       return new FourByteTracer(ctx.isPrecompile);
     case 'noopTracer':
       return new NoopTracer();
+    case 'prestateTracer':
+      return new PrestateTracer(config as PrestateTracerConfig, ctx.start);
     case 'lineCountTracer':
       return new LineCountTracer(ctx.conflation, ctx.profile);
     case 'muxTracer':
