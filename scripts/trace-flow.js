@@ -45,6 +45,10 @@ async function traceFlow(url) {
     'run: callTracer withLog': await trace(run, { tracer: 'callTracer', tracerConfig: { withLog: true } }),
     'run: callTracer onlyTopCall': await trace(run, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }),
     'run: 4byteTracer': await trace(run, { tracer: '4byteTracer' }),
+    'boom: flatCallTracer convertParityErrors': await trace(boom, {
+      tracer: 'flatCallTracer',
+      tracerConfig: { convertParityErrors: true },
+    }),
     'run: prestateTracer': await trace(run, { tracer: 'prestateTracer' }),
     'run: prestateTracer diffMode': await trace(run, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }),
     'boom: prestateTracer diffMode': await trace(boom, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }),

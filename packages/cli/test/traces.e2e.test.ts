@@ -178,6 +178,53 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
     expect(logs.every((l) => l.storage === undefined && l.stack === undefined)).toBe(true);
   });
 
+  test('flatCallTracer: the callTracer frames as Parity-style traces, precompile calls left out', async () => {
+    // Anvil answers {} to flatCallTracer, so these are checked against this node's own callTracer.
+    const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
+    const receipt = (await call('eth_getTransactionReceipt', [traced.txHash])).result as {
+      blockHash: string;
+      blockNumber: string;
+    };
+    const flat = (await call('debug_traceTransaction', [traced.txHash, { tracer: 'flatCallTracer' }])).result as Record<
+      string,
+      unknown
+    >[];
+    const nested = ours['run: callTracer'] as Frame & { calls: (Frame & { type: string; gasUsed: string })[] };
+    expect(flat.map((f) => f.traceAddress)).toEqual([[], [0], [1], [2], [3], [4]]);
+    expect(flat.map((f) => (f.action as { callType?: string }).callType ?? 'create')).toEqual([
+      'call',
+      'call',
+      'staticcall',
+      'delegatecall',
+      'create',
+      'call',
+    ]);
+    expect(flat[0]).toMatchObject({
+      blockHash: receipt.blockHash,
+      blockNumber: Number(receipt.blockNumber),
+      transactionHash: traced.txHash,
+      transactionPosition: 0,
+      subtraces: 5,
+      type: 'call',
+      action: { from: FROM, to: nested.to, gas: '0xf4240', input: nested.input, value: '0x0' },
+    });
+    const created = nested.calls.find((c) => c.type === 'CREATE') as Frame & { gasUsed: string; output: string };
+    expect(flat[4]).toMatchObject({
+      type: 'create',
+      action: { creationMethod: 'create', init: created.input },
+      result: { address: created.to, code: created.output, gasUsed: created.gasUsed },
+    });
+    expect(flat[2]).toMatchObject({ error: 'execution reverted', action: { value: '0x0' } });
+    const parity = (
+      await call('debug_traceTransaction', [
+        traced.txHash,
+        { tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true, includePrecompiles: true } },
+      ])
+    ).result as Record<string, unknown>[];
+    expect(parity).toHaveLength(7);
+    expect(parity[2].error).toBe('Reverted');
+  });
+
   test('bad requests: an unknown tracer, an unknown transaction, bad options; the node stays up', async () => {
     const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
     expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'jsTracer' }])).error).toEqual({

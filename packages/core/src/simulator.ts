@@ -495,6 +495,10 @@ export class Simulator {
             error: result.execResult.exceptionError?.error,
             returnValue: result.execResult.returnValue,
             lineCounts,
+            blockHash: block.hash(),
+            blockNumber: block.header.number,
+            txHash: tx.hash(),
+            txIndex: i,
           };
           out.push({ txHash: bytesToHex(tx.hash()), result: tracer.result(summary) });
         }

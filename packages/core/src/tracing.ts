@@ -51,6 +51,11 @@ export interface TxSummary {
   returnValue: Uint8Array;
   /** The transaction's line counts (for the lineCountTracer). */
   lineCounts?: LineCounts;
+  /** Where a mined transaction sits (for the flatCallTracer). */
+  blockHash?: Uint8Array;
+  blockNumber?: bigint;
+  txHash?: Uint8Array;
+  txIndex?: number;
 }
 
 /** Reads accounts and slots from the state as it stood before or after the transaction. */
@@ -428,6 +433,87 @@ class LineCountTracer extends FrameTracker implements Tracer {
   }
 }
 
+// ----------------------------------------------------------------------------- flatCallTracer
+
+export interface FlatCallTracerConfig {
+  convertParityErrors?: boolean;
+  includePrecompiles?: boolean;
+}
+
+const PARITY_ERRORS: Record<string, string> = {
+  'contract creation code storage out of gas': 'Out of gas',
+  'out of gas': 'Out of gas',
+  'max code size exceeded': 'Out of gas',
+  'invalid jump destination': 'Bad jump destination',
+  'execution reverted': 'Reverted',
+  'return data out of bounds': 'Out of bounds',
+  'stack overflow': 'Out of stack',
+  'invalid opcode': 'Bad instruction',
+  'stack underflow': 'Stack underflow',
+};
+
+/** geth's flatCallTracer: the callTracer's frames as Parity-style flat traces. */
+class FlatCallTracer implements Tracer {
+  readonly steps = true;
+  private readonly calls = new CallTracer({});
+
+  constructor(
+    private readonly config: FlatCallTracerConfig,
+    private readonly isPrecompile: (address: Uint8Array) => boolean,
+  ) {}
+
+  onStep(step: StepEvent): void {
+    this.calls.onStep(step);
+  }
+  onEnter(message: MessageEvent): void {
+    this.calls.onEnter(message);
+  }
+  onExit(result: MessageResult): void {
+    this.calls.onExit(result);
+  }
+
+  result(tx: TxSummary): unknown {
+    const root = this.calls.result(tx) as CallFrame;
+    const out: Record<string, unknown>[] = [];
+    const walk = (f: CallFrame, address: number[]) => {
+      const children = (f.calls ?? []).filter(
+        (c) =>
+          this.config.includePrecompiles === true ||
+          !(
+            (c.type === 'CALL' || c.type === 'STATICCALL') &&
+            c.to !== undefined &&
+            this.isPrecompile(hexAddress(c.to.slice(2)))
+          ),
+      );
+      const create = f.type.startsWith('CREATE');
+      const value = f.value ?? '0x0';
+      const frame: Record<string, unknown> = {
+        action: create
+          ? { creationMethod: f.type.toLowerCase(), from: f.from, gas: f.gas, init: f.input, value }
+          : { callType: f.type.toLowerCase(), from: f.from, gas: f.gas, input: f.input, to: f.to, value },
+        blockHash: tx.blockHash === undefined ? null : bytesToHex(tx.blockHash),
+        blockNumber: Number(tx.blockNumber ?? 0n),
+        result: create
+          ? { address: f.to, code: f.output ?? '0x', gasUsed: f.gasUsed }
+          : { gasUsed: f.gasUsed, output: f.output ?? '0x' },
+        subtraces: children.length,
+        traceAddress: address,
+        transactionHash: tx.txHash === undefined ? null : bytesToHex(tx.txHash),
+        transactionPosition: tx.txIndex ?? 0,
+        type: create ? 'create' : 'call',
+      };
+      if (f.error !== undefined) {
+        frame.error = this.config.convertParityErrors === true ? (PARITY_ERRORS[f.error] ?? f.error) : f.error;
+        if (f.error !== 'execution reverted') delete frame.result;
+      }
+      out.push(frame);
+      children.forEach((c, i) => walk(c, [...address, i]));
+    };
+    walk(root, []);
+    return out;
+  }
+}
+
 // ------------------------------------------------------------------------------ prestateTracer
 
 export interface PrestateTracerConfig {
@@ -619,6 +705,8 @@ export function makeTracer(options: TraceOptions, ctx: TracerContext): Tracer {
       return new FourByteTracer(ctx.isPrecompile);
     case 'noopTracer':
       return new NoopTracer();
+    case 'flatCallTracer':
+      return new FlatCallTracer(config as FlatCallTracerConfig, ctx.isPrecompile);
     case 'prestateTracer':
       return new PrestateTracer(config as PrestateTracerConfig, ctx.start);
     case 'lineCountTracer':
