@@ -225,6 +225,39 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
     expect(parity[2].error).toBe('Reverted');
   });
 
+  test('debug_traceCall: block overrides set the context the call sees; timeout aborts a trace', async () => {
+    const clock = '0x00000000000000000000000000000000000c10c0';
+    // TIMESTAMP, NUMBER, COINBASE into memory; RETURN 96 bytes
+    const code = '0x425f52436020524160405260605ff3';
+    const answer = await call('debug_traceCall', [
+      { from: FROM, to: clock, gas: '0x30000' },
+      'latest',
+      {
+        tracer: 'callTracer',
+        stateOverrides: { [clock]: { code } },
+        blockOverrides: { time: '0x1234', number: '0x99', coinbase: '0x00000000000000000000000000000000000000cb' },
+      },
+    ]);
+    const output = (answer.result as { output: string }).output;
+    expect(output).toBe('0x' + '1234'.padStart(64, '0') + '99'.padStart(64, '0') + 'cb'.padStart(64, '0'));
+    const looper = '0x00000000000000000000000000000000000100ab';
+    const started = performance.now();
+    const aborted = await call('debug_traceCall', [
+      { from: FROM, to: looper, gas: '0x1c9c380' },
+      'latest',
+      { tracer: 'callTracer', stateOverrides: { [looper]: { code: '0x5b600056' } }, timeout: '300ms' },
+    ]);
+    expect(aborted.error).toEqual({ code: -32000, message: 'execution aborted (timeout = 300ms)' });
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(
+      (await call('debug_traceCall', [{ from: FROM, to: looper }, 'latest', { timeout: '5 seconds' }])).error,
+    ).toMatchObject({ code: -32602 });
+    expect(
+      (await call('debug_traceCall', [{ from: FROM, to: looper }, 'latest', { blockOverrides: { hour: '0x1' } }]))
+        .error,
+    ).toMatchObject({ code: -32602 });
+  });
+
   test('bad requests: an unknown tracer, an unknown transaction, bad options; the node stays up', async () => {
     const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
     expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'jsTracer' }])).error).toEqual({

@@ -26,6 +26,6 @@ export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './units';
 export { encodeReceipt } from './receiptEncoding';
-export type { TraceOptions } from './tracing';
+export type { BlockOverrides, TraceOptions } from './tracing';
 export { verifyAccountProof } from './proofVerifier';
 export type { ProofReport } from './proofVerifier';

@@ -35,6 +35,7 @@ import type { LineLimits } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
 import { makeTracer } from './tracing';
 import type {
+  BlockOverrides,
   MessageEvent,
   MessageResult,
   StateReader,
@@ -131,18 +132,19 @@ export class Simulator {
 
   /**
    * Runs `fn` on the state `root`, inside a checkpoint that is always reverted. With `timed`, the
-   * execution is halted after `evmTimeoutMs` and fails with ExecutionTimeoutError (a call's answer);
-   * without it (a transaction's line check, the pending block) it runs to its end, as in a block.
+   * execution is halted after `evmTimeoutMs` (or after `timed` ms) and fails with
+   * ExecutionTimeoutError (a call's answer); without it (a transaction's line check, the pending
+   * block) it runs to its end, as in a block. Lines are counted only when `countLines` (the result
+   * needs them).
    */
-  /** Runs `fn` on state `root`; lines are counted only when `countLines` (the result needs them). */
-  private withState<T>(root: Uint8Array, timed: boolean, fn: () => Promise<T>, countLines = true): Promise<T> {
+  private withState<T>(root: Uint8Array, timed: boolean | number, fn: () => Promise<T>, countLines = true): Promise<T> {
     return this.queue.run(async () => {
       this.counter.setActive(countLines);
       if (this.root === undefined || !equalsBytes(this.root, root)) {
         await this.vm.stateManager.setStateRoot(root);
         this.root = root;
       }
-      const timeoutMs = timed ? this.evmTimeoutMs : 0;
+      const timeoutMs = typeof timed === 'number' ? timed : timed ? this.evmTimeoutMs : 0;
       await this.vm.evm.journal.checkpoint();
       this.guard.begin(timeoutMs);
       try {
@@ -178,6 +180,21 @@ export class Simulator {
       this.contexts.set(key, ctx);
     }
     return ctx;
+  }
+
+  /** The block context with geth's block overrides applied. */
+  private overridden(block: Block, o: BlockOverrides | undefined): Block {
+    if (o === undefined) return block;
+    const header = {
+      ...block.header.toJSON(),
+      ...(o.number !== undefined && { number: o.number }),
+      ...(o.time !== undefined && { timestamp: o.time }),
+      ...(o.gasLimit !== undefined && { gasLimit: o.gasLimit }),
+      ...(o.coinbase !== undefined && { coinbase: o.coinbase }),
+      ...(o.random !== undefined && { mixHash: o.random }),
+      ...(o.baseFee !== undefined && { baseFeePerGas: o.baseFee }),
+    };
+    return createBlock({ header }, { common: this.vm.common });
   }
 
   private async applyOverrides(overrides: StateOverride[]): Promise<void> {
@@ -447,7 +464,7 @@ export class Simulator {
   ): Promise<{ txHash: string; result: unknown }[]> {
     return this.withState(
       root,
-      false,
+      options.timeout ?? true,
       async () => {
         this.counter.startBlock();
         const out: { txHash: string; result: unknown }[] = [];
@@ -511,7 +528,7 @@ export class Simulator {
   /** debug_traceCall: a call on the state after `block`, with overrides, traced as `options` say. */
   traceCall(
     req: CallRequest,
-    block: Block,
+    mined: Block,
     root: Uint8Array,
     gasCap: bigint,
     overrides: StateOverride[],
@@ -520,9 +537,10 @@ export class Simulator {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
-      true,
+      options.timeout ?? true,
       async () => {
         await this.applyOverrides(overrides);
+        const block = this.overridden(mined, options.blockOverrides);
         const start = [req.from ?? ZERO_ADDRESS, req.to ?? new Uint8Array(20), block.header.coinbase.bytes];
         const tracer = makeTracer(options, this.tracerContext(start));
         const intrinsic = this.intrinsicGas(req);

@@ -682,6 +682,19 @@ export interface TraceOptions {
   enableMemory?: boolean;
   enableReturnData?: boolean;
   limit?: number;
+  /** How long the trace may run, in ms (geth's `timeout`; default the node's --rpc-evm-timeout). */
+  timeout?: number;
+  /** debug_traceCall's block overrides: the block context the call sees. */
+  blockOverrides?: BlockOverrides;
+}
+
+export interface BlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  coinbase?: Uint8Array;
+  random?: Uint8Array;
+  baseFee?: bigint;
 }
 
 export interface TracerContext {

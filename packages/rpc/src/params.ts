@@ -5,8 +5,8 @@
  */
 import { hexToBytes } from '@ethereumjs/util';
 import type { BlockRef, CallRequest, ExclusionFilter, ForcedExclusion, LogFilter, StateOverride } from '@l2devnet/core';
-import { MODULES } from '@l2devnet/core';
-import type { TraceOptions } from '@l2devnet/core';
+import { MODULES, parseDuration } from '@l2devnet/core';
+import type { BlockOverrides, TraceOptions } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
 
@@ -378,10 +378,26 @@ export const tracesCountersRequest: Parser<{ blockNumber: bigint; expectedTraces
   return { blockNumber, expectedTracesEngineVersion: version };
 };
 
+/** geth's block overrides (number, time, gasLimit, coinbase, random, baseFee). */
+const blockOverrides: Parser<BlockOverrides> = (value, slot) => {
+  const o = object(value, slot);
+  for (const key of Object.keys(o))
+    if (!['number', 'time', 'gasLimit', 'coinbase', 'random', 'baseFee'].includes(key))
+      fail({ ...slot, name: `${slot.name}.${key}` }, 'one of number, time, gasLimit, coinbase, random, baseFee', key);
+  return {
+    number: member(o, 'number', quantity, slot),
+    time: member(o, 'time', quantity, slot),
+    gasLimit: member(o, 'gasLimit', quantity, slot),
+    coinbase: member(o, 'coinbase', address, slot),
+    random: member(o, 'random', hash, slot),
+    baseFee: member(o, 'baseFee', quantity, slot),
+  };
+};
+
 /**
  * geth's trace options: `tracer`, `tracerConfig`, the struct logger's own flags and `limit`,
- * `timeout` (accepted, as geth's duration; the node's --rpc-evm-timeout bounds a trace), and for
- * debug_traceCall `stateOverrides`.
+ * `timeout` (a duration: "5s", "500ms"; default the node's --rpc-evm-timeout), and for
+ * debug_traceCall `stateOverrides` and `blockOverrides`.
  */
 export const traceOptions: Parser<TraceOptions & { stateOverrides?: StateOverride[] }> = (value, slot) => {
   const o = object(value, slot);
@@ -402,13 +418,13 @@ export const traceOptions: Parser<TraceOptions & { stateOverrides?: StateOverrid
     !(typeof limit === 'number' && Number.isSafeInteger(limit) && limit >= 0)
   )
     return fail(at('limit'), 'an integer of at least 0', limit);
-  const timeout = o.timeout;
-  if (
-    timeout !== undefined &&
-    timeout !== null &&
-    (typeof timeout !== 'string' || !/^\d+(\.\d+)?(ns|us|µs|ms|s|m|h)$/.test(timeout))
-  )
-    return fail(at('timeout'), 'a duration like "5s"', timeout);
+  const timeoutText = o.timeout;
+  let timeout: number | undefined;
+  if (timeoutText !== undefined && timeoutText !== null) {
+    timeout = typeof timeoutText === 'string' ? parseDuration(timeoutText, false) : undefined;
+    if (timeout === undefined || timeout === 0)
+      return fail(at('timeout'), 'a duration like "5s" or "500ms"', timeoutText);
+  }
   return {
     tracer: (tracer ?? undefined) as string | undefined,
     tracerConfig: config === undefined || config === null ? undefined : object(config, at('tracerConfig')),
@@ -417,6 +433,8 @@ export const traceOptions: Parser<TraceOptions & { stateOverrides?: StateOverrid
     enableMemory: flag('enableMemory'),
     enableReturnData: flag('enableReturnData'),
     limit: (limit ?? undefined) as number | undefined,
+    timeout,
+    blockOverrides: o.blockOverrides === undefined ? undefined : blockOverrides(o.blockOverrides, at('blockOverrides')),
     stateOverrides: o.stateOverrides === undefined ? undefined : stateOverrides(o.stateOverrides, at('stateOverrides')),
   };
 };
