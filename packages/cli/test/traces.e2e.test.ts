@@ -258,6 +258,43 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
     ).toMatchObject({ code: -32602 });
   });
 
+  test('a SELFDESTRUCT is a frame of its own (callTracer, flatCallTracer); the faulting instruction carries the error', async () => {
+    const doomed = '0x00000000000000000000000000000000000d00d0';
+    const heir = '00000000000000000000000000000000000000be';
+    const request = { from: FROM, to: doomed, value: '0x5', gas: '0x30000' };
+    const overrides = { [doomed]: { code: `0x73${heir}ff` } }; // SELFDESTRUCT(heir)
+    const nested = await call('debug_traceCall', [
+      request,
+      'latest',
+      { tracer: 'callTracer', stateOverrides: overrides },
+    ]);
+    expect((nested.result as { calls: unknown[] }).calls).toEqual([
+      { type: 'SELFDESTRUCT', from: doomed, to: `0x${heir}`, value: '0x5', gas: '0x0', gasUsed: '0x0', input: '0x' },
+    ]);
+    const flat = await call('debug_traceCall', [
+      request,
+      'latest',
+      { tracer: 'flatCallTracer', stateOverrides: overrides },
+    ]);
+    expect((flat.result as unknown[])[1]).toMatchObject({
+      type: 'suicide',
+      action: { address: doomed, balance: '0x5', refundAddress: `0x${heir}` },
+      traceAddress: [0],
+    });
+    // PUSH1 1, JUMP: no JUMPDEST there.
+    const bad = await call('debug_traceCall', [
+      { from: FROM, to: doomed, gas: '0x30000' },
+      'latest',
+      { stateOverrides: { [doomed]: { code: '0x600156' } } },
+    ]);
+    const logs = (bad.result as { failed: boolean; structLogs: { op: string; error?: string }[] }).structLogs;
+    expect((bad.result as { failed: boolean }).failed).toBe(true);
+    expect(logs.map((l) => [l.op, l.error])).toEqual([
+      ['PUSH1', undefined],
+      ['JUMP', 'invalid jump destination'],
+    ]);
+  });
+
   test('bad requests: an unknown tracer, an unknown transaction, bad options; the node stays up', async () => {
     const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
     expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'jsTracer' }])).error).toEqual({

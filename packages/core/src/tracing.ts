@@ -19,7 +19,10 @@ export interface StepEvent {
   depth: number;
   address: Addr;
   memory: Uint8Array;
-  stateManager: { getStorage(address: Addr, key: Uint8Array): Promise<Uint8Array> };
+  stateManager: {
+    getStorage(address: Addr, key: Uint8Array): Promise<Uint8Array>;
+    getAccount(address: Addr): Promise<{ balance: bigint } | undefined>;
+  };
 }
 export interface MessageEvent {
   caller: Addr;
@@ -82,22 +85,26 @@ const quantity = (n: bigint) => `0x${n.toString(16)}`;
 const word = (b: Uint8Array) => `0x${bytesToUnprefixedHex(b).padStart(64, '0')}`;
 const wordOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
 
-/** ethereumjs's error texts in geth's words. */
+/** ethereumjs's error texts (some carry a location after them) in geth's words (core/vm/errors.go). */
+const GETH_ERRORS: [string, string][] = [
+  ['revert', 'execution reverted'],
+  ['out of gas', 'out of gas'],
+  ['code store out of gas', 'contract creation code storage out of gas'],
+  ['code size to deposit exceeds maximum code size', 'max code size exceeded'],
+  ['initcode exceeds max initcode size', 'max initcode size exceeded'],
+  ['invalid JUMP', 'invalid jump destination'],
+  ['invalid opcode', 'invalid opcode'],
+  ['static state change', 'write protection'],
+  ['create collision', 'contract address collision'],
+  ['insufficient balance', 'insufficient balance for transfer'],
+  ['invalid bytecode deployed', 'invalid code: must not begin with 0xef'],
+  ['stack underflow', 'stack underflow'],
+  ['stack overflow', 'stack limit reached 1024 (1023)'],
+];
+
 export function gethError(error: string): string {
-  switch (error) {
-    case 'revert':
-      return 'execution reverted';
-    case 'invalid opcode':
-      return 'invalid opcode';
-    case 'invalid JUMP':
-      return 'invalid jump destination';
-    case 'static state change':
-      return 'write protection';
-    case 'code store out of gas':
-      return 'contract creation code storage out of gas';
-    default:
-      return error;
-  }
+  for (const [ours, geth] of GETH_ERRORS) if (error === ours || error.startsWith(`${ours} `)) return geth;
+  return error;
 }
 
 // ------------------------------------------------------------------------------ struct logger
@@ -116,6 +123,7 @@ class StructLogger implements Tracer {
   private readonly storage = new Map<string, Record<string, string>>();
   private returnData: Uint8Array = new Uint8Array();
   private callLog: Record<string, unknown> | undefined;
+  private readonly depths: number[] = [];
 
   constructor(private readonly config: StructLoggerConfig) {}
 
@@ -159,6 +167,7 @@ class StructLogger implements Tracer {
    * value transfer); this EVM's step event does not, so it is added once the frame is entered.
    */
   onEnter(message: MessageEvent): void {
+    this.depths.push(message.depth);
     const log = this.callLog;
     this.callLog = undefined;
     if (log === undefined || message.depth === 0) return;
@@ -168,6 +177,17 @@ class StructLogger implements Tracer {
 
   onExit(result: MessageResult): void {
     this.returnData = result.execResult.returnValue;
+    const depth = this.depths.pop();
+    const error = result.execResult.exceptionError?.error;
+    if (depth === undefined || error === undefined || error === 'revert') return;
+    // geth marks the instruction that faulted: the last one of the frame.
+    for (let i = this.logs.length - 1; i >= 0; i--) {
+      if (this.logs[i].depth === depth + 1) {
+        this.logs[i].error = gethError(error);
+        break;
+      }
+      if ((this.logs[i].depth as number) < depth + 1) break;
+    }
   }
 
   result(tx: TxSummary): unknown {
@@ -237,9 +257,10 @@ class CallTracer extends FrameTracker implements Tracer {
     super();
   }
 
-  onStep(step: StepEvent): void {
+  async onStep(step: StepEvent): Promise<void> {
     const code = step.opcode.code;
     if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(code)) this.lastOp = step.opcode.name;
+    if (code === 0xff) return this.selfdestruct(step);
     if (this.config.withLog !== true || code < 0xa0 || code > 0xa4) return;
     const frame = this.stack[this.stack.length - 1];
     if (frame === undefined) return;
@@ -257,6 +278,23 @@ class CallTracer extends FrameTracker implements Tracer {
       data: bytesToHex(data),
       position: quantity(BigInt(frame.calls?.length ?? 0)),
       seq: this.seq++,
+    });
+  }
+
+  /** geth adds a SELFDESTRUCT frame: the contract's balance going to the beneficiary. */
+  private async selfdestruct(step: StepEvent): Promise<void> {
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined || this.config.onlyTopCall === true || step.stack.length === 0) return;
+    const account = await step.stateManager.getAccount(step.address);
+    const beneficiary = step.stack[step.stack.length - 1] & ((1n << 160n) - 1n);
+    (parent.calls ??= []).push({
+      type: 'SELFDESTRUCT',
+      from: bytesToHex(step.address.bytes),
+      to: `0x${beneficiary.toString(16).padStart(40, '0')}`,
+      value: quantity(account?.balance ?? 0n),
+      gas: '0x0',
+      gasUsed: '0x0',
+      input: '0x',
     });
   }
 
@@ -447,7 +485,7 @@ const PARITY_ERRORS: Record<string, string> = {
   'invalid jump destination': 'Bad jump destination',
   'execution reverted': 'Reverted',
   'return data out of bounds': 'Out of bounds',
-  'stack overflow': 'Out of stack',
+  'stack limit reached 1024 (1023)': 'Out of stack',
   'invalid opcode': 'Bad instruction',
   'stack underflow': 'Stack underflow',
 };
@@ -462,8 +500,8 @@ class FlatCallTracer implements Tracer {
     private readonly isPrecompile: (address: Uint8Array) => boolean,
   ) {}
 
-  onStep(step: StepEvent): void {
-    this.calls.onStep(step);
+  onStep(step: StepEvent): Promise<void> {
+    return this.calls.onStep(step);
   }
   onEnter(message: MessageEvent): void {
     this.calls.onEnter(message);
@@ -487,6 +525,22 @@ class FlatCallTracer implements Tracer {
       );
       const create = f.type.startsWith('CREATE');
       const value = f.value ?? '0x0';
+      const context = {
+        blockHash: tx.blockHash === undefined ? null : bytesToHex(tx.blockHash),
+        blockNumber: Number(tx.blockNumber ?? 0n),
+        transactionHash: tx.txHash === undefined ? null : bytesToHex(tx.txHash),
+        transactionPosition: tx.txIndex ?? 0,
+      };
+      if (f.type === 'SELFDESTRUCT') {
+        out.push({
+          action: { address: f.from, balance: value, refundAddress: f.to },
+          ...context,
+          subtraces: 0,
+          traceAddress: address,
+          type: 'suicide',
+        });
+        return;
+      }
       const frame: Record<string, unknown> = {
         action: create
           ? { creationMethod: f.type.toLowerCase(), from: f.from, gas: f.gas, init: f.input, value }
