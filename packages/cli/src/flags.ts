@@ -29,6 +29,8 @@ Usage: l2devnet [options]
        l2devnet lines SCENARIO --snapshot FILE [--check]   line-count snapshot (l2devnet lines --help)
        l2devnet lines TXHASH [--rpc URL]                  a mined transaction's line counts, per module
        l2devnet proof verify ...                          check an eth_getProof answer (l2devnet proof --help)
+       l2devnet export FILE [--from N] [--to M]           write the chain as geth export does (l2devnet export --help)
+       l2devnet import FILE [start flags]                 import blocks as geth import does (l2devnet import --help)
 
 Network
   --host HOST               address to listen on (default 127.0.0.1)

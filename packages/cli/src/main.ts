@@ -2,6 +2,7 @@
 import { ChainError } from '@l2devnet/core';
 
 import { banner } from './banner';
+import { exportCommand, importCommand } from './chainFile';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
 import { linesCommand } from './lines';
@@ -13,6 +14,18 @@ const VERSION = '0.1.0';
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'lines') {
     process.exitCode = await linesCommand(
+      argv.slice(1),
+      (text) => process.stdout.write(text),
+      process.stdout.isTTY === true,
+    );
+    return;
+  }
+  if (argv[0] === 'export') {
+    process.exitCode = await exportCommand(argv.slice(1), (text) => process.stdout.write(text));
+    return;
+  }
+  if (argv[0] === 'import') {
+    process.exitCode = await importCommand(
       argv.slice(1),
       (text) => process.stdout.write(text),
       process.stdout.isTTY === true,

@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from 'node:events';
 
-import { createBlock } from '@ethereumjs/block';
+import { createBlock, createBlockFromBytesArray } from '@ethereumjs/block';
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -45,6 +45,7 @@ import {
   FeeCapTooLowError,
   GasLimitExceededError,
   HeaderNotFoundError,
+  ImportError,
   InsufficientFundsError,
   IntrinsicGasTooLowError,
   InvalidSenderError,
@@ -1110,6 +1111,169 @@ export class Chain extends EventEmitter<ChainEvents> {
     return block;
   }
 
+  // ---------------------------------------------------------------- import and export
+
+  /** Blocks `from`..`to` as `geth export` writes them: each block's RLP, one after another. */
+  async exportBlocks(from: bigint, to: bigint): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    for (let n = from; n <= to; n++) {
+      const block = await this.store.getBlock(n);
+      if (block === undefined) throw new HeaderNotFoundError();
+      out.push(block.serialize());
+    }
+    return out;
+  }
+
+  /**
+   * Imports blocks as `geth import` reads them (concatenated block RLP). Blocks this chain already
+   * has are skipped; each new one must extend the head, and is run under its own header: its state
+   * root, receipts root, transactions root, logs bloom and gas used must come out as the block says.
+   * A block that does not stops the import with an ImportError naming it; the blocks before it stay.
+   */
+  async importBlocks(
+    rlp: Uint8Array,
+    onBlock?: (block: Block) => void,
+  ): Promise<{ imported: number; skipped: number; gas: bigint }> {
+    let rest = rlp;
+    let imported = 0;
+    let skipped = 0;
+    let gas = 0n;
+    while (rest.length > 0) {
+      let values: Uint8Array[];
+      try {
+        const decoded = RLP.decode(rest, true) as unknown as { data: Uint8Array[]; remainder: Uint8Array };
+        values = decoded.data;
+        rest = decoded.remainder;
+      } catch (e) {
+        throw new ImportError(`block ${this.headNumber + 1n}: not a block's RLP (${(e as Error).message})`);
+      }
+      const number = blockNumberOf(values);
+      if (number <= this.headNumber) {
+        const mine = await this.store.getBlock(number);
+        const theirs = this.decodeBlock(values);
+        if (mine !== undefined && number === 0n && this.headNumber === 0n && !equalsBytes(mine.hash(), theirs.hash())) {
+          // A fresh chain with the same genesis state (a dev chain's genesis differs only by the time
+          // it was made at): it takes the file's genesis block.
+          if (equalsBytes(mine.header.stateRoot, theirs.header.stateRoot)) {
+            await this.exclusive(() => this.store.commit(this.store.replaceGenesisOps(mine, theirs), theirs, []));
+            skipped++;
+            continue;
+          }
+        }
+        if (mine === undefined || !equalsBytes(mine.hash(), theirs.hash()))
+          throw new ImportError(
+            `block ${number}: hash ${bytesToHex(theirs.hash())} differs from this chain's ${bytesToHex(mine?.hash() ?? new Uint8Array())}; import into a chain started with the same genesis`,
+          );
+        skipped++;
+        continue;
+      }
+      const block = await this.exclusive(() => this.importLocked(values, number));
+      gas += block.header.gasUsed;
+      imported++;
+      onBlock?.(block);
+    }
+    return { imported, skipped, gas };
+  }
+
+  /** A block from its RLP values, under the fork its number and timestamp select. */
+  private decodeBlock(values: Uint8Array[]): Block {
+    const header = values[0] as unknown as Uint8Array[];
+    this.setForkAt(blockNumberOf(values), bytesToBigIntOrZero(header[11]));
+    try {
+      return createBlockFromBytesArray(values as never, { common: this.common });
+    } catch (e) {
+      const message = (e as Error).message;
+      const why = /chain ID/.test(message)
+        ? `a transaction is signed for another chain than this one (chain id ${this.chainId})`
+        : message.split('\n')[0];
+      throw new ImportError(`block ${blockNumberOf(values)}: ${why}`);
+    }
+  }
+
+  private async importLocked(values: Uint8Array[], number: bigint): Promise<Block> {
+    const parent = await this.headBlock();
+    if (number !== parent.header.number + 1n)
+      throw new ImportError(`block ${number}: does not extend the head (block ${parent.header.number})`);
+    const block = this.decodeBlock(values);
+    const h = block.header;
+    if (!equalsBytes(h.parentHash, parent.hash()))
+      throw new ImportError(
+        `block ${number}: parentHash ${bytesToHex(h.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
+      );
+    const senders: PoolTx[] = block.transactions.map((tx) => ({
+      tx,
+      hash: tx.hash(),
+      sender: tx.getSenderAddress().bytes,
+      nonce: tx.nonce,
+      addedAt: 0,
+    }));
+    const header: HeaderData = {
+      parentHash: h.parentHash,
+      coinbase: h.coinbase,
+      number: h.number,
+      gasLimit: h.gasLimit,
+      timestamp: h.timestamp,
+      extraData: h.extraData,
+      difficulty: h.difficulty,
+      mixHash: h.mixHash,
+      nonce: h.nonce,
+      baseFeePerGas: h.baseFeePerGas,
+      parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+      excessBlobGas: h.excessBlobGas,
+      blobGasUsed: h.blobGasUsed,
+    };
+    let result: BuildResult;
+    try {
+      result = await buildBlock({
+        vm: this.vm,
+        header,
+        candidates: senders,
+        lineCounter: this.lineCounter,
+        limits: undefined,
+      });
+    } catch (e) {
+      await this.discardBuild();
+      throw e;
+    }
+    const built = result.block.header;
+    const mismatch = (
+      [
+        ['transactions', BigInt(block.transactions.length), BigInt(result.included.length)],
+        ['gasUsed', h.gasUsed, built.gasUsed],
+        ['stateRoot', h.stateRoot, built.stateRoot],
+        ['receiptsRoot', h.receiptTrie, built.receiptTrie],
+        ['transactionsRoot', h.transactionsTrie, built.transactionsTrie],
+        ['logsBloom', h.logsBloom, built.logsBloom],
+        ['hash', block.hash(), result.block.hash()],
+      ] as [string, bigint | Uint8Array, bigint | Uint8Array][]
+    ).find(([, a, b]) => (typeof a === 'bigint' ? a !== b : !equalsBytes(a, b as Uint8Array)));
+    if (mismatch !== undefined) {
+      await this.discardBuild();
+      const show = (v: bigint | Uint8Array) => (typeof v === 'bigint' ? v.toString() : bytesToHex(v));
+      const [field, expected, computed] = mismatch;
+      const why = result.dropped[0] === undefined ? '' : ` (${ethereumjsReason(result.dropped[0].error)})`;
+      throw new ImportError(
+        `block ${number}: ${field} is ${show(expected)} in the block, ${show(computed)} when run${why}`,
+      );
+    }
+    const ops: KvOp[] = [];
+    this.stateDb.drainInto(ops);
+    ops.push(...this.store.blockOps(block, result.receipts));
+    for (const ptx of senders) ops.push({ type: 'del', key: poolKey(ptx.hash) });
+    ops.push({ type: 'del', key: META_WORKING_ROOT });
+    try {
+      await this.store.commit(ops, block, result.receipts);
+    } catch (e) {
+      await this.discardBuild();
+      throw e;
+    }
+    this.workingRoot = block.header.stateRoot;
+    for (const ptx of senders) this.pool.remove(ptx.hash);
+    await this.dropStale();
+    this.emit('block', block, result.receipts);
+    return block;
+  }
+
   /** Forgets a block that was built but will not be committed. */
   private async discardBuild(): Promise<void> {
     this.stateDb.discardPending();
@@ -1404,4 +1568,16 @@ function numberWord(n: bigint): Uint8Array {
   const out = new Uint8Array(32);
   new DataView(out.buffer).setBigUint64(24, n);
   return out;
+}
+
+/** A block's number, read from its RLP (header field 8) before the block is decoded under a fork. */
+function blockNumberOf(values: Uint8Array[]): bigint {
+  const header = values[0] as unknown as Uint8Array[];
+  const n = header?.[8];
+  if (!(n instanceof Uint8Array)) throw new ImportError('not a block: no header number');
+  return bytesToBigIntOrZero(n);
+}
+
+function bytesToBigIntOrZero(b: Uint8Array | undefined): bigint {
+  return b === undefined || b.length === 0 ? 0n : BigInt(bytesToHex(b));
 }

@@ -33,7 +33,8 @@ export type ChainErrorKind =
   | 'invalidGenesis'
   | 'databaseOpen'
   | 'deniedAddress'
-  | 'trace';
+  | 'trace'
+  | 'import';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -313,5 +314,13 @@ export class TransactionNotFoundError extends ChainError {
   readonly kind = 'trace';
   constructor() {
     super('transaction not found');
+  }
+}
+
+/** An imported block that does not hold: its number, the field, what it says and what running it gave. */
+export class ImportError extends ChainError {
+  readonly kind = 'import';
+  constructor(message: string) {
+    super(message);
   }
 }

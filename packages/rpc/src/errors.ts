@@ -70,6 +70,7 @@ const CODES: Record<ChainErrorKind, number> = {
   databaseOpen: SERVER_ERROR,
   deniedAddress: SERVER_ERROR,
   trace: SERVER_ERROR,
+  import: INVALID_PARAMS,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -1,0 +1,100 @@
+/**
+ * `l2devnet export` and `l2devnet import` as a user runs them: a chain made by a node on disk is
+ * exported, imported into a fresh data directory, and served again with the same blocks, receipts
+ * and proofs; a file with one changed byte stops the import naming the block and the field.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { rpcCall, runCommand, runToEnd } from './command';
+
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const counter = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
+) as { bytecode: string };
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'l2devnet-chainfile-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a node answers about every block: the block, its receipts, and a proof at block 2. */
+async function answers(url: string, head: number) {
+  const out: unknown[] = [];
+  for (let n = 0; n <= head; n++) {
+    const tag = `0x${n.toString(16)}`;
+    out.push((await rpcCall(url, 'eth_getBlockByNumber', [tag, true])).result);
+    out.push((await rpcCall(url, 'eth_getBlockReceipts', [tag])).result);
+  }
+  out.push((await rpcCall(url, 'eth_getProof', [BOB, ['0x0'], '0x2'])).result);
+  return out;
+}
+
+test('a chain exported and imported into a fresh node answers the same; a changed byte stops the import', async () => {
+  const source = join(dir, 'source');
+  const node = await runCommand(['--data-dir', source, '--port', '0']);
+  let before: unknown[];
+  let head: number;
+  try {
+    const send = (tx: Record<string, string>) => rpcCall(node.url, 'eth_sendTransaction', [{ from: ALICE, ...tx }]);
+    await send({ to: BOB, value: '0xde0b6b3a7640000' });
+    const deployed = await send({ data: counter.bytecode });
+    const receipt = await rpcCall(node.url, 'eth_getTransactionReceipt', [deployed.result]);
+    for (let i = 0; i < 3; i++) await send({ to: receipt.result.contractAddress, data: '0xd09de08a' });
+    head = Number((await rpcCall(node.url, 'eth_blockNumber')).result);
+    before = await answers(node.url, head);
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+  const file = join(dir, 'chain.rlp');
+  const exported = await runToEnd(['export', file, '--data-dir', source]);
+  expect(exported).toMatchObject({ code: 0, stderr: '' });
+  expect(exported.stdout).toBe(`exported blocks 0..${head} (${head + 1}) of ${source} to ${file}\n`);
+
+  const target = join(dir, 'target');
+  const imported = await runToEnd(['import', file, '--data-dir', target]);
+  expect(imported).toMatchObject({ code: 0, stderr: '' });
+  expect(imported.stdout).toMatch(
+    new RegExp(
+      `^imported ${head} blocks \\(1 already known\\) in [0-9.]+ s: \\d+ blocks/s, [0-9.]+ Mgas/s; head is block ${head}\\n$`,
+    ),
+  );
+  const served = await runCommand(['--data-dir', target, '--port', '0']);
+  try {
+    expect(await answers(served.url, head)).toEqual(before);
+  } finally {
+    served.child.kill('SIGTERM');
+    await served.exited;
+  }
+
+  // One byte of the last block changed (its header's state root is near its start).
+  const bytes = readFileSync(file);
+  const partial = await runToEnd(['export', join(dir, 'last.rlp'), '--data-dir', source, '--from', String(head)]);
+  expect(partial.code).toBe(0);
+  const last = readFileSync(join(dir, 'last.rlp'));
+  const at = bytes.length - last.length + 4 + 32 + 32 + 20 + 10; // inside the state root
+  bytes[at] ^= 1;
+  writeFileSync(file, bytes);
+  const broken = await runToEnd(['import', file, '--data-dir', join(dir, 'broken')]);
+  expect(broken.code).toBe(2);
+  expect(broken.stderr).toMatch(
+    new RegExp(`^error: block ${head}: stateRoot is 0x[0-9a-f]{64} in the block, 0x[0-9a-f]{64} when run\\n$`),
+  );
+  const resumed = await runToEnd(['export', join(dir, 'kept.rlp'), '--data-dir', join(dir, 'broken')]);
+  expect(resumed.stdout).toContain(`exported blocks 0..${head - 1}`);
+});
+
+test.each([
+  [['export'], 'export needs the file to write'],
+  [['export', 'x.rlp', '--from', 'two'], '--from must be a block number; got "two"'],
+  [['import'], 'import needs the file to read'],
+  [['import', '/nonexistent/chain.rlp', '--in-memory'], 'import /nonexistent/chain.rlp: ENOENT'],
+])('bad arguments %j exit 2 and say why', async (args, message) => {
+  const { code, stderr } = await runToEnd(args);
+  expect(code).toBe(2);
+  expect(stderr).toContain(message);
+});

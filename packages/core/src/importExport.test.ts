@@ -1,0 +1,94 @@
+/**
+ * Export and import, as geth's `export` and `import` exchange chains: a chain made here (transfers,
+ * a deployment, logs) round-trips into a fresh node, and a block that does not hold stops the import
+ * naming the block and the field.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex, concatBytes } from '@ethereumjs/util';
+
+import { calldata, deploy, send } from '../test/helpers';
+import { Chain } from './chain';
+import { ImportError } from './errors';
+
+const INCREMENT = '0xd09de08a';
+
+async function madeChain(): Promise<Chain> {
+  const chain = await Chain.create({});
+  const bob = chain.accounts[1].address;
+  await send(chain, 0, { to: bob, value: 10n ** 18n });
+  const counter = await deploy(chain, 'Counter');
+  for (let i = 0; i < 3; i++) await send(chain, 1, { to: counter, data: calldata(INCREMENT), gasLimit: 100_000n });
+  await send(chain, 2, { to: bob, value: 1n, data: new Uint8Array([1, 2, 3]) });
+  return chain;
+}
+
+describe('export and import', () => {
+  test('a chain made here imports into a fresh node: every block, receipt and proof the same', async () => {
+    const source = await madeChain();
+    const target = await Chain.create({});
+    try {
+      const blocks = await source.exportBlocks(0n, source.headNumber);
+      expect(blocks).toHaveLength(Number(source.headNumber) + 1);
+      const seen: bigint[] = [];
+      const result = await target.importBlocks(concatBytes(...blocks), (b) => seen.push(b.header.number));
+      expect(result).toMatchObject({ imported: Number(source.headNumber), skipped: 1 });
+      expect(result.gas).toBeGreaterThan(0n);
+      expect(seen).toEqual(Array.from({ length: Number(source.headNumber) }, (_, i) => BigInt(i + 1)));
+      expect(target.headNumber).toBe(source.headNumber);
+      for (let n = 0n; n <= source.headNumber; n++) {
+        const ref = { kind: 'number' as const, number: n };
+        const [a, b] = [await source.getBlock(ref), await target.getBlock(ref)];
+        expect(bytesToHex(b!.hash())).toBe(bytesToHex(a!.hash()));
+        expect(await target.getReceipts(n)).toEqual(await source.getReceipts(n));
+      }
+      const bob = source.accounts[1].address;
+      expect(await target.getProof(bob, [], 2n)).toEqual(await source.getProof(bob, [], 2n));
+      // Importing the same file again changes nothing.
+      expect(await target.importBlocks(concatBytes(...blocks))).toMatchObject({ imported: 0 });
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  test('one changed byte stops the import at that block, naming the field; the blocks before it stay', async () => {
+    const source = await madeChain();
+    const target = await Chain.create({});
+    try {
+      const blocks = await source.exportBlocks(1n, source.headNumber);
+      // Block 3's header: change one byte of its state root.
+      const decoded = RLP.decode(blocks[2]) as unknown as Uint8Array[][];
+      const root = Uint8Array.from(decoded[0][3]);
+      root[31] ^= 1;
+      decoded[0][3] = root;
+      blocks[2] = RLP.encode(decoded as never);
+      const error = await target.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ImportError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`^block 3: stateRoot is 0x[0-9a-f]{64} in the block, 0x[0-9a-f]{64} when run$`),
+      );
+      expect(target.headNumber).toBe(2n);
+      const garbage = await target.importBlocks(new Uint8Array([0xf9, 0xff])).catch((e: unknown) => e);
+      expect((garbage as Error).message).toMatch(/^block 3: not a block's RLP/);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  test('a chain made for another chain id is refused at its first transaction', async () => {
+    const source = await madeChain();
+    const target = await Chain.create({ chainId: 7n });
+    try {
+      const blocks = await source.exportBlocks(0n, 1n);
+      const error = await target.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
+      expect((error as Error).message).toBe(
+        'block 1: a transaction is signed for another chain than this one (chain id 7)',
+      );
+      expect(target.headNumber).toBe(0n);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
