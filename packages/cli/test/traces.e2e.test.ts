@@ -295,6 +295,22 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
     ]);
   });
 
+  test("callTracer gives a Panic revert geth's reason", async () => {
+    const panicker = '0x00000000000000000000000000000000000a11c0';
+    // Panic(0x11) as revert data: selector, then the code word.
+    const code = `0x7f4e487b71${'00'.repeat(28)}5f52601160045260245ffd`;
+    const answer = await call('debug_traceCall', [
+      { from: FROM, to: panicker, gas: '0x30000' },
+      'latest',
+      { tracer: 'callTracer', stateOverrides: { [panicker]: { code } } },
+    ]);
+    expect(answer.result).toMatchObject({
+      error: 'execution reverted',
+      revertReason: 'arithmetic underflow or overflow',
+      output: `0x4e487b71${'11'.padStart(64, '0')}`,
+    });
+  });
+
   test('bad requests: an unknown tracer, an unknown transaction, bad options; the node stays up', async () => {
     const [traced] = ours['block of run: callTracer'] as { txHash: string }[];
     expect((await call('debug_traceTransaction', [traced.txHash, { tracer: 'jsTracer' }])).error).toEqual({

@@ -7,6 +7,7 @@
 import { bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
 
 import { TracerError } from './errors';
+import { decodeRevertReason } from './revertReason';
 import type { Conflation, LineCounts } from './lineCounter';
 
 type Addr = { bytes: Uint8Array };
@@ -375,15 +376,25 @@ function dropLogs(frame: CallFrame): void {
   frame.calls?.forEach(dropLogs);
 }
 
-/** geth's abi.UnpackRevert: Error(string)'s text, or a Panic's description. */
+/** geth's abi.panicReasons. */
+const PANIC_REASONS: Record<number, string> = {
+  0x00: 'generic panic',
+  0x01: 'assert(false)',
+  0x11: 'arithmetic underflow or overflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'enum overflow',
+  0x22: 'invalid encoded storage byte array accessed',
+  0x31: 'out-of-bounds array access; popping on an empty array',
+  0x32: 'out-of-bounds access of an array or bytesN',
+  0x41: 'out of memory',
+  0x51: 'uninitialized function',
+};
+
+/** geth's abi.UnpackRevert: Error(string)'s text, or a Panic's reason. */
 function revertReason(data: Uint8Array): string | undefined {
-  const selector = bytesToHex(data.subarray(0, 4));
-  if (selector === '0x08c379a0' && data.length >= 68) {
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    const length = Number(view.getBigUint64(4 + 32 + 24));
-    if (68 + length <= data.length) return new TextDecoder().decode(data.subarray(68, 68 + length));
-  }
-  return undefined;
+  const reason = decodeRevertReason(data);
+  if (reason === undefined || !reason.startsWith('panic: ')) return reason;
+  return PANIC_REASONS[Number(BigInt(reason.slice('panic: '.length)))] ?? `unknown panic code: ${reason.slice(7)}`;
 }
 
 // ------------------------------------------------------------------------------- 4byteTracer
