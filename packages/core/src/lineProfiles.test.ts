@@ -303,4 +303,19 @@ describe('the profiles on programs run through the chain', () => {
       await chain.close();
     }
   });
+
+  test('a MODEXP call (2^3 mod 5): BLAKE_MODEXP_DATA, EXP, OOB and the effective-call counter, by profile', async () => {
+    // sizes 1, 1, 1 and base 2, exponent 3, modulus 5 in memory; STATICCALL(gas, 0x05, 0..0x63, 0x100..0x120)
+    const code =
+      '0x' + '600160005260016020526001604052' + '600260605360036061536005606253' + '60206101006063600060055afa5000';
+    const london = await countsOf('london', code, 'london');
+    expect(london.BLAKE_MODEXP_DATA).toBe(128 + 1);
+    expect(london.EXP).toBe(21 + 5); // the exponent's log
+    expect(london.PRECOMPILE_MODEXP_EFFECTIVE_CALLS).toBe(1);
+    expect(london.OOB).toBe(3 + (3 + 3 * 3 + 4 + 6 + 4) + 5); // CALL; CDS, XBS ×3, LEAD, PRICING, EXTRACT; spillage
+    const osaka = await countsOf('osaka', code);
+    expect(osaka.BLAKE_MODEXP_DATA).toBe(256 + 1);
+    expect(osaka.PRECOMPILE_MODEXP_EFFECTIVE_CALLS).toBe(1);
+    expect(osaka.PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS).toBe(0);
+  });
 });
