@@ -86,6 +86,7 @@ import type { LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
 import type { TraceOptions } from './tracing';
+import type { SimBlockInput, SimOptions, SimulatedBlock } from './simulate';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
 import { Simulator } from './simulator';
@@ -696,6 +697,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (replay === undefined) return undefined;
     const [traced] = await this.simulator.traceBlock(replay.root, replay.block, replay.senders, options, loc.index);
     return traced.result;
+  }
+
+  /** eth_simulateV1: blocks of calls simulated on top of block `n`. */
+  async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
+    const { block, root } = await this.blockAndRoot(n);
+    return this.simulator.simulate(block, root, input, opts);
   }
 
   /** debug_traceCall: a call on the state after block `n`, with state overrides. */

@@ -34,7 +34,8 @@ export type ChainErrorKind =
   | 'databaseOpen'
   | 'deniedAddress'
   | 'trace'
-  | 'import';
+  | 'import'
+  | 'simulate';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;

@@ -27,6 +27,8 @@ export type { KvOp, KvStore } from './kvStore';
 export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './units';
 export { encodeReceipt } from './receiptEncoding';
+export { MAX_SIMULATED_BLOCKS, SimulateError } from './simulate';
+export type { SimBlockInput, SimBlockOverrides, SimCall, SimCallResult, SimOptions, SimulatedBlock } from './simulate';
 export type { BlockOverrides, TraceOptions } from './tracing';
 export { verifyAccountProof } from './proofVerifier';
 export type { ProofReport } from './proofVerifier';

@@ -34,6 +34,8 @@ import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
 import type { TracerProfileName } from './lineProfiles';
 import { decodeRevertReason } from './revertReason';
+import { simulateBlocks } from './simulate';
+import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
 import { makeTracer } from './tracing';
 import type {
   BlockOverrides,
@@ -575,6 +577,36 @@ export class Simulator {
       },
       countsLines(options),
     );
+  }
+
+  /** eth_simulateV1: blocks of calls on the state after `parent` (simulate.ts). */
+  simulate(
+    parent: Block,
+    root: Uint8Array,
+    input: SimBlockInput<StateOverride>[],
+    opts: SimOptions,
+  ): Promise<SimulatedBlock[]> {
+    return this.withState(root, true, async () => {
+      const host: SimHost<StateOverride> = {
+        vm: this.vm,
+        applyOverrides: (overrides) => this.applyOverrides(overrides),
+        runCall: async (call, block, gasLimit, gasPrice, tx) => {
+          this.counter.begin();
+          const result = await this.runCall(
+            { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
+            block,
+            gasLimit,
+          );
+          return { result, lineCounts: this.counter.end(tx, result) };
+        },
+      };
+      try {
+        return await simulateBlocks(host, parent, input, opts);
+      } finally {
+        // Sealing the simulated blocks moved the trie's root inside the overlay about to be cleared.
+        this.forgetRoot();
+      }
+    });
   }
 
   private stateReader(): StateReader {

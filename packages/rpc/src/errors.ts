@@ -71,6 +71,7 @@ const CODES: Record<ChainErrorKind, number> = {
   deniedAddress: SERVER_ERROR,
   trace: SERVER_ERROR,
   import: INVALID_PARAMS,
+  simulate: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;
@@ -79,6 +80,8 @@ export type ErrorLogger = (error: unknown) => void;
 export function toRpcError(error: unknown, log: ErrorLogger): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof ChainError) {
+    // eth_simulateV1's errors carry the code its specification gives each.
+    if (error.kind === 'simulate') return new RpcError((error as unknown as { code: number }).code, error.message);
     const data =
       error.kind === 'executionReverted' ? bytesToHex((error as unknown as { data: Uint8Array }).data) : undefined;
     return new RpcError(CODES[error.kind], error.message, data);

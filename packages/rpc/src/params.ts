@@ -6,7 +6,7 @@
 import { hexToBytes } from '@ethereumjs/util';
 import type { BlockRef, CallRequest, ExclusionFilter, ForcedExclusion, LogFilter, StateOverride } from '@l2devnet/core';
 import { MODULES, parseDuration } from '@l2devnet/core';
-import type { BlockOverrides, TraceOptions } from '@l2devnet/core';
+import type { BlockOverrides, SimBlockInput, SimBlockOverrides, TraceOptions } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
 
@@ -209,6 +209,14 @@ export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
     const at = { position: slot.position, name: `${slot.name}[${key}]` };
     const a = address(key, at);
     const fields = object(v, at);
+    const known = ['balance', 'nonce', 'code', 'state', 'stateDiff'];
+    for (const field of Object.keys(fields))
+      if (!known.includes(field))
+        fail(
+          { ...at, name: `${at.name}.${field}` },
+          `absent (the fields this node overrides: ${known.join(', ')})`,
+          field,
+        );
     const slots = (name: 'state' | 'stateDiff'): [Uint8Array, Uint8Array][] | undefined => {
       const m = fields[name];
       if (m === undefined || m === null) return undefined;
@@ -376,6 +384,51 @@ export const tracesCountersRequest: Parser<{ blockNumber: bigint; expectedTraces
   if (version !== undefined && typeof version !== 'string')
     return fail({ ...slot, name: `${slot.name}.expectedTracesEngineVersion` }, 'a string', version);
   return { blockNumber, expectedTracesEngineVersion: version };
+};
+
+/** eth_simulateV1's block overrides. */
+const simBlockOverrides: Parser<SimBlockOverrides> = (value, slot) => {
+  const o = object(value, slot);
+  const known = ['number', 'time', 'gasLimit', 'feeRecipient', 'prevRandao', 'baseFeePerGas'];
+  for (const key of Object.keys(o))
+    if (!known.includes(key)) fail({ ...slot, name: `${slot.name}.${key}` }, `one of ${known.join(', ')}`, key);
+  return {
+    number: member(o, 'number', quantity, slot),
+    time: member(o, 'time', quantity, slot),
+    gasLimit: member(o, 'gasLimit', quantity, slot),
+    feeRecipient: member(o, 'feeRecipient', address, slot),
+    prevRandao: member(o, 'prevRandao', hash, slot),
+    baseFeePerGas: member(o, 'baseFeePerGas', quantity, slot),
+  };
+};
+
+/** eth_simulateV1's payload: `{ blockStateCalls, validation?, traceTransfers?, returnFullTransactions? }`. */
+export const simulatePayload: Parser<{
+  blocks: SimBlockInput<StateOverride>[];
+  validation: boolean;
+  traceTransfers: boolean;
+  returnFullTransactions: boolean;
+}> = (value, slot) => {
+  const o = object(value, slot);
+  const calls = arrayOf(callObject(), 1_000);
+  const blockStateCall: Parser<SimBlockInput<StateOverride>> = (v, at) => {
+    const b = object(v, at);
+    return {
+      blockOverrides: member(b, 'blockOverrides', simBlockOverrides, at),
+      stateOverrides: member(b, 'stateOverrides', stateOverrides, at),
+      calls: member(b, 'calls', calls, at),
+    };
+  };
+  const blocks = o.blockStateCalls;
+  if (blocks === undefined || blocks === null)
+    return fail({ ...slot, name: `${slot.name}.blockStateCalls` }, 'an array of block state calls', blocks);
+  return {
+    // Past 256 blocks the simulation itself refuses (-38026); the parser only bounds the work.
+    blocks: arrayOf(blockStateCall, 10_000)(blocks, { ...slot, name: `${slot.name}.blockStateCalls` }),
+    validation: member(o, 'validation', bool, slot) ?? false,
+    traceTransfers: member(o, 'traceTransfers', bool, slot) ?? false,
+    returnFullTransactions: member(o, 'returnFullTransactions', bool, slot) ?? false,
+  };
 };
 
 /** geth's block overrides (number, time, gasLimit, coinbase, random, baseFee). */

@@ -1,9 +1,9 @@
 /** Simulated execution: eth_call (spec), eth_estimateGas, eth_createAccessList. */
 import { invalidParams } from '../errors';
-import { hex, quantity } from '../format';
+import { formatBlock, formatLog, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, withDefault } from '../method';
-import { blockRef, callObject, stateOverrides } from '../params';
+import { blockRef, callObject, simulatePayload, stateOverrides } from '../params';
 import { stateBlock } from './resolve';
 
 const latest = () => ({ kind: 'latest' as const });
@@ -40,6 +40,41 @@ export const executionMethods: Record<string, Method> = {
         accessList: accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) })),
         gasUsed: quantity(gasUsed),
       };
+    },
+  ),
+  /**
+   * eth_simulateV1 (execution-apis): blocks of calls on top of a block, with block and state
+   * overrides, validation, traceTransfers and returnFullTransactions. Each call result also carries
+   * its prover `lineCounts` and, where a limit would be crossed, `wouldBeExcluded`.
+   */
+  eth_simulateV1: method(
+    [
+      required('payload', simulatePayload),
+      withDefault('block', blockRef({ allowObject: true, allowSafe: true }), latest),
+    ],
+    async (ctx, payload, ref) => {
+      const simulated = await ctx.chain.simulate(await stateBlock(ctx, ref), payload.blocks, payload);
+      return simulated.map(({ block, receipts, calls }) => ({
+        ...formatBlock(block, receipts, payload.returnFullTransactions),
+        calls: calls.map((c) => {
+          const overflow = ctx.chain.lineLimits?.txOverflow(c.lineCounts);
+          return {
+            returnData: hex(c.returnData),
+            logs: c.logs.map(formatLog),
+            gasUsed: quantity(c.gasUsed),
+            status: quantity(BigInt(c.status)),
+            ...(c.error !== undefined && {
+              error: {
+                code: c.error.code,
+                message: c.error.message,
+                ...(c.error.data !== undefined && { data: hex(c.error.data) }),
+              },
+            }),
+            lineCounts: c.lineCounts,
+            ...(overflow !== undefined && { wouldBeExcluded: { stage: 'RPC', ...overflow } }),
+          };
+        }),
+      }));
     },
   ),
 };

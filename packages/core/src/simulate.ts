@@ -1,0 +1,407 @@
+/**
+ * eth_simulateV1 (execution-apis): blocks of calls simulated on top of a block, each block with
+ * its overrides, each call building on the state the earlier ones left. Runs inside the simulator
+ * (simulator.ts `simulate`), so nothing reaches the chain.
+ */
+import { Block as BlockClass, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
+import type { EVMResult } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, bigIntToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
+import { Bloom } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+
+import { ChainError } from './errors';
+import { intrinsicGas } from './intrinsicGas';
+import type { LineCounts } from './lineCounter';
+import { encodeReceipt } from './receiptEncoding';
+import { gethError } from './tracing';
+import type { MessageEvent, MessageResult, StepEvent } from './tracing';
+import type { LocatedLog, Log, Receipt } from './types';
+
+/** The execution-apis limit on simulated blocks. */
+export const MAX_SIMULATED_BLOCKS = 256;
+/** EIP-7825's cap on a transaction's gas. */
+const TX_GAS_CAP = 1n << 24n;
+/** geth's step between simulated block timestamps. */
+const TIMESTAMP_INCREMENT = 12n;
+/** traceTransfers' logs come from this address, with the ERC-20 Transfer event's topics. */
+const TRANSFER_LOG_ADDRESS = new Uint8Array(20).fill(0xee);
+const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));
+
+/** A request eth_simulateV1 refuses as a whole, with the code the specification gives it. */
+export class SimulateError extends ChainError {
+  readonly kind = 'simulate';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SimBlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Uint8Array;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+}
+
+export interface SimCall {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+}
+
+export interface SimBlockInput<Override> {
+  blockOverrides?: SimBlockOverrides;
+  stateOverrides?: Override[];
+  calls?: SimCall[];
+}
+
+export interface SimOptions {
+  validation: boolean;
+  traceTransfers: boolean;
+}
+
+export interface SimCallResult {
+  returnData: Uint8Array;
+  logs: LocatedLog[];
+  gasUsed: bigint;
+  status: 0 | 1;
+  error?: { code: number; message: string; data?: Uint8Array };
+  /** The call's prover line counts, as linea_estimateGas counts them. */
+  lineCounts: LineCounts;
+}
+
+export interface SimulatedBlock {
+  block: Block;
+  receipts: Receipt[];
+  calls: SimCallResult[];
+}
+
+/** What the simulation needs of the simulator it runs in. */
+export interface SimHost<Override> {
+  vm: VM;
+  applyOverrides(overrides: Override[]): Promise<void>;
+  /** Runs a message call or creation at depth 0 with `gasLimit` for execution; counts its lines as `tx`. */
+  runCall(
+    call: SimCall,
+    block: Block,
+    gasLimit: bigint,
+    gasPrice: bigint,
+    tx: TypedTransaction,
+  ): Promise<{ result: EVMResult; lineCounts: LineCounts }>;
+}
+
+/** Runs the simulation's blocks on top of `parent`; the state it leaves is the caller's to revert. */
+export async function simulateBlocks<Override>(
+  host: SimHost<Override>,
+  parent: Block,
+  input: SimBlockInput<Override>[],
+  opts: SimOptions,
+): Promise<SimulatedBlock[]> {
+  if (input.length > MAX_SIMULATED_BLOCKS)
+    throw new SimulateError(-38026, `too many blocks: ${input.length} (at most ${MAX_SIMULATED_BLOCKS})`);
+  const out: SimulatedBlock[] = [];
+  let prev: { header: BlockHeader; hash: Uint8Array } = { header: parent.header, hash: parent.hash() };
+  for (const sim of input) {
+    const o = sim.blockOverrides ?? {};
+    const number = o.number ?? prev.header.number + 1n;
+    if (number <= prev.header.number)
+      throw new SimulateError(-38020, `block numbers must be in order: ${number} <= ${prev.header.number}`);
+    // The numbers skipped over are empty blocks, as geth fills them.
+    while (prev.header.number + 1n < number) {
+      const empty = await simulateBlock(host, prev, { number: prev.header.number + 1n }, [], [], opts);
+      out.push(empty);
+      prev = { header: empty.block.header, hash: empty.block.hash() };
+    }
+    const time = o.time ?? prev.header.timestamp + TIMESTAMP_INCREMENT;
+    if (time <= prev.header.timestamp)
+      throw new SimulateError(-38021, `block timestamps must be in order: ${time} <= ${prev.header.timestamp}`);
+    const done = await simulateBlock(
+      host,
+      prev,
+      { ...o, number, time },
+      sim.stateOverrides ?? [],
+      sim.calls ?? [],
+      opts,
+    );
+    out.push(done);
+    prev = { header: done.block.header, hash: done.block.hash() };
+  }
+  return out;
+}
+
+async function simulateBlock<Override>(
+  host: SimHost<Override>,
+  prev: { header: BlockHeader; hash: Uint8Array },
+  o: SimBlockOverrides,
+  overrides: Override[],
+  calls: SimCall[],
+  opts: SimOptions,
+): Promise<SimulatedBlock> {
+  const { vm } = host;
+  const common = vm.common;
+  const sm = vm.stateManager;
+  const number = o.number ?? prev.header.number + 1n;
+  const header: HeaderData = {
+    parentHash: prev.hash,
+    number,
+    timestamp: o.time ?? prev.header.timestamp + TIMESTAMP_INCREMENT,
+    gasLimit: o.gasLimit ?? prev.header.gasLimit,
+    coinbase: o.feeRecipient ?? new Uint8Array(20),
+    mixHash: o.prevRandao ?? new Uint8Array(32),
+    difficulty: 0n,
+  };
+  if (common.isActivatedEIP(1559))
+    // Without validation the base fee is 0, so calls need no fees (as geth).
+    header.baseFeePerGas = o.baseFeePerGas ?? (opts.validation ? prev.header.calcNextBaseFee() : 0n);
+  if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
+  if (common.isActivatedEIP(4844)) {
+    header.excessBlobGas = 0n;
+    header.blobGasUsed = 0n;
+  }
+  const context = new BlockClass(createBlockHeader(header, { common }), [], [], undefined, { common });
+  await host.applyOverrides(overrides);
+  const baseFee = (header.baseFeePerGas as bigint | undefined) ?? 0n;
+  const gasLimit = header.gasLimit as bigint;
+  const coinbase = new Address(header.coinbase as Uint8Array);
+
+  const txs: TypedTransaction[] = [];
+  const receipts: Receipt[] = [];
+  const results: { call: SimCallResult; logs: Log[] }[] = [];
+  let gasUsed = 0n;
+  for (const call of calls) {
+    const from = new Address(call.from ?? new Uint8Array(20));
+    const account = (await sm.getAccount(from)) ?? new Account();
+    const nonce = call.nonce ?? account.nonce;
+    if (opts.validation && nonce < account.nonce)
+      throw new SimulateError(-38010, `nonce too low: address ${from}, tx: ${nonce} state: ${account.nonce}`);
+    if (opts.validation && nonce > account.nonce)
+      throw new SimulateError(-38011, `nonce too high: address ${from}, tx: ${nonce} state: ${account.nonce}`);
+    const remaining = gasLimit - gasUsed;
+    // Osaka caps a transaction's gas (EIP-7825): the default is what is left, within the cap.
+    const cap = common.isActivatedEIP(7825) ? TX_GAS_CAP : remaining;
+    const gas = call.gas ?? (remaining < cap ? remaining : cap);
+    if (gas > remaining)
+      throw new SimulateError(-38015, `block gas limit reached: gas ${gas} is more than the ${remaining} left`);
+    const maxFee = call.maxFeePerGas ?? call.gasPrice ?? (opts.validation ? baseFee : 0n);
+    const tip = call.maxPriorityFeePerGas ?? (call.gasPrice !== undefined ? call.gasPrice : 0n);
+    if (opts.validation && maxFee < baseFee)
+      throw new SimulateError(
+        -38012,
+        `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${maxFee}, baseFee: ${baseFee}`,
+      );
+    const tx = unsignedTx(
+      {
+        chainId: common.chainId(),
+        nonce,
+        gasLimit: gas,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: tip > maxFee ? maxFee : tip,
+        to: call.to,
+        value: call.value ?? 0n,
+        data: call.data ?? new Uint8Array(),
+        // Unsigned, as geth's simulated transactions: their hash is taken over a zero signature.
+        v: 0n,
+        r: 0n,
+        s: 0n,
+      },
+      common,
+    );
+    const floor = intrinsicGas(tx);
+    const upfront = tx.getIntrinsicGas();
+    if (gas < floor) throw new SimulateError(-38013, `intrinsic gas too low: have ${gas}, want ${floor}`);
+    const price = maxFee < baseFee + tip ? maxFee : baseFee + tip;
+    const cost = gas * price + (call.value ?? 0n);
+    if (account.balance < cost && (opts.validation || price > 0n))
+      throw new SimulateError(
+        -38014,
+        `insufficient funds for gas * price + value: address ${from} have ${account.balance} want ${cost}`,
+      );
+    const transfers = opts.traceTransfers ? new TransferLogs(vm) : undefined;
+    let run: { result: EVMResult; lineCounts: LineCounts };
+    try {
+      run = await host.runCall(call, context, gas - upfront, price, tx);
+    } finally {
+      transfers?.detach();
+    }
+    const { result } = run;
+    const used = spentGas(upfront, floor, result);
+    // The sender pays for the gas used and moves to its next nonce; the fee recipient gets the tips.
+    const after = (await sm.getAccount(from)) ?? new Account();
+    after.nonce = account.nonce + 1n;
+    after.balance = after.balance > used * price ? after.balance - used * price : 0n;
+    await sm.putAccount(from, after);
+    if (price > baseFee) {
+      const miner = (await sm.getAccount(coinbase)) ?? new Account();
+      miner.balance += used * (price - baseFee);
+      await sm.putAccount(coinbase, miner);
+    }
+    gasUsed += used;
+    const error = result.execResult.exceptionError?.error;
+    const logs: Log[] =
+      transfers?.logs(result) ??
+      (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+    const status = error === undefined ? 1 : 0;
+    const bloom = new Bloom(undefined, common);
+    for (const log of logs) {
+      bloom.add(log.address);
+      for (const t of log.topics) bloom.add(t);
+    }
+    txs.push(tx);
+    receipts.push({
+      txHash: tx.hash(),
+      type: tx.type,
+      status,
+      cumulativeGasUsed: gasUsed,
+      gasUsed: used,
+      effectiveGasPrice: price,
+      from: from.bytes,
+      to: call.to,
+      contractAddress: call.to === undefined && error === undefined ? result.createdAddress?.bytes : undefined,
+      logs,
+      logsBloom: bloom.bitvector,
+    });
+    const callResult: SimCallResult = {
+      returnData: result.execResult.returnValue,
+      logs: [],
+      gasUsed: used,
+      status,
+      lineCounts: run.lineCounts,
+    };
+    if (error === 'revert')
+      callResult.error = { code: 3, message: 'execution reverted', data: result.execResult.returnValue };
+    else if (error !== undefined) callResult.error = { code: -32015, message: gethError(error) };
+    results.push({ call: callResult, logs });
+  }
+
+  const stateRoot = await sm.getStateRoot();
+  const bloom = new Bloom(undefined, common);
+  for (const r of receipts) bloom.or(new Bloom(r.logsBloom, common));
+  let receiptTrie = KECCAK256_RLP;
+  if (receipts.length > 0) {
+    const trie = new MerklePatriciaTrie({ common });
+    for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r));
+    receiptTrie = trie.root();
+  }
+  const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
+  const sealed = createBlockHeader(
+    { ...header, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
+    { common },
+  );
+  const block = new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+  let logIndex = 0;
+  const calls_ = results.map(({ call }, transactionIndex) => {
+    call.logs = receipts[transactionIndex].logs.map((log) => ({
+      ...log,
+      blockNumber: number,
+      blockHash: block.hash(),
+      transactionHash: txs[transactionIndex].hash(),
+      transactionIndex,
+      logIndex: logIndex++,
+      removed: false,
+    }));
+    return call;
+  });
+  return { block, receipts, calls: calls_ };
+}
+
+/** A simulated transaction; one no transaction could be (EIP-7825's gas cap, say) refuses the request. */
+function unsignedTx(data: Parameters<typeof createFeeMarket1559Tx>[0], common: VM['common']): TypedTransaction {
+  try {
+    return createFeeMarket1559Tx(data, { common, freeze: false });
+  } catch (e) {
+    throw new SimulateError(-32602, `invalid transaction: ${(e as Error).message}`);
+  }
+}
+
+function spentGas(upfront: bigint, floor: bigint, result: EVMResult): bigint {
+  const used = upfront + result.execResult.executionGasUsed;
+  return used > floor ? used : floor;
+}
+
+/**
+ * traceTransfers: every transfer of ETH (a call or creation with value) as an ERC-20 Transfer log
+ * from 0xeeee…eeee, in order with the logs the contracts emit; dropped with a frame that fails.
+ */
+class TransferLogs {
+  private readonly frames: Log[][] = [];
+  private top: Log[] = [];
+  private readonly onStep = (step: StepEvent, resolve?: () => void) => {
+    const code = step.opcode.code;
+    if (code >= 0xa0 && code <= 0xa4) {
+      const s = step.stack;
+      const at = (i: number) => s[s.length - 1 - i];
+      const offset = Number(at(0));
+      const size = Number(at(1));
+      const topics: Uint8Array[] = [];
+      for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
+      const data = new Uint8Array(size);
+      data.set(step.memory.subarray(offset, offset + size));
+      this.frames[this.frames.length - 1]?.push({ address: step.address.bytes, topics, data });
+    }
+    resolve?.();
+  };
+  private readonly onEnter = (message: MessageEvent, resolve?: () => void) => {
+    const logs: Log[] = [];
+    if (message.value > 0n && message.delegatecall !== true && message.to !== undefined)
+      logs.push(transferLog(message.caller.bytes, message.to.bytes, message.value));
+    // A creation's address is known at its end: its transfer log is completed there.
+    this.frames.push(logs);
+    this.pending.push(message.to === undefined && message.value > 0n ? message : undefined);
+    resolve?.();
+  };
+  private readonly pending: (MessageEvent | undefined)[] = [];
+  private readonly onExit = (result: MessageResult, resolve?: () => void) => {
+    let logs = this.frames.pop() ?? [];
+    const creation = this.pending.pop();
+    if (creation !== undefined && result.createdAddress !== undefined)
+      logs = [transferLog(creation.caller.bytes, result.createdAddress.bytes, creation.value), ...logs];
+    if (result.execResult.exceptionError === undefined) {
+      const parent = this.frames[this.frames.length - 1];
+      if (parent !== undefined) parent.push(...logs);
+      else this.top = logs;
+    } else if (this.frames.length === 0) this.top = [];
+    resolve?.();
+  };
+
+  constructor(private readonly vm: VM) {
+    const events = vm.evm.events as unknown as { on(name: string, fn: (...a: never[]) => void): void };
+    events.on('step', this.onStep);
+    events.on('beforeMessage', this.onEnter);
+    events.on('afterMessage', this.onExit);
+  }
+
+  detach(): void {
+    const events = this.vm.evm.events as unknown as { off(name: string, fn: (...a: never[]) => void): void };
+    events.off('step', this.onStep);
+    events.off('beforeMessage', this.onEnter);
+    events.off('afterMessage', this.onExit);
+  }
+
+  logs(result: EVMResult): Log[] {
+    return result.execResult.exceptionError === undefined ? this.top : [];
+  }
+}
+
+function transferLog(from: Uint8Array, to: Uint8Array, value: bigint): Log {
+  return {
+    address: TRANSFER_LOG_ADDRESS,
+    topics: [TRANSFER_TOPIC, setLengthLeft(from, 32), setLengthLeft(to, 32)],
+    data: setLengthLeft(bigIntToBytes(value), 32),
+  };
+}
