@@ -70,6 +70,13 @@ Prover line counts
   --no-rpc-line-check       do not refuse overflowing transactions at submission; the sequencer still
                             excludes them while building blocks
 
+Printed traces
+  -v, -vv, -vvv, -vvvv      print each mined transaction (-v), and what its contracts console.log (-vv), and
+                            the call tree of failed ones (-vvv) or of every one (-vvvv); an excluded
+                            transaction's module, count and limit (and at -vvv the call it came from)
+  --artifacts DIR           Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the traces;
+                            repeatable
+
 RPC
   --call-from-optional      let eth_call run without "from" on /v3/<KEY> too (the spec requires it there;
                             / and /ws never do: a call without it runs from the zero address)
@@ -106,6 +113,10 @@ export interface CliConfig {
   maxBodyBytes: number | undefined;
   maxBatch: number | undefined;
   requireCallFrom: boolean;
+  /** -v … -vvvv: how much of each transaction to print (traces.ts). */
+  verbosity: number;
+  /** Directories of Foundry or Hardhat artifacts whose ABIs decode printed traces. */
+  artifacts: string[];
   help: boolean;
   version: boolean;
 }
@@ -149,7 +160,7 @@ function readJson(path: string, flag: string): unknown {
 }
 
 export function parseFlags(argv: string[]): CliConfig {
-  let values: Record<string, string | string[] | boolean | undefined>;
+  let values: Record<string, string | string[] | boolean | boolean[] | undefined>;
   try {
     values = parseArgs({
       args: argv,
@@ -178,6 +189,8 @@ export function parseFlags(argv: string[]): CliConfig {
         'in-memory': { type: 'boolean' },
         limits: { type: 'string' },
         tracer: { type: 'string' },
+        verbose: { type: 'boolean', short: 'v', multiple: true },
+        artifacts: { type: 'string', multiple: true },
         'no-rpc-line-check': { type: 'boolean' },
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
@@ -268,6 +281,8 @@ export function parseFlags(argv: string[]): CliConfig {
     maxBodyBytes: int('max-body-bytes', s('max-body-bytes'), 1),
     maxBatch: int('max-batch', s('max-batch'), 1),
     requireCallFrom: values['call-from-optional'] !== true,
+    verbosity: ((values.verbose as boolean[] | undefined) ?? []).length,
+    artifacts: (values.artifacts as string[] | undefined) ?? [],
     help: values.help === true,
     version: values.version === true,
   };

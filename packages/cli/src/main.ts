@@ -2,6 +2,7 @@
 import { ChainError } from '@l2devnet/core';
 
 import { banner } from './banner';
+import { Decoder, printTraces } from './traces';
 import { exportCommand, importCommand } from './chainFile';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
@@ -67,6 +68,12 @@ async function main(argv: string[]): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   node.chain.on('error', (e) => process.stderr.write(`mining error: ${e.stack ?? e.message}\n`));
+  if (config.verbosity > 0)
+    printTraces(node.chain, {
+      level: config.verbosity,
+      decoder: new Decoder(config.artifacts),
+      write: (text) => process.stdout.write(text),
+    });
   const shutdown = (signal: string) => {
     process.stdout.write(`\nReceived ${signal}, shutting down\n`);
     node.close().then(

@@ -699,6 +699,22 @@ export class Chain extends EventEmitter<ChainEvents> {
     return traced.result;
   }
 
+  /**
+   * A signed transaction that was not mined (an excluded one, say) traced as a call from its sender
+   * on the head state.
+   */
+  async traceRawTransaction(raw: Uint8Array, options: TraceOptions): Promise<unknown> {
+    const tx = createTxFromRLP(raw, { common: this.common });
+    const req: CallRequest = {
+      from: tx.getSenderAddress().bytes,
+      to: tx.to?.bytes,
+      value: tx.value,
+      data: tx.data,
+      gas: tx.gasLimit,
+    };
+    return this.traceCall(req, this.headNumber, [], options);
+  }
+
   /** eth_simulateV1: blocks of calls simulated on top of block `n`. */
   async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
     const { block, root } = await this.blockAndRoot(n);

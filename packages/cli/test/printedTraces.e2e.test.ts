@@ -1,0 +1,92 @@
+/**
+ * Printed traces (`-v` … `-vvvv`, `--artifacts`) as a user reads them in the node's output: each
+ * mined transaction, its console.log output, its call tree decoded with the fixtures' ABIs, and an
+ * excluded transaction's module with the call its lines came from.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { encodeFunctionData, parseAbi } from 'viem';
+
+import { rpcCall, runCommand } from './command';
+import type { RunningCommand } from './command';
+
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const CONTRACTS = join(__dirname, '..', '..', '..', 'fixtures', 'contracts');
+const logger = JSON.parse(readFileSync(join(CONTRACTS, 'ConsoleLogger.json'), 'utf8')) as { bytecode: string };
+const abi = parseAbi(['function greet() returns (uint256)', 'function refuse()']);
+
+/** Waits until the node has printed `pattern`. */
+async function printed(node: RunningCommand, pattern: RegExp): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const out = node.stdout();
+    if (pattern.test(out)) return out;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`not printed: ${pattern}\n${node.stdout()}`);
+}
+
+async function deployAndCall(node: RunningCommand) {
+  const send = (tx: Record<string, string>) => rpcCall(node.url, 'eth_sendTransaction', [{ from: ALICE, ...tx }]);
+  const deployed = await send({ data: logger.bytecode });
+  const address = (await rpcCall(node.url, 'eth_getTransactionReceipt', [deployed.result])).result.contractAddress;
+  const greet = await send({ to: address, data: encodeFunctionData({ abi, functionName: 'greet' }) });
+  const refuse = await send({ to: address, data: encodeFunctionData({ abi, functionName: 'refuse' }), gas: '0x20000' });
+  return { address, greet: greet.result as string, refuse: refuse.result as string };
+}
+
+test('-vvvv with --artifacts: console.log, decoded call trees, events, returns and reverts', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '-vvvv', '--artifacts', CONTRACTS]);
+  try {
+    const { address, greet, refuse } = await deployAndCall(node);
+    const out = await printed(node, new RegExp(`Transaction ${refuse} in block 3: reverted`));
+    const greetAt = out.indexOf(`Transaction ${greet} in block 2: success, gas `);
+    expect(greetAt).toBeGreaterThan(0);
+    const greetTrace = out.slice(greetAt, out.indexOf(`Transaction ${refuse}`)).split('\n');
+    expect(greetTrace[1]).toBe('  console.log: greeted 1');
+    expect(greetTrace[2]).toMatch(/^ {2}\[\d+\] ConsoleLogger::greet\(\)$/);
+    // The console call comes first, then the event, as the contract does them.
+    expect(greetTrace[3]).toMatch(/^ {2}├─ \[\d+\] console::log\(greeted 1\) \[staticcall\]$/);
+    expect(
+      greetTrace.some((l) => /emit Greeted\(who: 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, times: 1\)/.test(l)),
+    ).toBe(true);
+    expect(greetTrace.some((l) => l.endsWith('└─ ← [Return] 1'))).toBe(true);
+    const refuseTrace = out.slice(out.indexOf(`Transaction ${refuse}`)).split('\n');
+    expect(refuseTrace[1]).toMatch(/^ {2}\[\d+\] ConsoleLogger::refuse\(\)$/);
+    expect(refuseTrace[2]).toBe('  └─ ← [Revert] no greeting');
+    expect(address).toMatch(/^0x/);
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+});
+
+test('-v prints one line per transaction; -vvv adds the call an excluded transaction lines came from', async () => {
+  const quiet = await runCommand(['--in-memory', '--port', '0', '-v']);
+  try {
+    const { greet } = await deployAndCall(quiet);
+    const out = await printed(quiet, new RegExp(`Transaction ${greet} in block 2: success, gas \\d+\\n`));
+    expect(out).not.toContain('console.log');
+    expect(out).not.toContain('ConsoleLogger::');
+  } finally {
+    quiet.child.kill('SIGTERM');
+    await quiet.exited;
+  }
+  const node = await runCommand(['--in-memory', '--port', '0', '-vvv']);
+  try {
+    const { address } = await deployAndCall(node);
+    await rpcCall(node.url, 'l2_setLineLimits', [{ MXP: 20 }]);
+    // With its gas given, it is not estimated first: it reaches the RPC-stage check and is recorded.
+    const answer = await rpcCall(node.url, 'eth_sendTransaction', [
+      { from: ALICE, to: address, data: encodeFunctionData({ abi, functionName: 'greet' }), gas: '0x30000' },
+    ]);
+    expect(answer.error.message).toMatch(/line count for module MXP=\d+ is above the limit 20$/);
+    const out = await printed(node, /excluded at stage RPC/);
+    expect(out).toMatch(
+      /Transaction 0x[0-9a-f]{64} excluded at stage RPC: Transaction 0x[0-9a-f]{64} line count for module MXP=\d+ is above the limit 20\n {2}most MXP lines \(\d+\) came from the CALL to 0x[0-9a-f]{40}\n/,
+    );
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+});
