@@ -2,7 +2,7 @@
  * `l2devnet export FILE [--from N] [--to M] [--data-dir DIR]` and `l2devnet import FILE [start flags]`:
  * chains exchanged as geth's `export` and `import` exchange them, one block's RLP after another.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { Chain } from '@l2devnet/core';
@@ -69,35 +69,46 @@ export async function importCommand(argv: string[], out: (text: string) => void,
   if (file === undefined || file.startsWith('-'))
     throw new FlagError('import needs the file to read: l2devnet import FILE');
   const config = parseFlags(flags);
+  if (!existsSync(file)) throw new FlagError(`import ${file}: ENOENT: no such file`);
+  const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });
+  try {
+    out(await importFile(chain, file, out, terminal));
+    return 0;
+  } finally {
+    await chain.close();
+  }
+}
+
+/** Imports `file` into `chain`, writing progress to `out`; returns the summary line. */
+export async function importFile(
+  chain: Chain,
+  file: string,
+  out: (text: string) => void,
+  terminal = false,
+): Promise<string> {
   let rlp: Uint8Array;
   try {
     rlp = readFileSync(file);
   } catch (e) {
     throw new FlagError(`import ${file}: ${(e as Error).message}`);
   }
-  const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });
   const started = performance.now();
   let last = started;
   let blocks = 0;
-  try {
-    const result = await chain.importBlocks(rlp, (block) => {
-      blocks++;
-      const now = performance.now();
-      if (now - last < (terminal ? 200 : 5_000)) return;
-      last = now;
-      const rate = (blocks / (now - started)) * 1000;
-      const line = `block ${block.header.number}: ${blocks} imported, ${rate.toFixed(0)} blocks/s`;
-      out(terminal ? `\r${line}` : `${line}\n`);
-    });
-    const seconds = (performance.now() - started) / 1000;
-    if (terminal && blocks > 0) out('\n');
-    out(
-      `imported ${result.imported} blocks (${result.skipped} already known) in ${seconds.toFixed(2)} s: ` +
-        `${(result.imported / seconds).toFixed(0)} blocks/s, ${(Number(result.gas) / seconds / 1e6).toFixed(1)} Mgas/s; ` +
-        `head is block ${chain.headNumber}\n`,
-    );
-    return 0;
-  } finally {
-    await chain.close();
-  }
+  const result = await chain.importBlocks(rlp, (block) => {
+    blocks++;
+    const now = performance.now();
+    if (now - last < (terminal ? 200 : 5_000)) return;
+    last = now;
+    const rate = (blocks / (now - started)) * 1000;
+    const line = `block ${block.header.number}: ${blocks} imported, ${rate.toFixed(0)} blocks/s`;
+    out(terminal ? `\r${line}` : `${line}\n`);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (terminal && blocks > 0) out('\n');
+  return (
+    `imported ${result.imported} blocks (${result.skipped} already known) in ${seconds.toFixed(2)} s: ` +
+    `${(result.imported / seconds).toFixed(0)} blocks/s, ${(Number(result.gas) / seconds / 1e6).toFixed(1)} Mgas/s; ` +
+    `head is block ${chain.headNumber}\n`
+  );
 }

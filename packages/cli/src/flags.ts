@@ -60,6 +60,8 @@ Mining
 Storage
   --data-dir DIR            database directory (default ./.l2devnet); an existing one is resumed
   --in-memory               keep everything in memory; nothing is written to disk
+  --import FILE             import FILE's blocks (as geth export writes them) before serving; as
+                            l2devnet import does (l2devnet import --help)
 
 Prover line counts
   --tracer NAME             which Linea tracer the line counter follows: osaka (today's, the default) or
@@ -117,6 +119,8 @@ export interface CliConfig {
   verbosity: number;
   /** Directories of Foundry or Hardhat artifacts whose ABIs decode printed traces. */
   artifacts: string[];
+  /** Blocks to import (as geth export writes them) before serving. */
+  importFile: string | undefined;
   help: boolean;
   version: boolean;
 }
@@ -190,6 +194,7 @@ export function parseFlags(argv: string[]): CliConfig {
         limits: { type: 'string' },
         tracer: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', multiple: true },
+        import: { type: 'string' },
         artifacts: { type: 'string', multiple: true },
         'no-rpc-line-check': { type: 'boolean' },
         'call-from-optional': { type: 'boolean' },
@@ -283,6 +288,7 @@ export function parseFlags(argv: string[]): CliConfig {
     requireCallFrom: values['call-from-optional'] !== true,
     verbosity: ((values.verbose as boolean[] | undefined) ?? []).length,
     artifacts: (values.artifacts as string[] | undefined) ?? [],
+    importFile: s('import'),
     help: values.help === true,
     version: values.version === true,
   };

@@ -3,7 +3,7 @@ import { ChainError } from '@l2devnet/core';
 
 import { banner } from './banner';
 import { Decoder, printTraces } from './traces';
-import { exportCommand, importCommand } from './chainFile';
+import { exportCommand, importCommand, importFile } from './chainFile';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
 import { linesCommand } from './lines';
@@ -66,6 +66,11 @@ async function main(argv: string[]): Promise<void> {
     maxBatch: config.maxBatch,
     requireCallFrom: config.requireCallFrom,
     log: (line) => process.stderr.write(`${line}\n`),
+    prepare: async (chain) => {
+      if (config.importFile === undefined) return;
+      const summary = await importFile(chain, config.importFile, (text) => process.stdout.write(text));
+      process.stdout.write(summary);
+    },
   });
   node.chain.on('error', (e) => process.stderr.write(`mining error: ${e.stack ?? e.message}\n`));
   if (config.verbosity > 0)

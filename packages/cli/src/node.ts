@@ -23,6 +23,8 @@ export interface NodeOptions {
   /** Clock for the credit day (the real UTC date by default). */
   creditClock?: () => number;
   log?: (line: string) => void;
+  /** Runs on the opened chain before the server starts (e.g. importing blocks). */
+  prepare?: (chain: Chain) => Promise<void>;
 }
 
 export interface RunningNode {
@@ -35,6 +37,7 @@ export interface RunningNode {
 export async function startNode(opts: NodeOptions): Promise<RunningNode> {
   const chain = await Chain.create(opts.chain);
   try {
+    await opts.prepare?.(chain);
     const rpc = createRpc(chain, { requireCallFrom: opts.requireCallFrom });
     const ledger = await CreditLedger.open(chain.kv, opts.dailyCredits, opts.creditClock);
     const server = await startServer(rpc, {

@@ -71,6 +71,16 @@ test('a chain exported and imported into a fresh node answers the same; a change
     await served.exited;
   }
 
+  // --import on start: the node imports, then serves the chain.
+  const started = await runCommand(['--import', file, '--data-dir', join(dir, 'started'), '--port', '0']);
+  try {
+    expect(started.stdout()).toMatch(new RegExp(`imported ${head} blocks \\(1 already known\\) in `));
+    expect(await answers(started.url, head)).toEqual(before);
+  } finally {
+    started.child.kill('SIGTERM');
+    await started.exited;
+  }
+
   // One byte of the last block changed (its header's state root is near its start).
   const bytes = readFileSync(file);
   const partial = await runToEnd(['export', join(dir, 'last.rlp'), '--data-dir', source, '--from', String(head)]);
