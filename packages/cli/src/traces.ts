@@ -205,6 +205,11 @@ export function printTraces(chain: Chain, opts: TracePrinterOptions): void {
 }
 
 async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts: TracePrinterOptions) {
+  // One replay of the block traces every transaction in it.
+  const traces =
+    opts.level >= 2 && block.transactions.length > 0
+      ? ((await chain.traceBlock(block.header.number, { tracer: 'callTracer', tracerConfig: { withLog: true } })) ?? [])
+      : [];
   for (const [i, tx] of block.transactions.entries()) {
     const receipt = receipts[i];
     const hash = bytesToHex(tx.hash());
@@ -212,11 +217,8 @@ async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts:
     const lines = [
       `Transaction ${hash} in block ${block.header.number}: ${ok ? 'success' : 'reverted'}, gas ${receipt.gasUsed}`,
     ];
-    if (opts.level >= 2) {
-      const frame = (await chain.traceTransaction(tx.hash(), {
-        tracer: 'callTracer',
-        tracerConfig: { withLog: true },
-      })) as Frame;
+    const frame = traces[i]?.result as Frame | undefined;
+    if (frame !== undefined) {
       for (const text of consoleLogs(frame, opts.decoder)) lines.push(`  console.log: ${text}`);
       if (opts.level >= 4 || (opts.level >= 3 && !ok)) {
         const names = await contractNames(chain, frame, opts.decoder);

@@ -158,6 +158,27 @@ describe('eth_simulateV1', () => {
     }
   });
 
+  test('a LOG too large to pay for, under traceTransfers, fails the call (out of gas) and leaks nothing', async () => {
+    const logger = '0x00000000000000000000000000000000000000a3';
+    const answer = await call([
+      {
+        traceTransfers: true,
+        blockStateCalls: [
+          {
+            // PUSH8 2^64-1, PUSH1 0, LOG0
+            stateOverrides: { [logger]: { code: '0x67ffffffffffffffff5fa0', balance: '0x77' } },
+            calls: [{ from: ALICE, to: logger, gas: '0x10000' }],
+          },
+        ],
+      },
+      'latest',
+    ]);
+    const [block] = answer.result as { calls: Record<string, unknown>[] }[];
+    expect(block.calls[0]).toMatchObject({ status: '0x0', error: { code: -32015, message: 'out of gas' } });
+    // The overrides of that request are gone.
+    expect((await rpcCall(node.url, 'eth_getBalance', [logger, 'latest'])).result).toBe('0x0');
+  });
+
   const transfer = (extra: Record<string, unknown> = {}) => ({ from: ALICE, to: BOB, value: '0x1', ...extra });
   test.each([
     [
@@ -171,6 +192,11 @@ describe('eth_simulateV1', () => {
       { blockStateCalls: [{ blockOverrides: { time: '0x77359400' } }, { blockOverrides: { time: '0x77359300' } }] },
     ],
     ['too many blocks', -38026, { blockStateCalls: Array.from({ length: 257 }, () => ({})) }],
+    [
+      'too many blocks through a gap (they are filled, so they count)',
+      -38026,
+      { blockStateCalls: [{ blockOverrides: { number: '0xffffffffff' } }] },
+    ],
     ['nonce too low', -38010, { validation: true, blockStateCalls: [{ calls: [transfer({ nonce: '0x0' })] }] }],
     ['nonce too high', -38011, { validation: true, blockStateCalls: [{ calls: [transfer({ nonce: '0x99' })] }] }],
     [

@@ -252,6 +252,25 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
     expect(
       (await call('debug_traceCall', [{ from: FROM, to: looper }, 'latest', { timeout: '5 seconds' }])).error,
     ).toMatchObject({ code: -32602 });
+    // A gas limit below the mined block's gas use: the call's context is its own, so it runs.
+    const small = await call('debug_traceCall', [
+      { from: FROM, to: looper, gas: '0x5208' },
+      'latest',
+      { tracer: 'callTracer', blockOverrides: { gasLimit: '0x1' } },
+    ]);
+    expect(small.error).toBeUndefined();
+    // A LOG too large to pay for reaches the tracer before the gas check: the trace answers out of gas.
+    const logger = '0x00000000000000000000000000000000000000a3';
+    const huge = await call('debug_traceCall', [
+      { from: FROM, to: logger, gas: '0x10000' },
+      'latest',
+      {
+        tracer: 'callTracer',
+        tracerConfig: { withLog: true },
+        stateOverrides: { [logger]: { code: '0x67ffffffffffffffff5fa0' } },
+      },
+    ]);
+    expect(huge.result).toMatchObject({ error: 'out of gas' });
     expect(
       (await call('debug_traceCall', [{ from: FROM, to: looper }, 'latest', { blockOverrides: { hour: '0x1' } }]))
         .error,

@@ -1153,7 +1153,15 @@ export class Chain extends EventEmitter<ChainEvents> {
    * root, receipts root, transactions root, logs bloom and gas used must come out as the block says.
    * A block that does not stops the import with an ImportError naming it; the blocks before it stay.
    */
-  async importBlocks(
+  importBlocks(
+    rlp: Uint8Array,
+    onBlock?: (block: Block) => void,
+  ): Promise<{ imported: number; skipped: number; gas: bigint }> {
+    // One hold on the chain for the whole file: no block is mined between two imported ones.
+    return this.exclusive(() => this.importAll(rlp, onBlock));
+  }
+
+  private async importAll(
     rlp: Uint8Array,
     onBlock?: (block: Block) => void,
   ): Promise<{ imported: number; skipped: number; gas: bigint }> {
@@ -1178,7 +1186,7 @@ export class Chain extends EventEmitter<ChainEvents> {
           // A fresh chain with the same genesis state (a dev chain's genesis differs only by the time
           // it was made at): it takes the file's genesis block.
           if (equalsBytes(mine.header.stateRoot, theirs.header.stateRoot)) {
-            await this.exclusive(() => this.store.commit(this.store.replaceGenesisOps(mine, theirs), theirs, []));
+            await this.store.commit(this.store.replaceGenesisOps(mine, theirs), theirs, []);
             skipped++;
             continue;
           }
@@ -1190,7 +1198,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         skipped++;
         continue;
       }
-      const block = await this.exclusive(() => this.importLocked(values, number));
+      const block = await this.importLocked(values, number);
       gas += block.header.gasUsed;
       imported++;
       onBlock?.(block);
@@ -1200,16 +1208,17 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** A block from its RLP values, under the fork its number and timestamp select. */
   private decodeBlock(values: Uint8Array[]): Block {
-    const header = values[0] as unknown as Uint8Array[];
-    this.setForkAt(blockNumberOf(values), bytesToBigIntOrZero(header[11]));
+    const number = blockNumberOf(values);
     try {
+      const header = values[0] as unknown as Uint8Array[];
+      this.setForkAt(number, bytesToBigIntOrZero(header[11]));
       return createBlockFromBytesArray(values as never, { common: this.common });
     } catch (e) {
       const message = (e as Error).message;
       const why = /chain ID/.test(message)
         ? `a transaction is signed for another chain than this one (chain id ${this.chainId})`
         : message.split('\n')[0];
-      throw new ImportError(`block ${blockNumberOf(values)}: ${why}`);
+      throw new ImportError(`block ${number}: ${why}`);
     }
   }
 
@@ -1223,13 +1232,15 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new ImportError(
         `block ${number}: parentHash ${bytesToHex(h.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
       );
-    const senders: PoolTx[] = block.transactions.map((tx) => ({
-      tx,
-      hash: tx.hash(),
-      sender: tx.getSenderAddress().bytes,
-      nonce: tx.nonce,
-      addedAt: 0,
-    }));
+    const senders: PoolTx[] = block.transactions.map((tx, i) => {
+      let sender: Uint8Array;
+      try {
+        sender = tx.getSenderAddress().bytes;
+      } catch {
+        throw new ImportError(`block ${number}: transaction ${i} has no valid signature`);
+      }
+      return { tx, hash: tx.hash(), sender, nonce: tx.nonce, addedAt: 0 };
+    });
     const header: HeaderData = {
       parentHash: h.parentHash,
       coinbase: h.coinbase,
@@ -1602,5 +1613,6 @@ function blockNumberOf(values: Uint8Array[]): bigint {
 }
 
 function bytesToBigIntOrZero(b: Uint8Array | undefined): bigint {
+  if (b !== undefined && !(b instanceof Uint8Array)) throw new ImportError('not a block: a header field is a list');
   return b === undefined || b.length === 0 ? 0n : BigInt(bytesToHex(b));
 }

@@ -195,9 +195,16 @@ export class LineCounter {
     });
   }
 
-  /** The conflation being counted. */
-  get conflation(): Conflation {
-    return this.c;
+  /**
+   * The conflation's counts now, mid-transaction: with the HUB rows of the instructions run so far
+   * (folded into the conflation only when the transaction ends). For per-frame line counts.
+   */
+  liveCounts(): LineCounts {
+    const counts = this.c.counts();
+    let hub = 0;
+    for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * this.profile.hubRows[op];
+    if (counts.HUB !== undefined) counts.HUB += hub + this.exceptionalFrames;
+    return counts;
   }
 
   /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
@@ -407,8 +414,12 @@ export class LineCounter {
       case 0x31: // BALANCE
       case 0x3b: // EXTCODESIZE
       case 0x3f: // EXTCODEHASH
-      case 0xff: // SELFDESTRUCT
         return (stack) => this.trm(stack.peek(1)[0]);
+      case 0xff: // SELFDESTRUCT
+        return (stack) => {
+          this.trm(stack.peek(1)[0]);
+          this.halt();
+        };
       case 0x35: // CALLDATALOAD
         return () => c().add('OOB', OOB.CDL);
       case 0x37: // CALLDATACOPY

@@ -19,7 +19,7 @@ import { ChainError } from './errors';
 import { intrinsicGas } from './intrinsicGas';
 import type { LineCounts } from './lineCounter';
 import { encodeReceipt } from './receiptEncoding';
-import { gethError } from './tracing';
+import { gethError, MAX_TRACED_LOG_BYTES } from './tracing';
 import type { MessageEvent, MessageResult, StepEvent } from './tracing';
 import type { LocatedLog, Log, Receipt } from './types';
 
@@ -122,6 +122,12 @@ export async function simulateBlocks<Override>(
     const number = o.number ?? prev.header.number + 1n;
     if (number <= prev.header.number)
       throw new SimulateError(-38020, `block numbers must be in order: ${number} <= ${prev.header.number}`);
+    // The blocks that fill a gap count against the limit too, as geth counts them.
+    if (number - parent.header.number > BigInt(MAX_SIMULATED_BLOCKS))
+      throw new SimulateError(
+        -38026,
+        `too many blocks: block ${number} is ${number - parent.header.number} after the base block (at most ${MAX_SIMULATED_BLOCKS})`,
+      );
     // The numbers skipped over are empty blocks, as geth fills them.
     while (prev.header.number + 1n < number) {
       const empty = await simulateBlock(host, prev, { number: prev.header.number + 1n }, [], [], opts);
@@ -329,8 +335,11 @@ function unsignedTx(data: Parameters<typeof createFeeMarket1559Tx>[0], common: V
   }
 }
 
+/** Gas a call used in all, as a receipt says: less its refund (EIP-3529: at most a fifth), at least the floor. */
 function spentGas(upfront: bigint, floor: bigint, result: EVMResult): bigint {
-  const used = upfront + result.execResult.executionGasUsed;
+  let used = upfront + result.execResult.executionGasUsed;
+  const refund = result.execResult.gasRefund ?? 0n;
+  used -= refund < used / 5n ? refund : used / 5n;
   return used > floor ? used : floor;
 }
 
@@ -346,13 +355,16 @@ class TransferLogs {
     if (code >= 0xa0 && code <= 0xa4) {
       const s = step.stack;
       const at = (i: number) => s[s.length - 1 - i];
-      const offset = Number(at(0));
-      const size = Number(at(1));
-      const topics: Uint8Array[] = [];
-      for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
-      const data = new Uint8Array(size);
-      data.set(step.memory.subarray(offset, offset + size));
-      this.frames[this.frames.length - 1]?.push({ address: step.address.bytes, topics, data });
+      // The step event comes before the gas check: a size no LOG could pay for is not copied.
+      if (at(1) <= MAX_TRACED_LOG_BYTES) {
+        const offset = Number(at(0));
+        const size = Number(at(1));
+        const topics: Uint8Array[] = [];
+        for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
+        const data = new Uint8Array(size);
+        data.set(step.memory.subarray(offset, offset + size));
+        this.frames[this.frames.length - 1]?.push({ address: step.address.bytes, topics, data });
+      }
     }
     resolve?.();
   };

@@ -26,7 +26,14 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 
 import { buildBlock } from './blockBuilder';
 import type { BuildInput } from './blockBuilder';
-import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from './errors';
+import {
+  ExecutionHaltedError,
+  ExecutionRevertedError,
+  ExecutionTimeoutError,
+  InsufficientFundsError,
+  InvalidArgumentError,
+  TracerError,
+} from './errors';
 import { ExecutionGuard } from './executionGuard';
 import { intrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
@@ -148,6 +155,9 @@ export class Simulator {
         this.root = root;
       }
       const timeoutMs = typeof timed === 'number' ? timed : timed ? this.evmTimeoutMs : 0;
+      // The state manager's checkpoint depth: the journal's own height is reset by every call.
+      const sm = this.vm.stateManager as unknown as { _checkpointCount: number };
+      const depth = sm._checkpointCount;
       await this.vm.evm.journal.checkpoint();
       this.guard.begin(timeoutMs);
       try {
@@ -159,7 +169,8 @@ export class Simulator {
         throw e;
       } finally {
         this.guard.end();
-        await this.vm.evm.journal.revert();
+        // Every checkpoint opened since, this one and any a failed run left open, is reverted.
+        while (sm._checkpointCount > depth) await this.vm.evm.journal.revert();
         this.overlay.clear();
       }
     });
@@ -190,6 +201,8 @@ export class Simulator {
     if (o === undefined) return block;
     const header = {
       ...block.header.toJSON(),
+      // A call's context, not the mined block: nothing of it is used yet.
+      gasUsed: 0n,
       ...(o.number !== undefined && { number: o.number }),
       ...(o.time !== undefined && { timestamp: o.time }),
       ...(o.gasLimit !== undefined && { gasLimit: o.gasLimit }),
@@ -197,7 +210,11 @@ export class Simulator {
       ...(o.random !== undefined && { mixHash: o.random }),
       ...(o.baseFee !== undefined && { baseFeePerGas: o.baseFee }),
     };
-    return createBlock({ header }, { common: this.vm.common });
+    try {
+      return createBlock({ header }, { common: this.vm.common });
+    } catch (e) {
+      throw new InvalidArgumentError(`block overrides: ${(e as Error).message.split('\n')[0]}`);
+    }
   }
 
   private async applyOverrides(overrides: StateOverride[]): Promise<void> {
@@ -474,7 +491,7 @@ export class Simulator {
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {
           if (only !== undefined && i > only) break;
-          const start = [senders[i], tx.to?.bytes ?? new Uint8Array(20), block.header.coinbase.bytes];
+          const start = [senders[i], ...(tx.to === undefined ? [] : [tx.to.bytes]), block.header.coinbase.bytes];
           const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext(start)) : undefined;
           const run = () => runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
           this.counter.beginTx();
@@ -544,7 +561,11 @@ export class Simulator {
       async () => {
         await this.applyOverrides(overrides);
         const block = this.overridden(mined, options.blockOverrides);
-        const start = [req.from ?? ZERO_ADDRESS, req.to ?? new Uint8Array(20), block.header.coinbase.bytes];
+        const start = [
+          req.from ?? ZERO_ADDRESS,
+          ...(req.to === undefined ? [] : [req.to]),
+          block.header.coinbase.bytes,
+        ];
         const tracer = makeTracer(options, this.tracerContext(start));
         const intrinsic = this.intrinsicGas(req);
         this.counter.begin();
@@ -569,7 +590,7 @@ export class Simulator {
           input: req.data ?? new Uint8Array(),
           value: req.value ?? 0n,
           gasLimit: gas,
-          gasUsed: spent(intrinsic, result),
+          gasUsed: spent(intrinsic, result, true),
           error: result.execResult.exceptionError?.error,
           returnValue: result.execResult.returnValue,
           lineCounts,
@@ -625,19 +646,35 @@ export class Simulator {
     return {
       start,
       isPrecompile: (address) => this.precompiles.includes(bytesToUnprefixedHex(address)),
-      conflation: () => this.counter.conflation,
+      counts: () => this.counter.liveCounts(),
       profile: this.counter.profile.name,
     };
   }
 
-  /** Feeds the EVM's events to `tracer` until the returned function is called. */
+  /**
+   * Feeds the EVM's events to `tracer` until the returned function is called; that function throws
+   * what the tracer threw, if it did.
+   */
   private attach(tracer: Tracer): () => void {
     const events = this.vm.evm.events;
     type Done = (() => void) | undefined;
+    let failure: unknown;
     const step = (data: StepEvent, resolve: Done) => {
-      const r = tracer.onStep?.(data);
-      if (r instanceof Promise) void r.finally(() => resolve?.());
-      else resolve?.();
+      try {
+        const r = tracer.onStep?.(data);
+        if (r instanceof Promise)
+          r.then(
+            () => resolve?.(),
+            (e: unknown) => {
+              failure ??= e;
+              resolve?.();
+            },
+          );
+        else resolve?.();
+      } catch (e) {
+        failure ??= e;
+        resolve?.();
+      }
     };
     const enter = (message: MessageEvent, resolve: Done) => {
       tracer.onEnter?.(message);
@@ -658,6 +695,7 @@ export class Simulator {
       if (tracer.steps) on.off('step', step);
       on.off('beforeMessage', enter);
       on.off('afterMessage', exit);
+      if (failure !== undefined) throw new TracerError(`the tracer failed: ${(failure as Error).message}`);
     };
   }
 
@@ -681,9 +719,16 @@ function cappedGas(req: CallRequest, cap: bigint): bigint {
   return req.gas === undefined || req.gas > cap ? cap : req.gas;
 }
 
-/** Gas a call used in all: its intrinsic gas and execution, at least the EIP-7623 floor. */
-function spent(intrinsic: { upfront: bigint; floor: bigint }, result: EVMResult): bigint {
-  const used = intrinsic.upfront + result.execResult.executionGasUsed;
+/**
+ * Gas a call used in all: its intrinsic gas and execution, at least the EIP-7623 floor; with
+ * `refunded`, less its refund (EIP-3529: at most a fifth), as a receipt reports it.
+ */
+function spent(intrinsic: { upfront: bigint; floor: bigint }, result: EVMResult, refunded = false): bigint {
+  let used = intrinsic.upfront + result.execResult.executionGasUsed;
+  if (refunded) {
+    const refund = result.execResult.gasRefund ?? 0n;
+    used -= refund < used / 5n ? refund : used / 5n;
+  }
   return used > intrinsic.floor ? used : intrinsic.floor;
 }
 

@@ -8,7 +8,7 @@ import { bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
 
 import { TracerError } from './errors';
 import { decodeRevertReason } from './revertReason';
-import type { Conflation, LineCounts } from './lineCounter';
+import type { LineCounts } from './lineCounter';
 
 type Addr = { bytes: Uint8Array };
 export interface StepEvent {
@@ -83,6 +83,12 @@ export interface Tracer {
 }
 
 const quantity = (n: bigint) => `0x${n.toString(16)}`;
+
+/**
+ * Tracers see a LOG before its gas is checked; one larger than this could not pay for the memory
+ * (2^24 bytes cost over 500 million gas), so its data is not copied.
+ */
+export const MAX_TRACED_LOG_BYTES = 1n << 24n;
 const word = (b: Uint8Array) => `0x${bytesToUnprefixedHex(b).padStart(64, '0')}`;
 const wordOf = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
 
@@ -267,6 +273,7 @@ class CallTracer extends FrameTracker implements Tracer {
     if (frame === undefined) return;
     const s = step.stack;
     const top = (i: number) => s[s.length - 1 - i];
+    if (top(1) > MAX_TRACED_LOG_BYTES) return;
     const offset = Number(top(0));
     const size = Number(top(1));
     const topics: string[] = [];
@@ -444,7 +451,7 @@ class LineCountTracer extends FrameTracker implements Tracer {
   private root: LineFrame | undefined;
 
   constructor(
-    private readonly conflation: () => Conflation,
+    private readonly counts: () => LineCounts,
     private readonly tracerName: string,
   ) {
     super();
@@ -462,7 +469,7 @@ class LineCountTracer extends FrameTracker implements Tracer {
     if (target !== undefined) frame.to = bytesToHex(target.bytes);
     if (this.stack.length === 0) this.root = frame;
     else (this.stack[this.stack.length - 1].frame.calls ??= []).push(frame);
-    this.stack.push({ frame, before: this.conflation().counts() });
+    this.stack.push({ frame, before: this.counts() });
   }
 
   onExit(result: MessageResult): void {
@@ -470,7 +477,7 @@ class LineCountTracer extends FrameTracker implements Tracer {
     if (top === undefined) return;
     if (result.createdAddress !== undefined && top.frame.type.startsWith('CREATE'))
       top.frame.to = bytesToHex(result.createdAddress.bytes);
-    const now = this.conflation().counts();
+    const now = this.counts();
     for (const [module, n] of Object.entries(now)) {
       const added = n - (top.before[module] ?? 0);
       if (added !== 0) top.frame.lineCounts[module] = added;
@@ -766,7 +773,8 @@ export interface TracerContext {
   /** The accounts every transaction touches first: sender, recipient, coinbase. */
   start: Uint8Array[];
   isPrecompile(address: Uint8Array): boolean;
-  conflation(): Conflation;
+  /** The line counts so far, mid-transaction. */
+  counts(): LineCounts;
   profile: string;
 }
 
@@ -788,7 +796,7 @@ export function makeTracer(options: TraceOptions, ctx: TracerContext): Tracer {
     case 'prestateTracer':
       return new PrestateTracer(config as PrestateTracerConfig, ctx.start);
     case 'lineCountTracer':
-      return new LineCountTracer(ctx.conflation, ctx.profile);
+      return new LineCountTracer(ctx.counts, ctx.profile);
     case 'muxTracer':
       return new MuxTracer(
         Object.entries(config).map(([name, sub]) => {
