@@ -2,7 +2,7 @@
  * `l2devnet export FILE [--from N] [--to M] [--data-dir DIR]` and `l2devnet import FILE [start flags]`:
  * chains exchanged as geth's `export` and `import` exchange them, one block's RLP after another.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { Chain } from '@l2devnet/core';
@@ -69,29 +69,33 @@ export async function importCommand(argv: string[], out: (text: string) => void,
   if (file === undefined || file.startsWith('-'))
     throw new FlagError('import needs the file to read: l2devnet import FILE');
   const config = parseFlags(flags);
-  if (!existsSync(file)) throw new FlagError(`import ${file}: ENOENT: no such file`);
+  // Read before the chain is opened: a missing file leaves no data directory behind.
+  const rlp = readChainFile(file);
   const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });
   try {
-    out(await importFile(chain, file, out, terminal));
+    out(await importBlocks(chain, rlp, out, terminal));
     return 0;
   } finally {
     await chain.close();
   }
 }
 
-/** Imports `file` into `chain`, writing progress to `out`; returns the summary line. */
-export async function importFile(
-  chain: Chain,
-  file: string,
-  out: (text: string) => void,
-  terminal = false,
-): Promise<string> {
-  let rlp: Uint8Array;
+/** A chain file's bytes; a FlagError naming it when it cannot be read. */
+export function readChainFile(file: string): Uint8Array {
   try {
-    rlp = readFileSync(file);
+    return readFileSync(file);
   } catch (e) {
     throw new FlagError(`import ${file}: ${(e as Error).message}`);
   }
+}
+
+/** Imports a chain file's blocks into `chain`, writing progress to `out`; returns the summary line. */
+export async function importBlocks(
+  chain: Chain,
+  rlp: Uint8Array,
+  out: (text: string) => void,
+  terminal = false,
+): Promise<string> {
   const started = performance.now();
   let last = started;
   let blocks = 0;

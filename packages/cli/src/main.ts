@@ -3,7 +3,7 @@ import { ChainError } from '@l2devnet/core';
 
 import { banner } from './banner';
 import { Decoder, printTraces } from './traces';
-import { exportCommand, importCommand, importFile } from './chainFile';
+import { exportCommand, importBlocks, importCommand, readChainFile } from './chainFile';
 import { FlagError, HELP, parseFlags } from './flags';
 import type { CliConfig } from './flags';
 import { linesCommand } from './lines';
@@ -12,29 +12,22 @@ import { startNode } from './node';
 
 const VERSION = '0.1.0';
 
+/** The subcommands: each takes its arguments, where to write, and whether that is a terminal. */
+const SUBCOMMANDS = new Map<
+  string,
+  (argv: string[], out: (text: string) => void, terminal: boolean) => Promise<number>
+>([
+  ['lines', linesCommand],
+  ['proof', proofCommand],
+  ['export', exportCommand],
+  ['import', importCommand],
+]);
+
 async function main(argv: string[]): Promise<void> {
-  if (argv[0] === 'lines') {
-    process.exitCode = await linesCommand(
-      argv.slice(1),
-      (text) => process.stdout.write(text),
-      process.stdout.isTTY === true,
-    );
-    return;
-  }
-  if (argv[0] === 'export') {
-    process.exitCode = await exportCommand(argv.slice(1), (text) => process.stdout.write(text));
-    return;
-  }
-  if (argv[0] === 'import') {
-    process.exitCode = await importCommand(
-      argv.slice(1),
-      (text) => process.stdout.write(text),
-      process.stdout.isTTY === true,
-    );
-    return;
-  }
-  if (argv[0] === 'proof') {
-    process.exitCode = await proofCommand(argv.slice(1), (text) => process.stdout.write(text));
+  const subcommand = SUBCOMMANDS.get(argv[0]);
+  if (subcommand !== undefined) {
+    const out = (text: string) => process.stdout.write(text);
+    process.exitCode = await subcommand(argv.slice(1), out, process.stdout.isTTY === true);
     return;
   }
   let config: CliConfig;
@@ -68,8 +61,8 @@ async function main(argv: string[]): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
     prepare: async (chain) => {
       if (config.importFile === undefined) return;
-      const summary = await importFile(chain, config.importFile, (text) => process.stdout.write(text));
-      process.stdout.write(summary);
+      const out = (text: string) => process.stdout.write(text);
+      out(await importBlocks(chain, readChainFile(config.importFile), out));
     },
   });
   node.chain.on('error', (e) => process.stderr.write(`mining error: ${e.stack ?? e.message}\n`));

@@ -12,8 +12,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { bytesToHex } from '@ethereumjs/util';
-import type { Chain, ExclusionRecord, Receipt } from '@l2devnet/core';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import type { CallFrame, Chain, ExclusionRecord, LineFrame, Receipt } from '@l2devnet/core';
 import type { Block } from '@ethereumjs/block';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
 
@@ -29,21 +29,6 @@ type AbiParameter = Viem.AbiParameter;
 
 /** The address Hardhat's and Foundry's console library calls. */
 const CONSOLE = '0x000000000000000000636f6e736f6c652e6c6f67';
-
-interface Frame {
-  type: string;
-  from: string;
-  to?: string;
-  value?: string;
-  gas: string;
-  gasUsed: string;
-  input: string;
-  output?: string;
-  error?: string;
-  revertReason?: string;
-  calls?: Frame[];
-  logs?: { address: string; topics: string[]; data: string; position: string }[];
-}
 
 /** What the artifacts tell about calls, events, errors and deployed code. */
 export class Decoder {
@@ -217,7 +202,7 @@ async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts:
     const lines = [
       `Transaction ${hash} in block ${block.header.number}: ${ok ? 'success' : 'reverted'}, gas ${receipt.gasUsed}`,
     ];
-    const frame = traces[i]?.result as Frame | undefined;
+    const frame = traces[i]?.result as CallFrame | undefined;
     if (frame !== undefined) {
       for (const text of consoleLogs(frame, opts.decoder)) lines.push(`  console.log: ${text}`);
       if (opts.level >= 4 || (opts.level >= 3 && !ok)) {
@@ -245,15 +230,8 @@ async function printExclusion(chain: Chain, record: ExclusionRecord, opts: Trace
   opts.write(`${lines.join('\n')}\n`);
 }
 
-interface LineFrame {
-  type: string;
-  to?: string;
-  lineCounts: Record<string, number>;
-  calls?: LineFrame[];
-}
-
 /** The frame whose own execution (its sub-calls' lines taken out) added the most lines to `module`. */
-export function heaviestFrame(root: LineFrame, module: string): { frame: LineFrame; own: number } | undefined {
+function heaviestFrame(root: LineFrame, module: string): { frame: LineFrame; own: number } | undefined {
   let best: { frame: LineFrame; own: number } | undefined;
   const walk = (f: LineFrame) => {
     const children = f.calls ?? [];
@@ -265,9 +243,9 @@ export function heaviestFrame(root: LineFrame, module: string): { frame: LineFra
   return best;
 }
 
-function consoleLogs(frame: Frame, decoder: Decoder): string[] {
+function consoleLogs(frame: CallFrame, decoder: Decoder): string[] {
   const out: string[] = [];
-  const walk = (f: Frame) => {
+  const walk = (f: CallFrame) => {
     if (f.to === CONSOLE) {
       const text = decoder.consoleLog(f.input);
       if (text !== undefined) out.push(text);
@@ -278,11 +256,11 @@ function consoleLogs(frame: Frame, decoder: Decoder): string[] {
   return out;
 }
 
-async function contractNames(chain: Chain, frame: Frame, decoder: Decoder): Promise<Map<string, string>> {
+async function contractNames(chain: Chain, frame: CallFrame, decoder: Decoder): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  const walk = async (f: Frame) => {
+  const walk = async (f: CallFrame) => {
     if (f.to !== undefined && !names.has(f.to)) {
-      const code = await chain.getCode(hexToBytes(f.to), chain.headNumber);
+      const code = await chain.getCode(hexToBytes(f.to as `0x${string}`), chain.headNumber);
       const name = decoder.contractOf(bytesToHex(code));
       if (name !== undefined) names.set(f.to, name);
     }
@@ -292,12 +270,8 @@ async function contractNames(chain: Chain, frame: Frame, decoder: Decoder): Prom
   return names;
 }
 
-function hexToBytes(hex: string): Uint8Array {
-  return Uint8Array.from((hex.slice(2).match(/../g) ?? []) as string[], (b) => parseInt(b, 16));
-}
-
 /** A call tree as Foundry prints it: `[gas] Contract::function(args)`, events, and the outcome. */
-function tree(f: Frame, decoder: Decoder, names: Map<string, string>): string[] {
+function tree(f: CallFrame, decoder: Decoder, names: Map<string, string>): string[] {
   const target = f.to === undefined ? 'unknown' : (names.get(f.to) ?? f.to);
   const kind = f.type === 'CALL' ? '' : ` [${f.type.toLowerCase()}]`;
   const head = f.type.startsWith('CREATE')

@@ -19,13 +19,14 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
-import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { Bloom, runTx } from '@ethereumjs/vm';
 import type { VM, RunTxResult } from '@ethereumjs/vm';
 
 import type { LineCounter, LineCounts } from './lineCounter';
 import type { LineLimits, LineOverflow } from './lineLimits';
 import { maxFeeOf } from './txPool';
 import type { PoolTx } from './txPool';
+import { encodeReceipt } from './receiptEncoding';
 import type { Receipt } from './types';
 
 export interface BuildInput {
@@ -98,7 +99,6 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   const context = createBlock({ header }, { common });
 
   const txs: TypedTransaction[] = [];
-  const results: RunTxResult[] = [];
   const out: BuildResult = {
     block: context,
     receipts: [],
@@ -173,7 +173,6 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       await vm.evm.journal.commit();
       gasUsed += result.totalGasSpent;
       txs.push(ptx.tx);
-      results.push(result);
       out.included.push(ptx);
       out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
     }
@@ -183,23 +182,36 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   }
   await vm.evm.journal.commit();
 
+  out.block = await sealBlock(vm, header, txs, out.receipts);
+  return out;
+}
+
+/**
+ * A block sealed from its header fields, transactions and receipts, on the state the VM holds: its
+ * state root, transactions and receipts roots, logs bloom and gas used.
+ */
+export async function sealBlock(
+  vm: VM,
+  header: HeaderData,
+  txs: TypedTransaction[],
+  receipts: Receipt[],
+): Promise<Block> {
+  const common = vm.common;
   const stateRoot = await vm.stateManager.getStateRoot();
   const bloom = new Bloom(undefined, common);
-  for (const r of results) bloom.or(r.bloom);
+  for (const r of receipts) bloom.or(new Bloom(r.logsBloom, common));
   let receiptTrie = KECCAK256_RLP;
-  if (results.length > 0) {
+  if (receipts.length > 0) {
     const trie = new MerklePatriciaTrie({ common });
-    for (let i = 0; i < results.length; i++) {
-      await trie.put(RLP.encode(i), encodeReceipt(results[i].receipt, txs[i].type));
-    }
+    for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r));
     receiptTrie = trie.root();
   }
   const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
+  const gasUsed = receipts.at(-1)?.cumulativeGasUsed ?? 0n;
   // Built from the transaction objects already in hand (createBlock would decode each one again).
   const sealed = createBlockHeader(
     { ...header, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
     { common },
   );
-  out.block = new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
-  return out;
+  return new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
 }

@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 
 import { createBlock, createBlockFromBytesArray } from '@ethereumjs/block';
-import type { Block, HeaderData } from '@ethereumjs/block';
+import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
@@ -641,33 +641,11 @@ export class Chain extends EventEmitter<ChainEvents> {
    * block; genesis has no transactions.
    */
   async blockLineCounts(n: bigint): Promise<{ totals: LineCounts; added: LineCounts[] } | undefined> {
-    const block = await this.store.getBlock(n);
-    if (block === undefined) return undefined;
-    if (n === 0n) return { totals: {}, added: [] };
-    const [parent, receipts] = await Promise.all([this.store.getBlock(n - 1n), this.store.getReceipts(n)]);
-    if (parent === undefined || receipts === undefined) return undefined;
-    const candidates: PoolTx[] = block.transactions.map((tx, i) => ({
-      tx,
-      hash: tx.hash(),
-      sender: receipts[i].from,
-      nonce: tx.nonce,
-      addedAt: 0,
-    }));
-    const h = block.header;
-    const header: HeaderData = {
-      parentHash: h.parentHash,
-      number: h.number,
-      gasLimit: h.gasLimit,
-      timestamp: h.timestamp,
-      coinbase: h.coinbase,
-      difficulty: h.difficulty,
-      mixHash: h.mixHash,
-      baseFeePerGas: h.baseFeePerGas,
-      parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-      excessBlobGas: h.excessBlobGas,
-      blobGasUsed: h.blobGasUsed,
-    };
-    return this.simulator.replayLines(parent.header.stateRoot, header, candidates);
+    if (n === 0n) return (await this.store.getBlock(0n)) === undefined ? undefined : { totals: {}, added: [] };
+    const replay = await this.replayInputs(n);
+    if (replay === undefined) return undefined;
+    const { block, root, senders } = replay;
+    return this.simulator.replayLines(root, buildFields(block.header), asCandidates(block.transactions, senders));
   }
 
   /** The lines a mined transaction added to its block; undefined for one not mined. */
@@ -1232,36 +1210,20 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new ImportError(
         `block ${number}: parentHash ${bytesToHex(h.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
       );
-    const senders: PoolTx[] = block.transactions.map((tx, i) => {
-      let sender: Uint8Array;
+    const senders = block.transactions.map((tx, i) => {
       try {
-        sender = tx.getSenderAddress().bytes;
+        return tx.getSenderAddress().bytes;
       } catch {
         throw new ImportError(`block ${number}: transaction ${i} has no valid signature`);
       }
-      return { tx, hash: tx.hash(), sender, nonce: tx.nonce, addedAt: 0 };
     });
-    const header: HeaderData = {
-      parentHash: h.parentHash,
-      coinbase: h.coinbase,
-      number: h.number,
-      gasLimit: h.gasLimit,
-      timestamp: h.timestamp,
-      extraData: h.extraData,
-      difficulty: h.difficulty,
-      mixHash: h.mixHash,
-      nonce: h.nonce,
-      baseFeePerGas: h.baseFeePerGas,
-      parentBeaconBlockRoot: h.parentBeaconBlockRoot,
-      excessBlobGas: h.excessBlobGas,
-      blobGasUsed: h.blobGasUsed,
-    };
+    const candidates = asCandidates(block.transactions, senders);
     let result: BuildResult;
     try {
       result = await buildBlock({
         vm: this.vm,
-        header,
-        candidates: senders,
+        header: buildFields(h),
+        candidates,
         lineCounter: this.lineCounter,
         limits: undefined,
       });
@@ -1293,7 +1255,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const ops: KvOp[] = [];
     this.stateDb.drainInto(ops);
     ops.push(...this.store.blockOps(block, result.receipts));
-    for (const ptx of senders) ops.push({ type: 'del', key: poolKey(ptx.hash) });
+    for (const ptx of candidates) ops.push({ type: 'del', key: poolKey(ptx.hash) });
     ops.push({ type: 'del', key: META_WORKING_ROOT });
     try {
       await this.store.commit(ops, block, result.receipts);
@@ -1302,7 +1264,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw e;
     }
     this.workingRoot = block.header.stateRoot;
-    for (const ptx of senders) this.pool.remove(ptx.hash);
+    for (const ptx of candidates) this.pool.remove(ptx.hash);
     await this.dropStale();
     this.emit('block', block, result.receipts);
     return block;
@@ -1602,6 +1564,30 @@ function numberWord(n: bigint): Uint8Array {
   const out = new Uint8Array(32);
   new DataView(out.buffer).setBigUint64(24, n);
   return out;
+}
+
+/** The fields a block's header was built from: all but what sealing it computes. */
+function buildFields(h: BlockHeader): HeaderData {
+  return {
+    parentHash: h.parentHash,
+    coinbase: h.coinbase,
+    number: h.number,
+    gasLimit: h.gasLimit,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    difficulty: h.difficulty,
+    mixHash: h.mixHash,
+    nonce: h.nonce,
+    baseFeePerGas: h.baseFeePerGas,
+    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+    excessBlobGas: h.excessBlobGas,
+    blobGasUsed: h.blobGasUsed,
+  };
+}
+
+/** A mined block's transactions as candidates to run again, with their senders. */
+function asCandidates(txs: readonly TypedTransaction[], senders: Uint8Array[]): PoolTx[] {
+  return txs.map((tx, i) => ({ tx, hash: tx.hash(), sender: senders[i], nonce: tx.nonce, addedAt: 0 }));
 }
 
 /** A block's number, read from its RLP (header field 8) before the block is decoded under a fork. */

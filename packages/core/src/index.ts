@@ -29,6 +29,6 @@ export { parseDuration, parseEther } from './units';
 export { encodeReceipt } from './receiptEncoding';
 export { MAX_SIMULATED_BLOCKS, SimulateError } from './simulate';
 export type { SimBlockInput, SimBlockOverrides, SimCall, SimCallResult, SimOptions, SimulatedBlock } from './simulate';
-export type { BlockOverrides, TraceOptions } from './tracing';
+export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './tracing';
 export { verifyAccountProof } from './proofVerifier';
 export type { ProofReport } from './proofVerifier';

@@ -18,7 +18,8 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
+import type { Address } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
@@ -162,9 +163,6 @@ function blsRows(address: number, n: number): number | undefined {
   }
 }
 
-const HALTS = new Set([0x00, 0xf3, 0xfd, 0xff]);
-const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
-
 export class LineCounter {
   readonly profile: TracerProfile;
   private c: Conflation;
@@ -201,10 +199,15 @@ export class LineCounter {
    */
   liveCounts(): LineCounts {
     const counts = this.c.counts();
-    let hub = 0;
-    for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * this.profile.hubRows[op];
-    if (counts.HUB !== undefined) counts.HUB += hub + this.exceptionalFrames;
+    if (counts.HUB !== undefined) counts.HUB += this.instructionHubRows();
     return counts;
+  }
+
+  /** HUB rows of the instructions run so far in this transaction, exceptional context exits included. */
+  private instructionHubRows(): number {
+    let hub = this.exceptionalFrames;
+    for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * this.profile.hubRows[op];
+    return hub;
   }
 
   /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
@@ -250,9 +253,7 @@ export class LineCounter {
     const c = this.c;
     const p = this.profile;
     const london = !p.singleRowArithmetic;
-    let hub = 0;
-    for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * p.hubRows[op];
-    hub += this.exceptionalFrames;
+    let hub = this.instructionHubRows();
     const failed = result !== undefined && result.execResult.exceptionError !== undefined;
     if (this.frames === 0) hub += london ? 4 : 6;
     else {
@@ -564,7 +565,7 @@ export class LineCounter {
       this.trm(address);
       this.copy([dst, src, size]);
       if (size !== 0n) {
-        const target = new Address(hexToAddressBytes(address));
+        const target = createAddressFromBigInt(address & ((1n << 160n) - 1n));
         const code = await rs.stateManager.getCode(target);
         if (code.length > 0) this.fragment(`${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
       }
@@ -769,11 +770,6 @@ function modexpSize(data: Uint8Array, offset: number): bigint {
   let v = 0n;
   for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(data[offset + i] ?? 0);
   return v;
-}
-
-function hexToAddressBytes(word: bigint): Uint8Array {
-  const h = (word & ((1n << 160n) - 1n)).toString(16).padStart(40, '0');
-  return Uint8Array.from(h.match(/../g) as string[], (b) => parseInt(b, 16));
 }
 
 function accessListRows(tx: TypedTransaction): number {

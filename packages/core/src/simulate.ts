@@ -3,24 +3,23 @@
  * its overrides, each call building on the state the earlier ones left. Runs inside the simulator
  * (simulator.ts `simulate`), so nothing reaches the chain.
  */
-import { Block as BlockClass, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import { Block as BlockClass, createBlockHeader } from '@ethereumjs/block';
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { EVMResult } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bloom } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
+import { sealBlock } from './blockBuilder';
 import { ChainError } from './errors';
-import { intrinsicGas } from './intrinsicGas';
+import { gasSpent, intrinsicGasParts } from './intrinsicGas';
 import type { LineCounts } from './lineCounter';
-import { encodeReceipt } from './receiptEncoding';
-import { gethError, MAX_TRACED_LOG_BYTES } from './tracing';
-import type { MessageEvent, MessageResult, StepEvent } from './tracing';
+import type { CallRequest } from './simulator';
+import { gethError, logOfStep } from './tracing';
+import type { MessageEvent, MessageResult, StepEvent, Tracer } from './tracing';
 import type { LocatedLog, Log, Receipt } from './types';
 
 /** The execution-apis limit on simulated blocks. */
@@ -53,17 +52,8 @@ export interface SimBlockOverrides {
   baseFeePerGas?: bigint;
 }
 
-export interface SimCall {
-  from?: Uint8Array;
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-  nonce?: bigint;
-}
+/** A call of a simulated block: eth_call's request, with a nonce. */
+export type SimCall = CallRequest & { nonce?: bigint };
 
 export interface SimBlockInput<Override> {
   blockOverrides?: SimBlockOverrides;
@@ -96,13 +86,17 @@ export interface SimulatedBlock {
 export interface SimHost<Override> {
   vm: VM;
   applyOverrides(overrides: Override[]): Promise<void>;
-  /** Runs a message call or creation at depth 0 with `gasLimit` for execution; counts its lines as `tx`. */
+  /**
+   * Runs a message call or creation at depth 0 with `gasLimit` for execution, fed to `tracer` if
+   * given; counts its lines as `tx`.
+   */
   runCall(
     call: SimCall,
     block: Block,
     gasLimit: bigint,
     gasPrice: bigint,
     tx: TypedTransaction,
+    tracer?: Tracer,
   ): Promise<{ result: EVMResult; lineCounts: LineCounts }>;
 }
 
@@ -188,7 +182,7 @@ async function simulateBlock<Override>(
 
   const txs: TypedTransaction[] = [];
   const receipts: Receipt[] = [];
-  const results: { call: SimCallResult; logs: Log[] }[] = [];
+  const results: SimCallResult[] = [];
   let gasUsed = 0n;
   for (const call of calls) {
     const from = new Address(call.from ?? new Uint8Array(20));
@@ -228,9 +222,9 @@ async function simulateBlock<Override>(
       },
       common,
     );
-    const floor = intrinsicGas(tx);
-    const upfront = tx.getIntrinsicGas();
-    if (gas < floor) throw new SimulateError(-38013, `intrinsic gas too low: have ${gas}, want ${floor}`);
+    const intrinsic = intrinsicGasParts(tx);
+    if (gas < intrinsic.floor)
+      throw new SimulateError(-38013, `intrinsic gas too low: have ${gas}, want ${intrinsic.floor}`);
     const price = maxFee < baseFee + tip ? maxFee : baseFee + tip;
     const cost = gas * price + (call.value ?? 0n);
     if (account.balance < cost && (opts.validation || price > 0n))
@@ -238,15 +232,10 @@ async function simulateBlock<Override>(
         -38014,
         `insufficient funds for gas * price + value: address ${from} have ${account.balance} want ${cost}`,
       );
-    const transfers = opts.traceTransfers ? new TransferLogs(vm) : undefined;
-    let run: { result: EVMResult; lineCounts: LineCounts };
-    try {
-      run = await host.runCall(call, context, gas - upfront, price, tx);
-    } finally {
-      transfers?.detach();
-    }
+    const transfers = opts.traceTransfers ? new TransferLogs() : undefined;
+    const run = await host.runCall(call, context, gas - intrinsic.upfront, price, tx, transfers);
     const { result } = run;
-    const used = spentGas(upfront, floor, result);
+    const used = gasSpent(intrinsic, result.execResult, true);
     // The sender pays for the gas used and moves to its next nonce; the fee recipient gets the tips.
     const after = (await sm.getAccount(from)) ?? new Account();
     after.nonce = account.nonce + 1n;
@@ -260,7 +249,7 @@ async function simulateBlock<Override>(
     gasUsed += used;
     const error = result.execResult.exceptionError?.error;
     const logs: Log[] =
-      transfers?.logs(result) ??
+      transfers?.result() ??
       (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
     const status = error === undefined ? 1 : 0;
     const bloom = new Bloom(undefined, common);
@@ -292,26 +281,12 @@ async function simulateBlock<Override>(
     if (error === 'revert')
       callResult.error = { code: 3, message: 'execution reverted', data: result.execResult.returnValue };
     else if (error !== undefined) callResult.error = { code: -32015, message: gethError(error) };
-    results.push({ call: callResult, logs });
+    results.push(callResult);
   }
 
-  const stateRoot = await sm.getStateRoot();
-  const bloom = new Bloom(undefined, common);
-  for (const r of receipts) bloom.or(new Bloom(r.logsBloom, common));
-  let receiptTrie = KECCAK256_RLP;
-  if (receipts.length > 0) {
-    const trie = new MerklePatriciaTrie({ common });
-    for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r));
-    receiptTrie = trie.root();
-  }
-  const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
-  const sealed = createBlockHeader(
-    { ...header, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
-    { common },
-  );
-  const block = new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+  const block = await sealBlock(vm, header, txs, receipts);
   let logIndex = 0;
-  const calls_ = results.map(({ call }, transactionIndex) => {
+  const calls_ = results.map((call, transactionIndex) => {
     call.logs = receipts[transactionIndex].logs.map((log) => ({
       ...log,
       blockNumber: number,
@@ -335,50 +310,31 @@ function unsignedTx(data: Parameters<typeof createFeeMarket1559Tx>[0], common: V
   }
 }
 
-/** Gas a call used in all, as a receipt says: less its refund (EIP-3529: at most a fifth), at least the floor. */
-function spentGas(upfront: bigint, floor: bigint, result: EVMResult): bigint {
-  let used = upfront + result.execResult.executionGasUsed;
-  const refund = result.execResult.gasRefund ?? 0n;
-  used -= refund < used / 5n ? refund : used / 5n;
-  return used > floor ? used : floor;
-}
-
 /**
  * traceTransfers: every transfer of ETH (a call or creation with value) as an ERC-20 Transfer log
  * from 0xeeee…eeee, in order with the logs the contracts emit; dropped with a frame that fails.
  */
-class TransferLogs {
+class TransferLogs implements Tracer {
+  readonly steps = true;
   private readonly frames: Log[][] = [];
+  /** Per frame: the creation whose transfer log waits for its address. */
+  private readonly pending: (MessageEvent | undefined)[] = [];
   private top: Log[] = [];
-  private readonly onStep = (step: StepEvent, resolve?: () => void) => {
-    const code = step.opcode.code;
-    if (code >= 0xa0 && code <= 0xa4) {
-      const s = step.stack;
-      const at = (i: number) => s[s.length - 1 - i];
-      // The step event comes before the gas check: a size no LOG could pay for is not copied.
-      if (at(1) <= MAX_TRACED_LOG_BYTES) {
-        const offset = Number(at(0));
-        const size = Number(at(1));
-        const topics: Uint8Array[] = [];
-        for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
-        const data = new Uint8Array(size);
-        data.set(step.memory.subarray(offset, offset + size));
-        this.frames[this.frames.length - 1]?.push({ address: step.address.bytes, topics, data });
-      }
-    }
-    resolve?.();
-  };
-  private readonly onEnter = (message: MessageEvent, resolve?: () => void) => {
+
+  onStep(step: StepEvent): void {
+    const log = logOfStep(step);
+    if (log !== undefined) this.frames[this.frames.length - 1]?.push(log);
+  }
+
+  onEnter(message: MessageEvent): void {
     const logs: Log[] = [];
     if (message.value > 0n && message.delegatecall !== true && message.to !== undefined)
       logs.push(transferLog(message.caller.bytes, message.to.bytes, message.value));
-    // A creation's address is known at its end: its transfer log is completed there.
     this.frames.push(logs);
     this.pending.push(message.to === undefined && message.value > 0n ? message : undefined);
-    resolve?.();
-  };
-  private readonly pending: (MessageEvent | undefined)[] = [];
-  private readonly onExit = (result: MessageResult, resolve?: () => void) => {
+  }
+
+  onExit(result: MessageResult): void {
     let logs = this.frames.pop() ?? [];
     const creation = this.pending.pop();
     if (creation !== undefined && result.createdAddress !== undefined)
@@ -388,25 +344,11 @@ class TransferLogs {
       if (parent !== undefined) parent.push(...logs);
       else this.top = logs;
     } else if (this.frames.length === 0) this.top = [];
-    resolve?.();
-  };
-
-  constructor(private readonly vm: VM) {
-    const events = vm.evm.events as unknown as { on(name: string, fn: (...a: never[]) => void): void };
-    events.on('step', this.onStep);
-    events.on('beforeMessage', this.onEnter);
-    events.on('afterMessage', this.onExit);
   }
 
-  detach(): void {
-    const events = this.vm.evm.events as unknown as { off(name: string, fn: (...a: never[]) => void): void };
-    events.off('step', this.onStep);
-    events.off('beforeMessage', this.onEnter);
-    events.off('afterMessage', this.onExit);
-  }
-
-  logs(result: EVMResult): Log[] {
-    return result.execResult.exceptionError === undefined ? this.top : [];
+  /** The logs of the whole call, transfers included. */
+  result(): Log[] {
+    return this.top;
   }
 }
 

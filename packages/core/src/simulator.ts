@@ -35,7 +35,8 @@ import {
   TracerError,
 } from './errors';
 import { ExecutionGuard } from './executionGuard';
-import { intrinsicGas } from './intrinsicGas';
+import { gasSpent, intrinsicGasParts } from './intrinsicGas';
+import type { IntrinsicGas } from './intrinsicGas';
 import { LineCounter } from './lineCounter';
 import type { LineCounts } from './lineCounter';
 import type { LineLimits } from './lineLimits';
@@ -273,9 +274,8 @@ export class Simulator {
    * The gas a transaction like `req` pays before it runs (`upfront`), and the least it pays in all:
    * with EIP-7623 the calldata floor, which is charged at the end, not before execution (as geth).
    */
-  private intrinsicGas(req: CallRequest): { upfront: bigint; floor: bigint } {
-    const tx = this.unsignedTx(req, 0n);
-    return { upfront: tx.getIntrinsicGas(), floor: intrinsicGas(tx) };
+  private intrinsicGas(req: CallRequest): IntrinsicGas {
+    return intrinsicGasParts(this.unsignedTx(req, 0n));
   }
 
   private unsignedTx(req: CallRequest, gasLimit: bigint): TypedTransaction {
@@ -312,7 +312,7 @@ export class Simulator {
         throwIfFailed(result);
         return {
           returnValue: result.execResult.returnValue,
-          gasUsed: spent(intrinsic, result),
+          gasUsed: gasSpent(intrinsic, result.execResult, false),
           lineCounts,
         };
       },
@@ -361,7 +361,7 @@ export class Simulator {
       const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
       checkLines(lineCounts);
       throwIfFailed(first);
-      const used = spent(intrinsic, first);
+      const used = gasSpent(intrinsic, first.execResult, false);
       let lo = used - 1n;
       let hi = hi0;
       // Most calls succeed with what they used plus the 1/64 kept back by each call frame.
@@ -416,7 +416,7 @@ export class Simulator {
           if (skip.has(addr) && slots.size === 0) continue;
           accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
         }
-        return { accessList, gasUsed: spent(intrinsic, result) };
+        return { accessList, gasUsed: gasSpent(intrinsic, result.execResult, false) };
       },
       false,
     );
@@ -590,7 +590,7 @@ export class Simulator {
           input: req.data ?? new Uint8Array(),
           value: req.value ?? 0n,
           gasLimit: gas,
-          gasUsed: spent(intrinsic, result, true),
+          gasUsed: gasSpent(intrinsic, result.execResult, true),
           error: result.execResult.exceptionError?.error,
           returnValue: result.execResult.returnValue,
           lineCounts,
@@ -611,13 +611,19 @@ export class Simulator {
       const host: SimHost<StateOverride> = {
         vm: this.vm,
         applyOverrides: (overrides) => this.applyOverrides(overrides),
-        runCall: async (call, block, gasLimit, gasPrice, tx) => {
+        runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
           this.counter.begin();
-          const result = await this.runCall(
-            { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
-            block,
-            gasLimit,
-          );
+          const detach = tracer === undefined ? undefined : this.attach(tracer);
+          let result: EVMResult;
+          try {
+            result = await this.runCall(
+              { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
+              block,
+              gasLimit,
+            );
+          } finally {
+            detach?.();
+          }
           return { result, lineCounts: this.counter.end(tx, result) };
         },
       };
@@ -717,19 +723,6 @@ export class Simulator {
 /** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */
 function cappedGas(req: CallRequest, cap: bigint): bigint {
   return req.gas === undefined || req.gas > cap ? cap : req.gas;
-}
-
-/**
- * Gas a call used in all: its intrinsic gas and execution, at least the EIP-7623 floor; with
- * `refunded`, less its refund (EIP-3529: at most a fifth), as a receipt reports it.
- */
-function spent(intrinsic: { upfront: bigint; floor: bigint }, result: EVMResult, refunded = false): bigint {
-  let used = intrinsic.upfront + result.execResult.executionGasUsed;
-  if (refunded) {
-    const refund = result.execResult.gasRefund ?? 0n;
-    used -= refund < used / 5n ? refund : used / 5n;
-  }
-  return used > intrinsic.floor ? used : intrinsic.floor;
 }
 
 /** Whether a trace needs line counts (the lineCountTracer, alone or in a muxTracer). */

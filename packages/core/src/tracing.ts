@@ -4,11 +4,12 @@
  * 4byteTracer, noopTracer, muxTracer, and lineCountTracer, which gives the prover line counts per
  * call frame. Results are JSON as geth answers them.
  */
-import { bytesToHex, bytesToUnprefixedHex } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
 import { TracerError } from './errors';
 import { decodeRevertReason } from './revertReason';
 import type { LineCounts } from './lineCounter';
+import type { Log } from './types';
 
 type Addr = { bytes: Uint8Array };
 export interface StepEvent {
@@ -159,7 +160,7 @@ class StructLogger implements Tracer {
       this.storage.set(address, slots);
       const key = step.stack[step.stack.length - 1];
       if (code === 0x54) {
-        const value = await step.stateManager.getStorage(step.address, hexWord(key));
+        const value = await step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(key), 32));
         slots[wordOf(key)] = word(value);
       } else if (step.stack.length >= 2) slots[wordOf(key)] = wordOf(step.stack[step.stack.length - 2]);
       log.storage = { ...slots };
@@ -207,23 +208,35 @@ class StructLogger implements Tracer {
   }
 }
 
-function hexWord(n: bigint): Uint8Array {
-  const h = n.toString(16).padStart(64, '0');
-  return Uint8Array.from(h.match(/../g) as string[], (b) => parseInt(b, 16));
+/** The log a LOG0…LOG4 step is about to emit; none for another instruction, or a size no LOG could pay for. */
+export function logOfStep(step: StepEvent): Log | undefined {
+  const code = step.opcode.code;
+  if (code < 0xa0 || code > 0xa4) return undefined;
+  const s = step.stack;
+  const at = (i: number) => s[s.length - 1 - i];
+  if (at(1) > MAX_TRACED_LOG_BYTES) return undefined;
+  const offset = Number(at(0));
+  const data = new Uint8Array(Number(at(1)));
+  data.set(step.memory.subarray(offset, offset + data.length));
+  const topics: Uint8Array[] = [];
+  for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
+  return { address: step.address.bytes, topics, data };
 }
 
 // ------------------------------------------------------------------------------- callTracer
 
-interface CallLog {
+export interface CallLog {
   address: string;
   topics: string[];
   data: string;
   position: string;
+  /** Emission order within the transaction (left out of the answer). */
   seq: number;
   index?: string;
 }
 
-interface CallFrame {
+/** A callTracer frame, as geth's JSON gives it. */
+export interface CallFrame {
   type: string;
   from: string;
   to?: string;
@@ -244,8 +257,15 @@ export interface CallTracerConfig {
 }
 
 /** The frames of a transaction as the EVM enters and leaves them, with the opcode that opened each. */
+const FRAME_OPCODES = new Set([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa]);
+
+/** The frames of a transaction as the EVM enters them, named by the opcode that opened each. */
 class FrameTracker {
   protected lastOp = 'CALL';
+
+  onStep(step: StepEvent): void | Promise<void> {
+    if (FRAME_OPCODES.has(step.opcode.code)) this.lastOp = step.opcode.name;
+  }
 
   protected frameType(message: MessageEvent): string {
     if (message.depth === 0) return message.to === undefined ? 'CREATE' : 'CALL';
@@ -264,26 +284,16 @@ class CallTracer extends FrameTracker implements Tracer {
     super();
   }
 
-  async onStep(step: StepEvent): Promise<void> {
-    const code = step.opcode.code;
-    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(code)) this.lastOp = step.opcode.name;
-    if (code === 0xff) return this.selfdestruct(step);
-    if (this.config.withLog !== true || code < 0xa0 || code > 0xa4) return;
+  override async onStep(step: StepEvent): Promise<void> {
+    super.onStep(step);
+    if (step.opcode.code === 0xff) return this.selfdestruct(step);
     const frame = this.stack[this.stack.length - 1];
-    if (frame === undefined) return;
-    const s = step.stack;
-    const top = (i: number) => s[s.length - 1 - i];
-    if (top(1) > MAX_TRACED_LOG_BYTES) return;
-    const offset = Number(top(0));
-    const size = Number(top(1));
-    const topics: string[] = [];
-    for (let i = 0; i < code - 0xa0; i++) topics.push(wordOf(top(2 + i)));
-    const data = new Uint8Array(size);
-    data.set(step.memory.subarray(offset, offset + size));
+    const log = this.config.withLog === true && frame !== undefined ? logOfStep(step) : undefined;
+    if (frame === undefined || log === undefined) return;
     (frame.logs ??= []).push({
-      address: bytesToHex(step.address.bytes),
-      topics,
-      data: bytesToHex(data),
+      address: bytesToHex(log.address),
+      topics: log.topics.map(bytesToHex),
+      data: bytesToHex(log.data),
       position: quantity(BigInt(frame.calls?.length ?? 0)),
       seq: this.seq++,
     });
@@ -414,10 +424,6 @@ class FourByteTracer extends FrameTracker implements Tracer {
     super();
   }
 
-  onStep(step: StepEvent): void {
-    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(step.opcode.code)) this.lastOp = step.opcode.name;
-  }
-
   onEnter(message: MessageEvent): void {
     const type = this.frameType(message);
     if (type.startsWith('CREATE') || message.data.length < 4) return;
@@ -435,7 +441,8 @@ class FourByteTracer extends FrameTracker implements Tracer {
 
 // ------------------------------------------------------------------------------ lineCountTracer
 
-interface LineFrame {
+/** A lineCountTracer frame. */
+export interface LineFrame {
   type: string;
   from: string;
   to?: string;
@@ -455,10 +462,6 @@ class LineCountTracer extends FrameTracker implements Tracer {
     private readonly tracerName: string,
   ) {
     super();
-  }
-
-  onStep(step: StepEvent): void {
-    if ([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(step.opcode.code)) this.lastOp = step.opcode.name;
   }
 
   onEnter(message: MessageEvent): void {
@@ -538,7 +541,7 @@ class FlatCallTracer implements Tracer {
           !(
             (c.type === 'CALL' || c.type === 'STATICCALL') &&
             c.to !== undefined &&
-            this.isPrecompile(hexAddress(c.to.slice(2)))
+            this.isPrecompile(hexToBytes(c.to as `0x${string}`))
           ),
       );
       const create = f.type.startsWith('CREATE');
@@ -651,14 +654,15 @@ class PrestateTracer implements Tracer {
   async capture(phase: 'post' | 'pre', state: StateReader): Promise<void> {
     const out = new Map<string, { account: AccountState; exists: boolean }>();
     for (const [address, slots] of this.touched) {
-      const bytes = hexAddress(address);
+      const bytes = hexToBytes(`0x${address}`);
       const a = await state.account(bytes);
       const account: AccountState = { balance: quantity(a.balance) };
       if (a.nonce > 0n) account.nonce = Number(a.nonce);
       if (a.code.length > 0) account.code = bytesToHex(a.code);
       if (slots.size > 0) {
         account.storage = {};
-        for (const slot of slots) account.storage[slot] = word(await state.storage(bytes, hexAddressWord(slot)));
+        for (const slot of slots)
+          account.storage[slot] = word(await state.storage(bytes, hexToBytes(slot as `0x${string}`)));
       }
       out.set(address, { account, exists: a.balance !== 0n || a.nonce !== 0n || a.code.length > 0 });
     }
@@ -702,14 +706,6 @@ class PrestateTracer implements Tracer {
     }
     return { post: postOut, pre: preOut };
   }
-}
-
-function hexAddress(hex: string): Uint8Array {
-  return Uint8Array.from(hex.match(/../g) as string[], (b) => parseInt(b, 16));
-}
-
-function hexAddressWord(slot: string): Uint8Array {
-  return hexAddress(slot.slice(2));
 }
 
 // ---------------------------------------------------------------------------------- the others

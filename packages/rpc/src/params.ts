@@ -155,6 +155,15 @@ function object(value: unknown, slot: ParamSlot): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** An object with only the keys `known` (one it does not take is refused, not ignored). */
+function strictObject(value: unknown, slot: ParamSlot, known: readonly string[]): Record<string, unknown> {
+  const o = object(value, slot);
+  for (const key of Object.keys(o))
+    if (!known.includes(key))
+      fail({ ...slot, name: `${slot.name}.${key}` }, `absent: the fields taken are ${known.join(', ')}`, key);
+  return o;
+}
+
 function member<T>(o: Record<string, unknown>, key: string, parse: Parser<T>, slot: ParamSlot): T | undefined {
   const v = o[key];
   return v === undefined || v === null ? undefined : parse(v, { position: slot.position, name: `${slot.name}.${key}` });
@@ -208,15 +217,7 @@ export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
   return Object.entries(o).map(([key, v]) => {
     const at = { position: slot.position, name: `${slot.name}[${key}]` };
     const a = address(key, at);
-    const fields = object(v, at);
-    const known = ['balance', 'nonce', 'code', 'state', 'stateDiff'];
-    for (const field of Object.keys(fields))
-      if (!known.includes(field))
-        fail(
-          { ...at, name: `${at.name}.${field}` },
-          `absent (the fields this node overrides: ${known.join(', ')})`,
-          field,
-        );
+    const fields = strictObject(v, at, ['balance', 'nonce', 'code', 'state', 'stateDiff']);
     const slots = (name: 'state' | 'stateDiff'): [Uint8Array, Uint8Array][] | undefined => {
       const m = fields[name];
       if (m === undefined || m === null) return undefined;
@@ -388,10 +389,7 @@ export const tracesCountersRequest: Parser<{ blockNumber: bigint; expectedTraces
 
 /** eth_simulateV1's block overrides. */
 const simBlockOverrides: Parser<SimBlockOverrides> = (value, slot) => {
-  const o = object(value, slot);
-  const known = ['number', 'time', 'gasLimit', 'feeRecipient', 'prevRandao', 'baseFeePerGas'];
-  for (const key of Object.keys(o))
-    if (!known.includes(key)) fail({ ...slot, name: `${slot.name}.${key}` }, `one of ${known.join(', ')}`, key);
+  const o = strictObject(value, slot, ['number', 'time', 'gasLimit', 'feeRecipient', 'prevRandao', 'baseFeePerGas']);
   return {
     number: member(o, 'number', quantity, slot),
     time: member(o, 'time', quantity, slot),
@@ -433,10 +431,7 @@ export const simulatePayload: Parser<{
 
 /** geth's block overrides (number, time, gasLimit, coinbase, random, baseFee). */
 const blockOverrides: Parser<BlockOverrides> = (value, slot) => {
-  const o = object(value, slot);
-  for (const key of Object.keys(o))
-    if (!['number', 'time', 'gasLimit', 'coinbase', 'random', 'baseFee'].includes(key))
-      fail({ ...slot, name: `${slot.name}.${key}` }, 'one of number, time, gasLimit, coinbase, random, baseFee', key);
+  const o = strictObject(value, slot, ['number', 'time', 'gasLimit', 'coinbase', 'random', 'baseFee']);
   return {
     number: member(o, 'number', quantity, slot),
     time: member(o, 'time', quantity, slot),
