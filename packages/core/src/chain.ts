@@ -12,7 +12,6 @@ import { EventEmitter } from 'node:events';
 import { createBlock, createBlockFromBytesArray } from '@ethereumjs/block';
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx';
@@ -26,7 +25,6 @@ import {
   equalsBytes,
   KECCAK256_NULL,
   KECCAK256_RLP,
-  ValueEncoding,
 } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
@@ -92,6 +90,7 @@ import { SerialQueue } from './serialQueue';
 import { Simulator } from './simulator';
 import { dumpState, loadState } from './stateDump';
 import type { CallRequest, CallResult, StateOverride } from './simulator';
+import { flatStateManager } from './flatState';
 import { StateDB, stateCaches } from './stateDb';
 import { maxFeeOf, maxTipOf, TxPool } from './txPool';
 import type { PoolTx } from './txPool';
@@ -347,13 +346,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const store = new ChainStore(kv, common, spec?.scheduled ?? false);
     const head = await store.open();
 
-    const trie = new MerklePatriciaTrie({
-      db: stateDb,
-      useKeyHashing: true,
-      valueEncoding: ValueEncoding.Bytes,
-      common,
-    });
-    const sm = new MerkleStateManager({ trie, common, caches: stateCaches(100_000) });
+    const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(100_000));
     const blockchain = {
       getBlock: async (n: number) => {
         const hash = await store.getBlockHash(BigInt(n));
@@ -522,14 +515,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const key = bytesToHex(root);
     let sm = this.readers.get(key);
     if (sm === undefined) {
-      const trie = new MerklePatriciaTrie({
-        db: this.stateDb,
-        root,
-        useKeyHashing: true,
-        valueEncoding: ValueEncoding.Bytes,
-        common: this.common,
-      });
-      sm = new MerkleStateManager({ trie, common: this.common, caches: stateCaches(0) });
+      sm = flatStateManager(this.stateDb, this.stateDb.flat, this.common, stateCaches(0), root);
       this.readers.set(key, sm);
     }
     return sm;
@@ -793,7 +779,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** The block gas limit, and the EIP-7825 per-transaction cap where active. */
-  private checkGasLimit(gasLimit: bigint): void {
+  checkGasLimit(gasLimit: bigint): void {
     if (gasLimit > this.gasLimit) throw new GasLimitExceededError(gasLimit, this.gasLimit);
     if (this.vm.common.isActivatedEIP(7825)) {
       const cap = this.vm.common.param('maxTransactionGasLimit');

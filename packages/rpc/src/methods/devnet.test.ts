@@ -195,6 +195,16 @@ describe('review cases', () => {
     expect(await t.call('eth_blockNumber')).toBe('0x1');
   });
 
+  test('eth_sendTransaction with gas above the EIP-7825 cap is refused as a raw one is, not an internal error', async () => {
+    const error = await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, gas: '0x1c9c380' });
+    expect(error).toMatchObject({
+      code: -32000,
+      message: 'exceeds transaction gas limit cap: gas 30000000, limit 16777216',
+    });
+    expect(await t.call('eth_blockNumber')).toBe('0x0');
+    expect(await t.call('eth_sendTransaction', { from: ALICE, to: BOB, gas: '0x1000000' })).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
   test('parallel eth_sendTransaction from one account get consecutive nonces', async () => {
     await t.call('evm_setAutomine', false);
     const hashes = await Promise.all(

@@ -82,6 +82,7 @@ async function buildTransaction(
   const { chain } = ctx;
   const nonce = req.nonce ?? nextNonce;
   const gasLimit = req.gas ?? (await chain.estimateGas(req, chain.headNumber)).gas;
+  chain.checkGasLimit(gasLimit);
   const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
   const opts = { common: chain.common };
   const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !chain.common.isActivatedEIP(1559);
