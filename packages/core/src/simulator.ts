@@ -8,8 +8,6 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
@@ -19,7 +17,6 @@ import {
   createAccount,
   equalsBytes,
   hexToBytes,
-  ValueEncoding,
 } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
@@ -57,6 +54,7 @@ import type {
 } from './tracing';
 import { LruCache } from './lru';
 import { SerialQueue } from './serialQueue';
+import { flatStateManager } from './flatState';
 import { OverlayDB, stateCaches } from './stateDb';
 import type { StateDB } from './stateDb';
 import type { PoolTx } from './txPool';
@@ -130,13 +128,9 @@ export class Simulator {
   ): Promise<Simulator> {
     // Its own scratch layer: nothing it computes may reach the block the miner commits next.
     const overlay = new OverlayDB(stateDb);
-    const trie = new MerklePatriciaTrie({
-      db: overlay,
-      useKeyHashing: true,
-      valueEncoding: ValueEncoding.Bytes,
-      common,
-    });
-    const sm = new MerkleStateManager({ trie, common, caches: stateCaches(10_000) });
+    // Small unbounded caches: they hold only what one use writes, which every use reverts; reads are
+    // kept by the flat state.
+    const sm = flatStateManager(overlay, stateDb.flat, common, stateCaches(0));
     const vm = await createVM({ common, stateManager: sm, blockchain });
     return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay);
   }

@@ -10,6 +10,7 @@ import { unprefixedHexToBytes } from '@ethereumjs/util';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 
+import { FlatState } from './flatState';
 import { LruCache } from './lru';
 import type { KvStore, KvOp } from './kvStore';
 
@@ -30,6 +31,8 @@ function levelKey(key: string): Uint8Array {
 export class StateDB implements DB<string, string | Uint8Array> {
   private pending = new Map<string, Uint8Array>();
   private readonly cache = new LruCache<string, Uint8Array>(NODE_CACHE_ENTRIES);
+  /** Committed accounts, storage and code read from this database, for every state manager over it. */
+  readonly flat = new FlatState();
 
   constructor(private readonly kv: KvStore) {}
 
