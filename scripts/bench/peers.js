@@ -1,0 +1,448 @@
+'use strict';
+/**
+ * `npm run bench -- --peers`: this node against Anvil, Hardhat (2.x, its Rust engine) and Ganache,
+ * each started on 127.0.0.1 with the same mnemonic and chain id, the same bounded scenarios over
+ * HTTP, one table of figures with each one's ratio to the best. The peers are installed on first use
+ * into scripts/peers (their own lockfile, not part of the workspace). Throughput comes from wrk
+ * (`apt-get install wrk`) when it is installed, so the client is not the bottleneck; eth_call
+ * calldata varies on every request so that no cache can answer it.
+ *
+ * Flags: --only NAME[,NAME] (nodes to run), --transfers N (default 1000), --seconds S (wrk runs,
+ * default 5), --more-blocks N (mined before eth_getLogs is measured again, default 20000).
+ */
+const { execFileSync, spawn } = require('node:child_process');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const net = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const { Wallet, Interface, HDNodeWallet } = require('ethers');
+
+const { Chain, signer, erc20Distribution } = require('./lib');
+
+const ROOT = join(__dirname, '..', '..');
+const PEERS = join(__dirname, '..', 'peers');
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const CHAIN_ID = 31337n;
+
+function flag(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+const TRANSFERS = Number(flag('transfers', 1000));
+const SECONDS = Number(flag('seconds', 5));
+const MORE_BLOCKS = Number(flag('more-blocks', 20000));
+const ONLY = flag('only', 'l2devnet,anvil,hardhat,ganache').split(',');
+
+const NODES = {
+  l2devnet: (port, blockTime) => ({
+    // The installed command, as a package script or a global install runs it.
+    cmd: process.execPath,
+    args: [join(ROOT, 'node_modules', '.bin', 'l2devnet'), '--in-memory', '--port', `${port}`].concat(
+      blockTime ? ['--block-time', '1'] : [],
+    ),
+  }),
+  anvil: (port, blockTime) => ({
+    cmd: join(PEERS, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil'),
+    args: ['--host', '127.0.0.1', '--port', `${port}`, '--mnemonic', MNEMONIC, '--silent'].concat(
+      blockTime ? ['--block-time', '1'] : [],
+    ),
+  }),
+  hardhat: (port, blockTime) => ({
+    cmd: process.execPath,
+    args: [
+      join(PEERS, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js'),
+      'node',
+      '--hostname',
+      '127.0.0.1',
+      '--port',
+      `${port}`,
+    ],
+    cwd: PEERS,
+    env: { ...process.env, HARDHAT_BLOCK_TIME_MS: blockTime ? '1000' : '' },
+  }),
+  ganache: (port, blockTime) => ({
+    cmd: process.execPath,
+    args: [
+      join(PEERS, 'node_modules', 'ganache', 'dist', 'node', 'cli.js'),
+      '--server.host',
+      '127.0.0.1',
+      '--server.port',
+      `${port}`,
+      '--wallet.mnemonic',
+      MNEMONIC,
+      '--chain.chainId',
+      '31337',
+      '--logging.quiet',
+    ].concat(blockTime ? ['--miner.blockTime', '1'] : []),
+  }),
+};
+
+function installPeers() {
+  if (existsSync(join(PEERS, 'node_modules', 'hardhat')) && existsSync(join(PEERS, 'node_modules', 'ganache'))) return;
+  console.log('Installing the peers into scripts/peers (first run only)...');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS, stdio: 'inherit' });
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A JSON-RPC client over keep-alive HTTP (Node's fetch). */
+function client(url) {
+  let id = 1;
+  return async function call(method, params = []) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
+    });
+    const body = await res.json();
+    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+    return body.result;
+  };
+}
+
+/** Starts a node and waits for its first answer; resolves with the time that took. */
+async function start(name, blockTime) {
+  const port = await freePort();
+  const spec = NODES[name](port, blockTime);
+  const url = `http://127.0.0.1:${port}/`;
+  const t = performance.now();
+  const child = spawn(spec.cmd, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const call = client(url);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr.slice(0, 500)}`);
+    if (performance.now() - t > 60_000) throw new Error(`${name} did not answer within 60 s`);
+    try {
+      await call('eth_blockNumber');
+      break;
+    } catch {
+      await sleep(5);
+    }
+  }
+  return { name, child, url, port, call, startupMs: performance.now() - t };
+}
+
+function stop(node) {
+  node.child.kill('SIGKILL');
+}
+
+function rssMiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+function median(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Median latency (ms) of `fn` over `n` runs, bounded by 10 s. */
+async function latency(n, fn) {
+  for (let i = 0; i < 3; i++) await fn(); // warm-up
+  const samples = [];
+  const end = performance.now() + 10_000;
+  for (let i = 0; i < n && performance.now() < end; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return median(samples);
+}
+
+let hasWrk;
+function wrkInstalled() {
+  if (hasWrk === undefined) {
+    try {
+      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+      hasWrk = true;
+    } catch (e) {
+      hasWrk = e.status === 1; // wrk --version exits 1 after printing its version
+    }
+  }
+  return hasWrk;
+}
+
+/** Requests per second of `lua`'s requests over `connections` connections. */
+async function throughput(url, connections, lua, fallbackBody) {
+  if (wrkInstalled()) {
+    const script = join(tmpdir(), `l2devnet-peers-${process.pid}.lua`);
+    writeFileSync(script, lua);
+    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${SECONDS}s`, '-s', script, url], {
+      encoding: 'utf8',
+    });
+    const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+    if (errors) throw new Error(`wrk: ${errors[1]} failed responses`);
+    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
+  }
+  // Without wrk: `connections` loops of fetch in this process (the client costs as much as the node).
+  let done = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        await (
+          await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fallbackBody() })
+        ).text();
+        done++;
+      }
+    }),
+  );
+  return done / SECONDS;
+}
+
+const token = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'TestToken.json'), 'utf8'));
+const tokenAbi = new Interface(token.abi);
+const deployer = HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'/0/0");
+
+/** Signed transactions, the same bytes for every node. */
+function signedTransfers(tokenAddress, firstNonce, count) {
+  const wallet = new Wallet(deployer.privateKey);
+  const txs = [];
+  for (let i = 0; i < count; i++) {
+    const to = `0x${(i + 1).toString(16).padStart(40, '0')}`;
+    txs.push(
+      wallet.signTransaction({
+        type: 2,
+        chainId: CHAIN_ID,
+        nonce: firstNonce + i,
+        to: tokenAddress,
+        data: tokenAbi.encodeFunctionData('transfer', [to, 1n]),
+        gasLimit: 100_000n,
+        maxFeePerGas: 100_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+      }),
+    );
+  }
+  return Promise.all(txs);
+}
+
+async function waitReceipt(call, hash, timeoutMs = 30_000) {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    const r = await call('eth_getTransactionReceipt', [hash]);
+    if (r !== null) return r;
+    if (performance.now() > end) throw new Error(`no receipt for ${hash}`);
+    await sleep(20);
+  }
+}
+
+async function deployToken(call) {
+  const wallet = new Wallet(deployer.privateKey);
+  const raw = await wallet.signTransaction({
+    type: 2,
+    chainId: CHAIN_ID,
+    nonce: 0,
+    data: token.bytecode + tokenAbi.encodeDeploy(['Bench', 'B', 10n ** 30n]).slice(2),
+    gasLimit: 3_000_000n,
+    maxFeePerGas: 100_000_000_000n,
+    maxPriorityFeePerGas: 1_000_000_000n,
+  });
+  const hash = await call('eth_sendRawTransaction', [raw]);
+  const receipt = await waitReceipt(call, hash);
+  if (receipt.status !== '0x1') throw new Error('token deployment failed');
+  return receipt.contractAddress;
+}
+
+function callLua(tokenAddress) {
+  const from = deployer.address.toLowerCase();
+  return `wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local head = '{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"from":"${from}","to":"${tokenAddress}","data":"0x70a08231000000000000000000000000'
+request = function()
+  local a = string.format("%04x%04x%04x%04x%04x%04x%04x%04x%04x%04x", math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535), math.random(0, 65535))
+  return wrk.format(nil, nil, nil, head .. a .. '"},"latest"]}')
+end
+`;
+}
+
+const BLOCK_NUMBER_LUA = `wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+`;
+
+/** Every scenario against one node; each figure with whether more is better. */
+async function measureNode(name) {
+  const r = {};
+  const node = await start(name, false);
+  const { call } = node;
+  try {
+    r.startup = node.startupMs;
+    const tokenAddress = await deployToken(call);
+    const txs = await signedTransfers(tokenAddress, 1, TRANSFERS);
+    // One after another, each sent when the previous one's answer came back (automine).
+    let t = performance.now();
+    let last;
+    for (const raw of txs) last = await call('eth_sendRawTransaction', [raw]);
+    await waitReceipt(call, last);
+    r.transfers = TRANSFERS / ((performance.now() - t) / 1000);
+
+    const from = deployer.address.toLowerCase();
+    r.ethCall = await throughput(node.url, 16, callLua(tokenAddress), () =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_call',
+        params: [
+          { from, to: tokenAddress, data: tokenAbi.encodeFunctionData('balanceOf', [Wallet.createRandom().address]) },
+          'latest',
+        ],
+      }),
+    );
+    r.blockNumber = await throughput(node.url, 32, BLOCK_NUMBER_LUA, () =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+    );
+
+    const transferTopic = tokenAbi.getEvent('Transfer').topicHash;
+    const recipientTopic = `0x${'7'.padStart(64, '0')}`;
+    const allLogs = async () => {
+      const logs = await call('eth_getLogs', [
+        { fromBlock: '0x0', toBlock: 'latest', address: tokenAddress, topics: [transferTopic] },
+      ]);
+      if (logs.length < TRANSFERS) throw new Error(`${name}: ${logs.length} Transfer logs`);
+    };
+    const oneTopic = () =>
+      call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', topics: [transferTopic, null, recipientTopic] }]);
+    r.logsAll = await latency(20, allLogs);
+    r.logsTopic = await latency(50, oneTopic);
+
+    const head = Number(await call('eth_blockNumber'));
+    const back = `0x${Math.max(0, head - 1000).toString(16)}`;
+    const slots = [0, 1, 2].map((n) => `0x${n.toString(16).padStart(64, '0')}`);
+    const proof = async (block) => {
+      try {
+        await call('eth_getProof', [tokenAddress, slots, block]);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    r.proofLatest = (await proof('latest'))
+      ? await latency(50, () => call('eth_getProof', [tokenAddress, slots, 'latest']))
+      : NaN;
+    r.proofOld = (await proof(back)) ? await latency(50, () => call('eth_getProof', [tokenAddress, slots, back])) : NaN;
+    r.blockFull = await latency(200, () => call('eth_getBlockByNumber', ['latest', true]));
+    try {
+      r.blockReceipts = await latency(200, () => call('eth_getBlockReceipts', ['latest']));
+    } catch {
+      r.blockReceipts = NaN;
+    }
+
+    // eth_getLogs again on a longer chain.
+    t = performance.now();
+    const hex = `0x${MORE_BLOCKS.toString(16)}`;
+    if (name === 'ganache') await call('evm_mine', [{ blocks: MORE_BLOCKS }]);
+    else if (name === 'hardhat') await call('hardhat_mine', [hex]);
+    else await call('anvil_mine', [hex]);
+    r.mineMore = (performance.now() - t) / 1000;
+    r.logsAllLong = await latency(20, allLogs);
+    r.logsTopicLong = await latency(50, oneTopic);
+    r.rss = rssMiB(node.child.pid);
+  } finally {
+    stop(node);
+  }
+
+  // The same transfers with a block every second: sent without waiting, until the last is mined.
+  const timed = await start(name, true);
+  try {
+    const tokenAddress = await deployToken(timed.call);
+    const txs = await signedTransfers(tokenAddress, 1, TRANSFERS);
+    const t = performance.now();
+    let last;
+    for (const raw of txs) last = await timed.call('eth_sendRawTransaction', [raw]);
+    await waitReceipt(timed.call, last, 60_000);
+    r.transfersTimed = TRANSFERS / ((performance.now() - t) / 1000);
+  } finally {
+    stop(timed);
+  }
+  return r;
+}
+
+/** What block building costs with line counting on, against off: same process, same transfers. */
+async function lineCountingRatio() {
+  const rate = async (lineCounting) => {
+    const chain = await Chain.create({ lineCounting });
+    const next = await erc20Distribution(chain, signer(chain, 0));
+    for (let i = 0; i < 100; i++) await chain.submit(next());
+    const t = performance.now();
+    for (let i = 0; i < TRANSFERS; i++) await chain.submit(next());
+    const perSecond = TRANSFERS / ((performance.now() - t) / 1000);
+    await chain.close();
+    return perSecond;
+  };
+  const best = async (on) => Math.max(await rate(on), await rate(on));
+  const off = await best(false);
+  const on = await best(true);
+  return { on, off };
+}
+
+const ROWS = [
+  ['startup', 'start-up to first answer (ms)', false],
+  ['ethCall', 'eth_call ERC20 balanceOf, 16 connections (/s)', true],
+  ['transfers', `${TRANSFERS} signed ERC20 transfers one after another, automine (tx/s)`, true],
+  ['transfersTimed', `the same, --block-time 1, sent without waiting (tx/s)`, true],
+  ['logsAll', `eth_getLogs all ${TRANSFERS} Transfer logs (ms)`, false],
+  ['logsTopic', 'eth_getLogs one recipient topic (ms)', false],
+  ['blockNumber', 'eth_blockNumber, 32 connections (/s)', true],
+  ['proofLatest', 'eth_getProof at latest (ms)', false],
+  ['proofOld', 'eth_getProof 1,000 blocks back (ms)', false],
+  ['blockFull', 'eth_getBlockByNumber(latest, true) (ms)', false],
+  ['blockReceipts', 'eth_getBlockReceipts(latest) (ms)', false],
+  ['mineMore', `mining ${MORE_BLOCKS} empty blocks (s)`, false],
+  ['logsAllLong', `eth_getLogs all Transfer logs, ${MORE_BLOCKS} blocks later (ms)`, false],
+  ['logsTopicLong', `eth_getLogs one recipient topic, ${MORE_BLOCKS} blocks later (ms)`, false],
+  ['rss', 'RSS after the run (MiB)', false],
+];
+
+function cell(value, best) {
+  if (!Number.isFinite(value)) return 'n/a';
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return `${value.toFixed(digits)} (${(value / best).toFixed(2)}×)`;
+}
+
+(async () => {
+  installPeers();
+  console.log(
+    `## Peers: the same scenarios over HTTP on 127.0.0.1${wrkInstalled() ? ', throughput by wrk' : ' (no wrk: throughput by an in-process client)'}`,
+  );
+  const results = {};
+  for (const name of ONLY) {
+    process.stdout.write(`${name}...`);
+    try {
+      results[name] = await measureNode(name);
+      console.log(' done');
+    } catch (e) {
+      console.log(` failed: ${e.message.split('\n')[0]}`);
+      results[name] = {};
+    }
+  }
+  const names = Object.keys(results);
+  console.log(`\n| figure | ${names.join(' | ')} |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|`);
+  for (const [key, label, more] of ROWS) {
+    const values = names.map((n) => results[n][key]);
+    const finite = values.filter(Number.isFinite);
+    const best = finite.length === 0 ? NaN : more ? Math.max(...finite) : Math.min(...finite);
+    console.log(`| ${label} | ${values.map((v) => cell(v, best)).join(' | ')} |`);
+  }
+  console.log('\nRatios are to the best figure of the row (more is better for /s and tx/s, less for the rest).');
+  if (ONLY.includes('l2devnet')) {
+    const { on, off } = await lineCountingRatio();
+    console.log(
+      `Line counting on block building (in process, ${TRANSFERS} ERC20 transfers): ${on.toFixed(0)} tx/s counting, ${off.toFixed(0)} tx/s not; counting costs ${((off / on - 1) * 100).toFixed(1)}%.`,
+    );
+  }
+})();
