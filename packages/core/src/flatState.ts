@@ -12,7 +12,7 @@
 import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { bytesToUnprefixedHex, concatBytes, createAccountFromRLP } from '@ethereumjs/util';
 import type { Account, Address } from '@ethereumjs/util';
 
 import type { Common } from '@ethereumjs/common';
@@ -64,6 +64,11 @@ export class FlatState {
 export class FlatStateManager extends MerkleStateManager {
   private rootBytes: Uint8Array | undefined;
   private rootHex = '';
+  /**
+   * Read-only storage tries by storage root, for reads the flat map lacks. ethereumjs drops its own
+   * at every revert, and a call is one revert: building a trie per read costs more than the read.
+   */
+  private readonly storageTries = new Generations<MerklePatriciaTrie>(4_096);
 
   constructor(
     opts: MerkleStateManagerOpts,
@@ -103,14 +108,22 @@ export class FlatStateManager extends MerkleStateManager {
     const flatKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
     let value = this.flat.storage.get(flatKey);
     if (value === undefined) {
-      const trie = this._getStorageTrie(address, account);
-      // A storage trie this manager is part-way through changing is not the account's committed one.
-      if (!equalsBytes(trie.root(), account.storageRoot)) return super.getStorage(address, key);
-      const stored = await trie.get(key);
+      const stored = await this.storageTrie(account.storageRoot).get(key);
       value = stored === null ? EMPTY : (RLP.decode(stored) as Uint8Array);
       this.flat.storage.set(flatKey, value);
     }
     return value;
+  }
+
+  private storageTrie(storageRoot: Uint8Array): MerklePatriciaTrie {
+    const key = bytesToUnprefixedHex(storageRoot);
+    let trie = this.storageTries.get(key);
+    if (trie === undefined) {
+      trie = this._trie.shallowCopy(false);
+      trie.root(storageRoot);
+      this.storageTries.set(key, trie);
+    }
+    return trie;
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {
