@@ -30,6 +30,8 @@ export const chainMethods: Record<string, Method> = {
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
   eth_gasPrice: method([], async ({ chain }) => quantity((await chain.nextBaseFee()) + SUGGESTED_TIP)),
   eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
+  /** eth_baseFee: the next block's base fee (EIP-1559), as eth_blobBaseFee is for blobs; 0 before London. */
+  eth_baseFee: method([], async ({ chain }) => quantity(await chain.nextBaseFee())),
   /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */
   eth_blobBaseFee: method([], async ({ chain }) => quantity(await chain.nextBlobBaseFee())),
   /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */

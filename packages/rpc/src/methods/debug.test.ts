@@ -72,6 +72,20 @@ test('an unknown block is "header not found"; a bad one is invalid params', asyn
   }
 });
 
+test('eth_baseFee is the next block base fee, as the pending block has it; 0 before London', async () => {
+  const next = await t.call<string>('eth_baseFee');
+  expect(BigInt(next)).toBeGreaterThan(0n);
+  expect(next).toBe((await t.call<{ baseFeePerGas: string }>('eth_getBlockByNumber', 'pending', false)).baseFeePerGas);
+  await t.call('anvil_setNextBlockBaseFeePerGas', '0x7');
+  expect(await t.call('eth_baseFee')).toBe('0x7');
+  const old = await createTestRpc({ hardfork: 'berlin' });
+  try {
+    expect(await old.call('eth_baseFee')).toBe('0x0');
+  } finally {
+    await old.close();
+  }
+});
+
 test('eth_blobBaseFee is the next block blob base fee: the minimum, 1 wei, with no blobs; 0 before Cancun', async () => {
   expect(await t.call('eth_blobBaseFee')).toBe('0x1');
   const london = await createTestRpc({ hardfork: 'london' });
