@@ -18,7 +18,10 @@ const { join } = require('node:path');
 
 const { Wallet, Interface, HDNodeWallet } = require('ethers');
 
+const { LineLimits } = require('../../packages/core/dist');
 const { Chain, signer, erc20Distribution } = require('./lib');
+
+const lineLimits = LineLimits.fromFile(join(__dirname, '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'));
 
 const ROOT = join(__dirname, '..', '..');
 const PEERS = join(__dirname, '..', 'peers');
@@ -99,14 +102,20 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function client(url) {
   let id = 1;
   return async function call(method, params = []) {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
-    });
-    const body = await res.json();
-    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-    return body.result;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method, params });
+    const post = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    let res;
+    try {
+      res = await post();
+    } catch (e) {
+      // A kept-alive connection the server closed while idle (uWS and Hardhat close them after a
+      // few seconds, e.g. during a wrk run): once more, on a new connection.
+      if (e.cause?.code !== 'UND_ERR_SOCKET') throw e;
+      res = await post();
+    }
+    const answer = await res.json();
+    if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+    return answer.result;
   };
 }
 
@@ -204,7 +213,25 @@ async function throughput(url, connections, lua, fallbackBody) {
   return done / SECONDS;
 }
 
-const token = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'TestToken.json'), 'utf8'));
+/**
+ * The ERC20 fixture compiled for Shanghai, the newest fork Ganache runs (the fixture's own build
+ * targets a later one); every node runs these same bytes.
+ */
+function shanghaiToken() {
+  const solc = require('solc');
+  const input = {
+    language: 'Solidity',
+    sources: { 'ERC20.sol': { content: readFileSync(join(ROOT, 'fixtures', 'contracts', 'ERC20.sol'), 'utf8') } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'shanghai',
+      outputSelection: { 'ERC20.sol': { TestToken: ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const compiled = JSON.parse(solc.compile(JSON.stringify(input))).contracts['ERC20.sol'].TestToken;
+  return { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
+}
+const token = shanghaiToken();
 const tokenAbi = new Interface(token.abi);
 const deployer = HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'/0/0");
 
@@ -374,7 +401,7 @@ async function measureNode(name) {
 /** What block building costs with line counting on, against off: same process, same transfers. */
 async function lineCountingRatio() {
   const rate = async (lineCounting) => {
-    const chain = await Chain.create({ lineCounting });
+    const chain = await Chain.create({ lineLimits, rpcLineCheck: false, lineCounting });
     const next = await erc20Distribution(chain, signer(chain, 0));
     for (let i = 0; i < 100; i++) await chain.submit(next());
     const t = performance.now();
@@ -425,7 +452,7 @@ function cell(value, best) {
       results[name] = await measureNode(name);
       console.log(' done');
     } catch (e) {
-      console.log(` failed: ${e.message.split('\n')[0]}`);
+      console.log(` failed: ${e.message.split('\n')[0]}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}`);
       results[name] = {};
     }
   }

@@ -55,9 +55,9 @@ class Generations<V> {
 /** The maps, shared by every state manager over one state database. */
 export class FlatState {
   /** RLP of the account, or null for none. */
-  readonly accounts = new Generations<Uint8Array | null>(100_000);
+  readonly accounts = new Generations<Uint8Array | null>(32_768);
   /** The decoded value (empty for an unset slot). */
-  readonly storage = new Generations<Uint8Array>(200_000);
+  readonly storage = new Generations<Uint8Array>(65_536);
   readonly code = new LruCache<string, Uint8Array>(4_096, { weigh: (c) => c.length + 64, maxWeight: 64 << 20 });
 }
 

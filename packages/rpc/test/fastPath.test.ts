@@ -230,6 +230,8 @@ test('the patched packages are the ones installed (patch-package applied patches
   const evmSource = readFileSync(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js'), 'utf8');
   expect(evmSource).toContain('_runStepAsync');
   expect(evmSource).toContain('jumpAnalyses');
+  const { bytesToUnprefixedHex } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
+  expect(bytesToUnprefixedHex.toString()).toContain('Buffer.from');
 });
 
 describe.each(FORKS)('%s: the fast path answers as ethereumjs', (fork) => {
