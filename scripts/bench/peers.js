@@ -369,14 +369,21 @@ async function measureNode(name) {
     }
 
     // eth_getLogs again on a longer chain.
+    // In requests of 1,000 blocks, within 5 minutes (Anvil takes minutes for 20,000).
     t = performance.now();
-    const hex = `0x${MORE_BLOCKS.toString(16)}`;
-    if (name === 'ganache') await call('evm_mine', [{ blocks: MORE_BLOCKS }]);
-    else if (name === 'hardhat') await call('hardhat_mine', [hex]);
-    else await call('anvil_mine', [hex]);
-    r.mineMore = (performance.now() - t) / 1000;
-    r.logsAllLong = await latency(20, allLogs);
-    r.logsTopicLong = await latency(50, oneTopic);
+    let mined = 0;
+    while (mined < MORE_BLOCKS && performance.now() - t < 300_000) {
+      const n = Math.min(1000, MORE_BLOCKS - mined);
+      if (name === 'ganache') await call('evm_mine', [{ blocks: n }]);
+      else if (name === 'hardhat') await call('hardhat_mine', [`0x${n.toString(16)}`]);
+      else await call('anvil_mine', [`0x${n.toString(16)}`]);
+      mined += n;
+    }
+    r.mineMore = mined === MORE_BLOCKS ? (performance.now() - t) / 1000 : NaN;
+    if (mined === MORE_BLOCKS) {
+      r.logsAllLong = await latency(20, allLogs);
+      r.logsTopicLong = await latency(50, oneTopic);
+    }
     r.rss = rssMiB(node.child.pid);
   } finally {
     stop(node);
