@@ -9,17 +9,13 @@
  * A read the map lacks goes to the trie once. Writes are untouched: they go through the state
  * manager's caches and, at commit, into the trie, which still gives every root and every proof.
  */
-import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
-import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager';
-import { RLP } from '@ethereumjs/rlp';
-import { bytesToUnprefixedHex, concatBytes, createAccountFromRLP } from '@ethereumjs/util';
-import type { Account, Address } from '@ethereumjs/util';
-
 import type { Common } from '@ethereumjs/common';
-import type { Caches } from '@ethereumjs/statemanager';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { ValueEncoding } from '@ethereumjs/util';
-import type { DB } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { Caches, MerkleStateManagerOpts } from '@ethereumjs/statemanager';
+import { Account, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util';
+import type { Address, DB } from '@ethereumjs/util';
 
 import { LruCache } from './lru';
 
@@ -54,8 +50,8 @@ class Generations<V> {
 
 /** The maps, shared by every state manager over one state database. */
 export class FlatState {
-  /** RLP of the account, or null for none. */
-  readonly accounts = new Generations<Uint8Array | null>(32_768);
+  /** The account as decoded, never handed out (callers get copies, which they may change), or null for none. */
+  readonly accounts = new Generations<Account | null>(32_768);
   /** The decoded value (empty for an unset slot). */
   readonly storage = new Generations<Uint8Array>(65_536);
   readonly code = new LruCache<string, Uint8Array>(4_096, { weigh: (c) => c.length + 64, maxWeight: 64 << 20 });
@@ -90,20 +86,36 @@ export class FlatStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this._caches?.account?.get(address);
     if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    const committed = await this.committedAccount(address);
+    return committed === null
+      ? undefined
+      : new Account(committed.nonce, committed.balance, committed.storageRoot, committed.codeHash);
+  }
+
+  /** The account as the trie has it at the current root, from the flat map; not to be changed. */
+  private async committedAccount(address: Address): Promise<Account | null> {
     const key = this.currentRootHex() + bytesToUnprefixedHex(address.bytes);
-    let rlp = this.flat.accounts.get(key);
-    if (rlp === undefined) {
-      rlp = await this._trie.get(address.bytes);
-      this.flat.accounts.set(key, rlp);
+    let account = this.flat.accounts.get(key);
+    if (account === undefined) {
+      const rlp = await this._trie.get(address.bytes);
+      account = rlp === null ? null : createAccountFromRLP(rlp);
+      this.flat.accounts.set(key, account);
     }
-    return rlp === null ? undefined : createAccountFromRLP(rlp);
+    return account;
+  }
+
+  /** The account for reading its roots: the cached one when this manager changed it, else the committed one. */
+  private async accountToRead(address: Address): Promise<Account | undefined> {
+    const elem = this._caches?.account?.get(address);
+    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    return (await this.committedAccount(address)) ?? undefined;
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) return super.getStorage(address, key); // its error
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    const account = await this.getAccount(address);
+    const account = await this.accountToRead(address);
     if (account === undefined) return EMPTY;
     const flatKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
     let value = this.flat.storage.get(flatKey);
@@ -129,7 +141,7 @@ export class FlatStateManager extends MerkleStateManager {
   override async getCode(address: Address): Promise<Uint8Array> {
     const elem = this._caches?.code?.get(address);
     if (elem !== undefined) return elem.code ?? EMPTY;
-    const account = await this.getAccount(address);
+    const account = await this.accountToRead(address);
     if (account === undefined || !account.isContract()) return EMPTY;
     const hashHex = bytesToUnprefixedHex(account.codeHash);
     let code = this.flat.code.get(hashHex);
