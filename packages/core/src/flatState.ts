@@ -14,9 +14,18 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { Caches, MerkleStateManagerOpts } from '@ethereumjs/statemanager';
-import { Account, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util';
-import type { Address, DB } from '@ethereumjs/util';
+import {
+  Account,
+  bytesToUnprefixedHex,
+  concatBytes,
+  createAccountFromRLP,
+  equalsBytes,
+  KECCAK256_RLP,
+  ValueEncoding,
+} from '@ethereumjs/util';
+import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
+import { keccak256 } from './fastCrypto';
 import { LruCache } from './lru';
 
 const EMPTY = new Uint8Array(0);
@@ -60,11 +69,6 @@ export class FlatState {
 export class FlatStateManager extends MerkleStateManager {
   private rootBytes: Uint8Array | undefined;
   private rootHex = '';
-  /**
-   * Read-only storage tries by storage root, for reads the flat map lacks. ethereumjs drops its own
-   * at every revert, and a call is one revert: building a trie per read costs more than the read.
-   */
-  private readonly storageTries = new Generations<MerklePatriciaTrie>(4_096);
 
   constructor(
     opts: MerkleStateManagerOpts,
@@ -97,7 +101,7 @@ export class FlatStateManager extends MerkleStateManager {
     const key = this.currentRootHex() + bytesToUnprefixedHex(address.bytes);
     let account = this.flat.accounts.get(key);
     if (account === undefined) {
-      const rlp = await this._trie.get(address.bytes);
+      const rlp = await this.readTrie(this._trie.root(), address.bytes);
       account = rlp === null ? null : createAccountFromRLP(rlp);
       this.flat.accounts.set(key, account);
     }
@@ -120,22 +124,56 @@ export class FlatStateManager extends MerkleStateManager {
     const flatKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
     let value = this.flat.storage.get(flatKey);
     if (value === undefined) {
-      const stored = await this.storageTrie(account.storageRoot).get(key);
+      const stored = await this.readTrie(account.storageRoot, key);
       value = stored === null ? EMPTY : (RLP.decode(stored) as Uint8Array);
       this.flat.storage.set(flatKey, value);
     }
     return value;
   }
 
-  private storageTrie(storageRoot: Uint8Array): MerklePatriciaTrie {
-    const key = bytesToUnprefixedHex(storageRoot);
-    let trie = this.storageTries.get(key);
-    if (trie === undefined) {
-      trie = this._trie.shallowCopy(false);
-      trie.root(storageRoot);
-      this.storageTries.set(key, trie);
+  /**
+   * The value at `key` in the trie rooted at `root` (a state or storage trie: keys hashed), node by
+   * node through the trie's own database (its open checkpoints included), or null. The same answer
+   * as ethereumjs's `get`, which walks with a task queue and a promise per node and, for a storage
+   * trie, needs a trie object built first: several times the cost of the read itself.
+   */
+  private async readTrie(root: Uint8Array, key: Uint8Array): Promise<Uint8Array | null> {
+    if (equalsBytes(root, KECCAK256_RLP)) return null;
+    const path = keccak256(key);
+    const db = this._trie.database();
+    const load = async (ref: Uint8Array | NestedUint8Array): Promise<NestedUint8Array> => {
+      if (Array.isArray(ref)) return ref; // a node under 32 bytes, embedded in its parent
+      const encoded = await db.get(ref as Uint8Array);
+      if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(ref as Uint8Array)}`);
+      return RLP.decode(encoded as Uint8Array) as NestedUint8Array;
+    };
+    const nibbleAt = (i: number) => (i % 2 === 0 ? path[i >> 1] >> 4 : path[i >> 1] & 0x0f);
+    const nibbles = path.length * 2;
+    let node = await load(root);
+    let at = 0;
+    for (;;) {
+      if (node.length === 17) {
+        // branch
+        if (at === nibbles) return (node[16] as Uint8Array).length > 0 ? (node[16] as Uint8Array) : null;
+        const child = node[nibbleAt(at++)];
+        if (!Array.isArray(child) && child.length === 0) return null;
+        node = await load(child);
+        continue;
+      }
+      // leaf or extension: the hex-prefix path, then the value or the child
+      const encodedPath = node[0] as Uint8Array;
+      const flag = encodedPath[0] >> 4;
+      const odd = (flag & 1) === 1;
+      const length = encodedPath.length * 2 - (odd ? 1 : 2);
+      for (let k = 0; k < length; k++) {
+        const n = k + (odd ? 1 : 2);
+        const nibble = n % 2 === 0 ? encodedPath[n >> 1] >> 4 : encodedPath[n >> 1] & 0x0f;
+        if (at + k >= nibbles || nibbleAt(at + k) !== nibble) return null;
+      }
+      at += length;
+      if (flag >= 2) return at === nibbles ? (node[1] as Uint8Array) : null;
+      node = await load(node[1]);
     }
-    return trie;
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {
