@@ -181,6 +181,9 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     throw e;
   }
   await vm.evm.journal.commit();
+  // Every checkpoint and commit leaves an entry in the journal's diff list; transactions clear it
+  // as they end, an empty block would leave its two there for good.
+  vm.evm.journal.cleanJournal();
 
   out.block = await sealBlock(vm, header, txs, out.receipts);
   return out;

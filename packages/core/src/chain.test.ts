@@ -347,6 +347,13 @@ describe('Chain', () => {
     expect(chain.pool.size).toBe(0);
   });
 
+  test('empty blocks leave nothing behind in the EVM journal (it grew by two entries a block)', async () => {
+    const journal = (chain as unknown as { vm: { evm: { journal: { journalDiff: unknown[] } } } }).vm.evm.journal;
+    for (let i = 0; i < 50; i++) await chain.mine();
+    expect(chain.headNumber).toBe(50n);
+    expect(journal.journalDiff.length).toBeLessThanOrEqual(1);
+  });
+
   test('manual mining builds blocks only on request', async () => {
     chain.setMining({ mode: 'manual' });
     await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
