@@ -11,17 +11,14 @@
  * default 5), --more-blocks N (mined before eth_getLogs is measured again, default 20000).
  */
 const { execFileSync, spawn } = require('node:child_process');
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
 const net = require('node:net');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
 const { Wallet, Interface, HDNodeWallet } = require('ethers');
 
-const { LineLimits } = require('../../packages/core/dist');
-const { Chain, signer, erc20Distribution } = require('./lib');
-
-const lineLimits = LineLimits.fromFile(join(__dirname, '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'));
+const { compare, workloads } = require('./lineCounting');
+const { postLua, wrk, wrkInstalled } = require('./wrk');
 
 const ROOT = join(__dirname, '..', '..');
 const PEERS = join(__dirname, '..', 'peers');
@@ -172,31 +169,9 @@ async function latency(n, fn) {
   return median(samples);
 }
 
-let hasWrk;
-function wrkInstalled() {
-  if (hasWrk === undefined) {
-    try {
-      execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-      hasWrk = true;
-    } catch (e) {
-      hasWrk = e.status === 1; // wrk --version exits 1 after printing its version
-    }
-  }
-  return hasWrk;
-}
-
 /** Requests per second of `lua`'s requests over `connections` connections. */
 async function throughput(url, connections, lua, fallbackBody) {
-  if (wrkInstalled()) {
-    const script = join(tmpdir(), `l2devnet-peers-${process.pid}.lua`);
-    writeFileSync(script, lua);
-    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${SECONDS}s`, '-s', script, url], {
-      encoding: 'utf8',
-    });
-    const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-    if (errors) throw new Error(`wrk: ${errors[1]} failed responses`);
-    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
-  }
+  if (wrkInstalled()) return wrk(url, { connections, seconds: SECONDS, lua }).rps;
   // Without wrk: `connections` loops of fetch in this process (the client costs as much as the node).
   let done = 0;
   const end = performance.now() + SECONDS * 1000;
@@ -296,10 +271,7 @@ end
 `;
 }
 
-const BLOCK_NUMBER_LUA = `wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
-`;
+const BLOCK_NUMBER_LUA = postLua('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}');
 
 /** Every scenario against one node; each figure with whether more is better. */
 async function measureNode(name) {
@@ -405,24 +377,6 @@ async function measureNode(name) {
   return r;
 }
 
-/** What block building costs with line counting on, against off: same process, same transfers. */
-async function lineCountingRatio() {
-  const rate = async (lineCounting) => {
-    const chain = await Chain.create({ lineLimits, rpcLineCheck: false, lineCounting });
-    const next = await erc20Distribution(chain, signer(chain, 0));
-    for (let i = 0; i < 100; i++) await chain.submit(next());
-    const t = performance.now();
-    for (let i = 0; i < TRANSFERS; i++) await chain.submit(next());
-    const perSecond = TRANSFERS / ((performance.now() - t) / 1000);
-    await chain.close();
-    return perSecond;
-  };
-  const best = async (on) => Math.max(await rate(on), await rate(on));
-  const off = await best(false);
-  const on = await best(true);
-  return { on, off };
-}
-
 const ROWS = [
   ['startup', 'start-up to first answer (ms)', false],
   ['ethCall', 'eth_call ERC20 balanceOf, 16 connections (/s)', true],
@@ -474,9 +428,10 @@ function cell(value, best) {
   }
   console.log('\nRatios are to the best figure of the row (more is better for /s and tx/s, less for the rest).');
   if (ONLY.includes('l2devnet')) {
-    const { on, off } = await lineCountingRatio();
+    // scripts/bench/lineCounting.js's comparison, run here so that its ratio comes from the same run.
+    const { off, hooks } = await compare(workloads['ERC20 transfer'], ['off', 'hooks']);
     console.log(
-      `Line counting on block building (in process, ${TRANSFERS} ERC20 transfers): ${on.toFixed(0)} tx/s counting, ${off.toFixed(0)} tx/s not; counting costs ${((off / on - 1) * 100).toFixed(1)}%.`,
+      `Line counting on block building (in process, ERC20 transfers, one per block): ${hooks.toFixed(3)} ms a block counting, ${off.toFixed(3)} ms not; counting costs ${((hooks / off - 1) * 100).toFixed(1)}%.`,
     );
   }
 })();

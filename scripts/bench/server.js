@@ -5,12 +5,14 @@
  * node's resident memory after 100,000+ requests. The load comes from this process on the other
  * core (or from wrk when it is installed, `apt-get install wrk`, which loads the node harder).
  */
-const { execFileSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const net = require('node:net');
 const { join } = require('node:path');
 
 const WebSocket = require('ws');
+
+const { postLua, wrk, wrkInstalled } = require('./wrk');
 
 const BIN = join(__dirname, '..', '..', 'packages', 'l2devnet', 'bin', 'l2devnet.js');
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
@@ -111,18 +113,6 @@ function wsLoad(host, port, seconds, sockets = 8, depth = 16) {
   });
 }
 
-function wrk(host, port, seconds) {
-  const script = join(require('node:os').tmpdir(), 'l2devnet-wrk.lua');
-  require('node:fs').writeFileSync(
-    script,
-    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
-  );
-  const out = execFileSync('wrk', ['-t1', '-c64', `-d${seconds}s`, '-s', script, `http://${host}:${port}/`], {
-    encoding: 'utf8',
-  });
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), requests: Number(/(\d+) requests in/.exec(out)[1]) };
-}
-
 (async () => {
   const node = await startNode();
   console.log(`## Server: eth_blockNumber against the running command (${SECONDS} s each)`);
@@ -132,17 +122,12 @@ function wrk(host, port, seconds) {
   total += await measure('HTTP keep-alive, pipelined (node client)', pid, () =>
     httpLoad(node.host, node.port, SECONDS),
   );
-  let hasWrk = true;
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-  } catch (e) {
-    hasWrk = e.status === 1; // wrk --version exits 1 after printing its version
-  }
-  if (hasWrk) {
+  if (wrkInstalled()) {
     total += await measure(
       'HTTP keep-alive (wrk, 64 connections)',
       pid,
-      async () => wrk(node.host, node.port, SECONDS).requests,
+      async () =>
+        wrk(`http://${node.host}:${node.port}/`, { connections: 64, seconds: SECONDS, lua: postLua(BODY) }).requests,
     );
   }
   total += await measure('WebSocket (8 sockets × 16 in flight)', pid, () => wsLoad(node.host, node.port, SECONDS));

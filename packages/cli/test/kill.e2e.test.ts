@@ -19,6 +19,7 @@ import { Chain } from '@l2devnet/core';
 
 import { runCommand } from './command';
 import type { RunningCommand } from './command';
+import { prng } from '../../core/test/prng';
 
 const KILLS = 22;
 /** A block holds this many transactions here, so a few pending ones already fill it. */
@@ -28,18 +29,6 @@ const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 
 type Mode = 'auto' | 'interval' | 'manual';
 const MODE_FLAGS: Record<Mode, string[]> = { auto: [], interval: ['--block-time', '1'], manual: ['--no-mining'] };
-
-/** mulberry32: a small PRNG whose whole state is the seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Acked {
   hash: string;
@@ -95,7 +84,10 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
   dir = mkdtempSync(join(tmpdir(), 'l2devnet-kill-'));
   const dataDir = join(dir, 'data');
   const limits = join(dir, 'limits.toml');
-  const production = readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'), 'utf8');
+  const production = readFileSync(
+    join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),
+    'utf8',
+  );
   writeFileSync(limits, production.replace(/BLOCK_TRANSACTIONS *= *\d+/, `BLOCK_TRANSACTIONS = ${BLOCK_TRANSACTIONS}`));
 
   // Transfers signed on demand with the dev keys, one fixed transaction per (sender, nonce): a

@@ -7,15 +7,12 @@ import { FlatState, flatStateManager } from './flatState';
 import { initFastCrypto } from './fastCrypto';
 import { openKvStore } from './kvStore';
 import { StateDB, stateCaches } from './stateDb';
+import { prng } from '../test/prng';
 
-/** A seeded source of byte strings. */
-function bytes(seed: number) {
-  let a = seed >>> 0;
-  return (n: number) =>
-    Uint8Array.from({ length: n }, () => {
-      a = (Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-      return a & 0xff;
-    });
+/** Seeded byte strings. */
+function bytes(seed: number): (n: number) => Uint8Array {
+  const rand = prng(seed);
+  return (n) => Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
 }
 
 test('flat reads answer as the trie does: accounts and slots present and absent, tries of 0 to 300 slots', async () => {

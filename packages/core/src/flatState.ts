@@ -6,7 +6,7 @@
  *  - a storage value by (the account's storage root, slot): a contract a block did not write keeps
  *    its storage root, so its slots stay found across blocks;
  *  - code by its hash.
- * A read the map lacks goes to the trie once. Writes are untouched: they go through the state
+ * A read the maps lack goes to the trie once. Writes are untouched: they go through the state
  * manager's caches and, at commit, into the trie, which still gives every root and every proof.
  */
 import type { Common } from '@ethereumjs/common';
@@ -30,39 +30,12 @@ import { LruCache } from './lru';
 
 const EMPTY = new Uint8Array(0);
 
-/**
- * A bounded map that keeps what was used recently: two generations, the newest written and read
- * first; when it is full the older one is dropped. Cheaper on a hit than a strict LRU (no reordering).
- */
-class Generations<V> {
-  private young = new Map<string, V>();
-  private old = new Map<string, V>();
-
-  constructor(private readonly perGeneration: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.young.get(key);
-    if (value !== undefined) return value;
-    const older = this.old.get(key);
-    if (older !== undefined) this.set(key, older);
-    return older;
-  }
-
-  set(key: string, value: V): void {
-    if (this.young.size >= this.perGeneration) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(key, value);
-  }
-}
-
 /** The maps, shared by every state manager over one state database. */
 export class FlatState {
-  /** The account as decoded, never handed out (callers get copies, which they may change), or null for none. */
-  readonly accounts = new Generations<Account | null>(32_768);
+  /** The account as decoded (handed out only as copies), or null for none. */
+  readonly accounts = new LruCache<string, Account | null>(65_536);
   /** The decoded value (empty for an unset slot). */
-  readonly storage = new Generations<Uint8Array>(65_536);
+  readonly storage = new LruCache<string, Uint8Array>(131_072);
   readonly code = new LruCache<string, Uint8Array>(4_096, { weigh: (c) => c.length + 64, maxWeight: 64 << 20 });
 }
 
@@ -87,13 +60,10 @@ export class FlatStateManager extends MerkleStateManager {
     return this.rootHex;
   }
 
+  /** A copy: callers change what they get. */
   override async getAccount(address: Address): Promise<Account | undefined> {
-    const elem = this._caches?.account?.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
-    const committed = await this.committedAccount(address);
-    return committed === null
-      ? undefined
-      : new Account(committed.nonce, committed.balance, committed.storageRoot, committed.codeHash);
+    const a = await this.accountToRead(address);
+    return a === undefined ? undefined : new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
   }
 
   /** The account as the trie has it at the current root, from the flat map; not to be changed. */

@@ -10,14 +10,7 @@ import type { Common } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import {
-  Address,
-  bytesToHex,
-  bytesToUnprefixedHex,
-  createAccount,
-  equalsBytes,
-  hexToBytes,
-} from '@ethereumjs/util';
+import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 
@@ -265,23 +258,29 @@ export class Simulator {
   }
 
   /**
-   * The gas a transaction like `req` pays before it runs (`upfront`), and the least it pays in all:
-   * with EIP-7623 the calldata floor, which is charged at the end, not before execution (as geth).
+   * A transaction like `req` (what its line counts are folded with), and the gas it pays before it
+   * runs (`upfront`) and the least it pays in all: with EIP-7623 the calldata floor, which is
+   * charged at the end, not before execution (as geth).
    */
-  private intrinsicGas(req: CallRequest): IntrinsicGas {
-    return intrinsicGasParts(this.unsignedTx(req, 0n));
-  }
-
-  private unsignedTx(req: CallRequest, gasLimit: bigint): TypedTransaction {
-    const data = {
-      to: req.to,
-      value: req.value ?? 0n,
-      data: req.data ?? new Uint8Array(),
-      gasLimit,
-    };
-    return this.vm.common.isActivatedEIP(1559)
+  private asTransaction(req: CallRequest): { tx: TypedTransaction; intrinsic: IntrinsicGas } {
+    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
+    const tx = this.vm.common.isActivatedEIP(1559)
       ? createFeeMarket1559Tx(data, { common: this.vm.common })
       : createLegacyTx(data, { common: this.vm.common });
+    return { tx, intrinsic: intrinsicGasParts(tx) };
+  }
+
+  /** One call with at most `gas`, its lines counted when `countLines`; inside a use (withState). */
+  private async countedCall(
+    req: CallRequest,
+    block: Block,
+    gas: bigint,
+    countLines: boolean,
+  ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
+    const { tx, intrinsic } = this.asTransaction(req);
+    if (countLines) this.counter.begin();
+    const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
+    return { result, intrinsic, lineCounts: countLines ? this.counter.end(tx, result) : undefined };
   }
 
   /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */
@@ -299,10 +298,7 @@ export class Simulator {
       true,
       async () => {
         await this.applyOverrides(overrides);
-        const intrinsic = this.intrinsicGas(req);
-        if (countLines) this.counter.begin();
-        const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-        const lineCounts = countLines ? this.counter.end(this.unsignedTx(req, 0n), result) : undefined;
+        const { result, intrinsic, lineCounts } = await this.countedCall(req, block, gas, countLines);
         throwIfFailed(result);
         return {
           returnValue: result.execResult.returnValue,
@@ -328,14 +324,14 @@ export class Simulator {
   ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = cappedGas(req, gasCap);
     return this.withState(root, true, async () => {
-      const intrinsic = this.intrinsicGas(req);
+      const { tx, intrinsic } = this.asTransaction(req);
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
       if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
         const code = await this.vm.stateManager.getCode(new Address(req.to));
         if (code.length === 0 && hi0 >= intrinsic.floor) {
           this.counter.begin();
           const probe = await this.runCall(req, block, 0n);
-          const lineCounts = this.counter.end(this.unsignedTx(req, 0n), probe);
+          const lineCounts = this.counter.end(tx, probe);
           checkLines(lineCounts);
           throwIfFailed(probe);
           return { gas: intrinsic.floor, lineCounts };
@@ -352,7 +348,7 @@ export class Simulator {
       if (hi0 < intrinsic.floor) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
       this.counter.begin();
       const first = await attempt(hi0);
-      const lineCounts = this.counter.end(this.unsignedTx(req, 0n), first);
+      const lineCounts = this.counter.end(tx, first);
       checkLines(lineCounts);
       throwIfFailed(first);
       const used = gasSpent(intrinsic, first.execResult, false);
@@ -397,7 +393,7 @@ export class Simulator {
         journal.startReportingAccessList();
         // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
         const touched = journal.accessList as Map<string, Set<string>>;
-        const intrinsic = this.intrinsicGas(req);
+        const { intrinsic } = this.asTransaction(req);
         const result = await this.runCall(req, block, gas - intrinsic.upfront);
         throwIfFailed(result);
         const skip = new Set([
@@ -438,12 +434,11 @@ export class Simulator {
    */
   countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
     const gas = cappedGas(req, gasCap);
-    return this.withState(root, true, async () => {
-      const intrinsic = this.intrinsicGas(req);
-      this.counter.begin();
-      const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-      return this.counter.end(this.unsignedTx(req, 0n), result);
-    });
+    return this.withState(
+      root,
+      true,
+      async () => (await this.countedCall(req, block, gas, true)).lineCounts as LineCounts,
+    );
   }
 
   /** Runs a mined block's transactions again on its parent's state, counting lines as its builder did. */
@@ -561,7 +556,7 @@ export class Simulator {
           block.header.coinbase.bytes,
         ];
         const tracer = makeTracer(options, this.tracerContext(start));
-        const intrinsic = this.intrinsicGas(req);
+        const { tx, intrinsic } = this.asTransaction(req);
         this.counter.begin();
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = this.attach(tracer);
@@ -571,7 +566,7 @@ export class Simulator {
         } finally {
           detach();
         }
-        const lineCounts = this.counter.end(this.unsignedTx(req, 0n), result);
+        const lineCounts = this.counter.end(tx, result);
         if (tracer.capture !== undefined) {
           await tracer.capture('post', this.stateReader());
           await this.vm.evm.journal.revert();

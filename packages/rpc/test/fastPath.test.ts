@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { Interface } from 'ethers';
 import type { ParamType } from 'ethers';
 
+import { prng } from '../../core/test/prng';
+
 type Core = typeof import('@l2devnet/core');
 type RpcModule = typeof import('../src');
 
@@ -44,17 +46,6 @@ function load(stock: boolean): { core: Core; rpc: RpcModule } {
   if (before === undefined) delete process.env.L2DEVNET_STOCK_EVM;
   else process.env.L2DEVNET_STOCK_EVM = before;
   return modules as { core: Core; rpc: RpcModule };
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The opcodes defined by the latest hardfork (earlier forks take some of them as undefined). */
@@ -249,21 +240,6 @@ describe.each(FORKS)('%s: the fast path answers as ethereumjs', (fork) => {
         );
     }
     // The programs did run: some succeeded, some failed, some logged.
-    if (process.env.FAST_PATH_DEBUG) {
-      const kinds = new Map<string, number>();
-      for (const a of actual) {
-        const k =
-          typeof a !== 'object' || a === null
-            ? typeof a
-            : 'error' in a
-              ? `error ${JSON.stringify((a as { error: { message: string } }).error.message).slice(0, 60)}`
-              : 'status' in a
-                ? `status ${(a as { status: string }).status} logs ${(a as { logs: unknown[] }).logs.length > 0}`
-                : 'other';
-        kinds.set(k, (kinds.get(k) ?? 0) + 1);
-      }
-      console.log(fork, [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 15));
-    }
     const receipts = actual.filter(
       (r): r is { status: string; logs: unknown[] } => typeof r === 'object' && r !== null && 'status' in r,
     );
