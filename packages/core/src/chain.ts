@@ -769,17 +769,27 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (fields.chainId !== undefined && fields.chainId !== this.chainId) {
       throw new ChainIdMismatchError(this.chainId, fields.chainId);
     }
+    return this.constructTransaction(fields, () => createTxFromRLP(raw, { common }));
+  }
+
+  /**
+   * Constructs a transaction (decoded, or built from eth_sendTransaction's fields) by `make`. The
+   * checks ethereumjs makes while constructing one (fee cap against tip, the gas caps) are made
+   * first on `fields`, so each gets its own typed error; any other refusal of ethereumjs's is an
+   * invalid transaction (init code too large, say), never an internal error.
+   */
+  constructTransaction<T>(fields: { gasLimit: bigint; maxFee: bigint; maxTip: bigint }, make: () => T): T {
     if (fields.maxTip > fields.maxFee) throw new TipAboveFeeCapError(undefined, fields.maxTip, fields.maxFee);
     this.checkGasLimit(fields.gasLimit);
     try {
-      return createTxFromRLP(raw, { common });
+      return make();
     } catch (e) {
       throw new InvalidTransactionError(ethereumjsReason(e as Error));
     }
   }
 
   /** The block gas limit, and the EIP-7825 per-transaction cap where active. */
-  checkGasLimit(gasLimit: bigint): void {
+  private checkGasLimit(gasLimit: bigint): void {
     if (gasLimit > this.gasLimit) throw new GasLimitExceededError(gasLimit, this.gasLimit);
     if (this.vm.common.isActivatedEIP(7825)) {
       const cap = this.vm.common.param('maxTransactionGasLimit');

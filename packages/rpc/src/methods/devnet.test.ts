@@ -205,6 +205,26 @@ describe('review cases', () => {
     expect(await t.call('eth_sendTransaction', { from: ALICE, to: BOB, gas: '0x1000000' })).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
+  test('eth_sendTransaction that ethereumjs would refuse to construct is an invalid transaction, not an internal error', async () => {
+    const tip = await t.fail('eth_sendTransaction', {
+      from: ALICE,
+      to: BOB,
+      gas: '0x5208',
+      maxFeePerGas: '0x1',
+      maxPriorityFeePerGas: '0x2',
+    });
+    expect(tip).toMatchObject({ code: -32000 });
+    expect(tip.message).toMatch(/^max priority fee per gas higher than max fee per gas/);
+    const initcode = await t.fail('eth_sendTransaction', {
+      from: ALICE,
+      data: `0x${'00'.repeat(50_000)}`,
+      gas: '0xf00000',
+    });
+    expect(initcode).toMatchObject({ code: -32000 });
+    expect(initcode.message).toMatch(/initcode size .* too large/);
+    expect(await t.call('eth_blockNumber')).toBe('0x0');
+  });
+
   test('parallel eth_sendTransaction from one account get consecutive nonces', async () => {
     await t.call('evm_setAutomine', false);
     const hashes = await Promise.all(

@@ -82,22 +82,25 @@ async function buildTransaction(
   const { chain } = ctx;
   const nonce = req.nonce ?? nextNonce;
   const gasLimit = req.gas ?? (await chain.estimateGas(req, chain.headNumber)).gas;
-  chain.checkGasLimit(gasLimit);
   const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
   const opts = { common: chain.common };
   const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !chain.common.isActivatedEIP(1559);
   if (legacy) {
     const gasPrice = req.gasPrice ?? (await chain.nextBaseFee()) + SUGGESTED_TIP;
-    return req.type === 1
-      ? createAccessList2930Tx({ ...base, gasPrice }, opts)
-      : createLegacyTx({ ...base, gasPrice }, opts);
+    return chain.constructTransaction({ gasLimit, maxFee: gasPrice, maxTip: gasPrice }, () =>
+      req.type === 1
+        ? createAccessList2930Tx({ ...base, gasPrice }, opts)
+        : createLegacyTx({ ...base, gasPrice }, opts),
+    );
   }
   const baseFee = await chain.nextBaseFee();
   let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? SUGGESTED_TIP;
   const maxFeePerGas = req.maxFeePerGas ?? 2n * baseFee + maxPriorityFeePerGas;
   if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas)
     maxPriorityFeePerGas = maxFeePerGas;
-  return createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas }, opts);
+  return chain.constructTransaction({ gasLimit, maxFee: maxFeePerGas, maxTip: maxPriorityFeePerGas }, () =>
+    createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas }, opts),
+  );
 }
 
 export const transactionMethods: Record<string, Method> = {
