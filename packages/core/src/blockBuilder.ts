@@ -13,13 +13,32 @@
  * The whole block runs inside one outer checkpoint that the caller commits (mining) or reverts
  * (the `pending` block preview).
  */
-import { Block as BlockClass, createBlock, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
-import type { Block, HeaderData } from '@ethereumjs/block';
+import {
+  Block as BlockClass,
+  createBlock,
+  createBlockHeader,
+  genRequestsRoot,
+  genTransactionsTrieRoot,
+  genWithdrawalsTrieRoot,
+} from '@ethereumjs/block';
+import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
+import { ConsensusType } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
+import { keccak256 } from 'ethereum-cryptography/keccak';
+import { sha256 } from 'ethereum-cryptography/sha256';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
-import { Bloom, runTx } from '@ethereumjs/vm';
+import { bytesToHex, GWEI_TO_WEI, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
+import type { Withdrawal } from '@ethereumjs/util';
+import {
+  accumulateParentBeaconBlockRoot,
+  accumulateParentBlockHash,
+  accumulateRequests,
+  Bloom,
+  calculateMinerReward,
+  rewardAccount,
+  runTx,
+} from '@ethereumjs/vm';
 import type { VM, RunTxResult } from '@ethereumjs/vm';
 
 import type { LineCounter, LineCounts } from './lineCounter';
@@ -37,7 +56,16 @@ export interface BuildInput {
   limits: LineLimits | undefined;
   /** Decides a transaction before it runs: excluded (a forced exclusion), dropped (a denied address), or run. */
   screen?: (ptx: PoolTx) => { overflow: LineOverflow } | { error: Error } | undefined;
+  /** What the block carries besides transactions: ommers (proof of work) and withdrawals (Shanghai on). */
+  body?: BlockBody;
 }
+
+export interface BlockBody {
+  uncles: BlockHeader[];
+  withdrawals: Withdrawal[];
+}
+
+const EMPTY_BODY: BlockBody = { uncles: [], withdrawals: [] };
 
 export interface Excluded {
   ptx: PoolTx;
@@ -70,6 +98,7 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint
 export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunTxResult, baseFee: bigint): Receipt {
   const r = result.receipt as {
     status?: 0 | 1;
+    stateRoot?: Uint8Array;
     cumulativeBlockGasUsed: bigint;
     bitvector: Uint8Array;
     logs: [Uint8Array, Uint8Array[], Uint8Array][];
@@ -86,6 +115,7 @@ export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunT
     contractAddress: result.createdAddress?.bytes,
     logs: r.logs.map(([address, topics, data]) => ({ address, topics, data })),
     logsBloom: r.bitvector,
+    ...(r.stateRoot === undefined ? {} : { root: r.stateRoot }),
   };
 }
 
@@ -113,8 +143,13 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   let gasUsed = 0n;
   lineCounter.startBlock();
 
+  const body = input.body ?? EMPTY_BODY;
+  const results: RunTxResult[] = [];
+  let requestsHash: Uint8Array | undefined;
+
   await vm.evm.journal.checkpoint();
   try {
+    await beginBlock(vm, context);
     for (const [position, ptx] of candidates.entries()) {
       const senderHex = bytesToHex(ptx.sender);
       if (blockedSenders.has(senderHex)) {
@@ -173,8 +208,17 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       await vm.evm.journal.commit();
       gasUsed += result.totalGasSpent;
       txs.push(ptx.tx);
+      results.push(result);
       out.included.push(ptx);
       out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
+    }
+    // System calls are not the transactions' lines.
+    const counting = lineCounter.isActive;
+    lineCounter.setActive(false);
+    try {
+      requestsHash = await endBlock(vm, context, body, results);
+    } finally {
+      lineCounter.setActive(counting);
     }
   } catch (e) {
     await vm.evm.journal.revert();
@@ -185,8 +229,45 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   // as they end, an empty block would leave its two there for good.
   vm.evm.journal.cleanJournal();
 
-  out.block = await sealBlock(vm, header, txs, out.receipts);
+  out.block = await sealBlock(vm, header, txs, out.receipts, body, requestsHash);
   return out;
+}
+
+/** Before the transactions: the EIP-4788 beacon root and EIP-2935 parent hash writes (as ethereumjs's runBlock). */
+async function beginBlock(vm: VM, block: Block): Promise<void> {
+  const h = block.header;
+  if (vm.common.isActivatedEIP(4788))
+    await accumulateParentBeaconBlockRoot(vm, h.parentBeaconBlockRoot ?? new Uint8Array(32), h.timestamp);
+  if (vm.common.isActivatedEIP(2935)) await accumulateParentBlockHash(vm, h.number, h.parentHash);
+}
+
+/**
+ * After the transactions, in ethereumjs runBlock's order: withdrawals (EIP-4895), the miner's and
+ * ommers' rewards (proof of work), then the EIP-7685 requests. Returns the requests hash.
+ */
+async function endBlock(
+  vm: VM,
+  block: Block,
+  body: BlockBody,
+  results: RunTxResult[],
+): Promise<Uint8Array | undefined> {
+  const common = vm.common;
+  if (common.isActivatedEIP(4895)) {
+    for (const w of body.withdrawals) await rewardAccount(vm.evm, w.address, w.amount * GWEI_TO_WEI, common);
+    await vm.evm.journal.cleanup();
+  }
+  if (common.consensusType() === ConsensusType.ProofOfWork) {
+    const minerReward = common.param('minerReward');
+    const number = block.header.number;
+    for (const ommer of body.uncles) {
+      const reward = ((8n - (number - ommer.number)) * minerReward) / 8n;
+      await rewardAccount(vm.evm, ommer.coinbase, reward > 0n ? reward : 0n, common);
+    }
+    await rewardAccount(vm.evm, block.header.coinbase, calculateMinerReward(minerReward, body.uncles.length), common);
+  }
+  if (!common.isActivatedEIP(7685)) return undefined;
+  const requests = await accumulateRequests(vm, results, block.header.gasLimit, true);
+  return genRequestsRoot(requests, common.customCrypto.sha256 ?? sha256);
 }
 
 /**
@@ -198,6 +279,8 @@ export async function sealBlock(
   header: HeaderData,
   txs: TypedTransaction[],
   receipts: Receipt[],
+  body: BlockBody = EMPTY_BODY,
+  requestsHash?: Uint8Array,
 ): Promise<Block> {
   const common = vm.common;
   const stateRoot = await vm.stateManager.getStateRoot();
@@ -212,9 +295,21 @@ export async function sealBlock(
   const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
   const gasUsed = receipts.at(-1)?.cumulativeGasUsed ?? 0n;
   // Built from the transaction objects already in hand (createBlock would decode each one again).
+  const withdrawals = common.isActivatedEIP(4895) ? body.withdrawals : undefined;
   const sealed = createBlockHeader(
-    { ...header, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
+    {
+      ...header,
+      stateRoot,
+      transactionsTrie,
+      receiptTrie,
+      logsBloom: bloom.bitvector,
+      gasUsed,
+      uncleHash: body.uncles.length === 0 ? KECCAK256_RLP_ARRAY : keccak256(RLP.encode(body.uncles.map((u) => u.raw()))),
+      withdrawalsRoot:
+        withdrawals === undefined ? undefined : await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common })),
+      requestsHash,
+    },
     { common },
   );
-  return new BlockClass(sealed, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+  return new BlockClass(sealed, txs, body.uncles, withdrawals, { common });
 }

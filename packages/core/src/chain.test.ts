@@ -178,16 +178,39 @@ describe('Chain', () => {
     expect(bytesToHex(receiptTrie.root())).toBe(bytesToHex(block.header.receiptTrie));
     expect(bytesToHex(bloomOf(receipts))).toBe(bytesToHex(block.header.logsBloom));
 
-    // State: every account that exists (dev accounts, the fee recipient, the contract).
+    // Storage: the counter's slot 0, and what every block wrote to the system contracts: EIP-4788
+    // its timestamp (the beacon root, zero, is no entry), EIP-2935 its parent's hash; the request
+    // queues stay empty.
+    const slots = new Map<string, [Uint8Array, Uint8Array][]>();
+    const value = await chain.getStorage(counter, new Uint8Array(32), block.header.number);
+    slots.set(bytesToHex(counter), [[new Uint8Array(32), value]]);
+    const beaconRoots: [Uint8Array, Uint8Array][] = [];
+    const history: [Uint8Array, Uint8Array][] = [];
+    for (let n = 1n; n <= block.header.number; n++) {
+      const b = (await chain.getBlockByNumber(n))!;
+      beaconRoots.push([word(b.header.timestamp % 8191n), word(b.header.timestamp)]);
+      history.push([word(n - 1n), b.header.parentHash]);
+    }
+    slots.set('0x000f3df6d732807ef1319fb7b8bb8522d0beac02', beaconRoots);
+    slots.set('0x0000f90827f1c53a10cb7a02335b175320002935', history);
+    const systemContracts = [
+      '0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02',
+      '0x0000F90827F1C53a10cb7A02335B175320002935',
+      '0x00000961Ef480Eb55e80D19ad83579A64c007002',
+      '0x0000BBdDc7CE488642fb579F8B00f3a590007251',
+    ].map((a) => hexToBytes(a as `0x${string}`));
+
+    // State: every account that exists (dev accounts, the fee recipient, the contract, the system contracts).
     const stateTrie = new MerklePatriciaTrie();
-    const addresses = [...chain.accounts.map((a) => a.address), new Uint8Array(20), counter];
+    const addresses = [...chain.accounts.map((a) => a.address), new Uint8Array(20), counter, ...systemContracts];
     for (const address of addresses) {
       const a = await chain.getAccount(address, block.header.number);
       let storageRoot = KECCAK256_RLP;
-      if (bytesToHex(address) === bytesToHex(counter)) {
+      const entries = slots.get(bytesToHex(address)) ?? [];
+      if (entries.length > 0) {
         const storage = new MerklePatriciaTrie();
-        const value = await chain.getStorage(counter, new Uint8Array(32), block.header.number);
-        await storage.put(keccak256(new Uint8Array(32)), RLP.encode(bigIntToUnpaddedBytes(bytesToBigInt(value))));
+        for (const [slot, v] of entries)
+          await storage.put(keccak256(slot), RLP.encode(bigIntToUnpaddedBytes(bytesToBigInt(v))));
         storageRoot = storage.root();
       }
       expect(bytesToHex(storageRoot)).toBe(bytesToHex(a.storageRoot));

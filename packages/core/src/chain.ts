@@ -9,8 +9,9 @@
  */
 import { EventEmitter } from 'node:events';
 
-import { createBlock, createBlockFromBytesArray } from '@ethereumjs/block';
+import { createBlock, createBlockFromBytesArray, createBlockHeader } from '@ethereumjs/block';
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
+import { ConsensusType } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
@@ -94,6 +95,7 @@ import { flatStateManager } from './flatState';
 import { StateDB, stateCaches } from './stateDb';
 import { maxFeeOf, maxTipOf, TxPool } from './txPool';
 import type { PoolTx } from './txPool';
+import { systemContractAllocs } from './systemContracts';
 import type { BlockRef, LocatedLog, LogFilter, Receipt } from './types';
 
 export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
@@ -382,7 +384,11 @@ export class Chain extends EventEmitter<ChainEvents> {
   ): Promise<void> {
     const sm = this.vm.stateManager as MerkleStateManager;
     const balance = opts.balance ?? DEFAULT_BALANCE;
-    const alloc = spec?.alloc ?? this.accounts.map((a) => ({ address: a.address, balance }));
+    // A dev chain gets the system contracts of its fork, as geth's dev mode; a genesis file says its own.
+    const alloc = spec?.alloc ?? [
+      ...systemContractAllocs(this.common),
+      ...this.accounts.map((a) => ({ address: a.address, balance })),
+    ];
     await sm.checkpoint();
     await applyAlloc(sm, alloc);
     await sm.commit();
@@ -397,7 +403,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       stateRoot,
       extraData: spec?.extraData ?? new TextEncoder().encode('l2devnet'),
       coinbase: spec?.coinbase,
-      difficulty: 0n,
+      difficulty: spec?.difficulty ?? 0n,
+      nonce: spec?.nonce,
+      mixHash: spec?.mixHash,
     };
     if (this.common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? INITIAL_BASE_FEE;
     const genesis = createBlock({ header }, { common: this.common });
@@ -1015,8 +1023,15 @@ export class Chain extends EventEmitter<ChainEvents> {
       // prevRandao: deterministic per block so runs repeat exactly.
       mixHash: numberWord(number),
     };
+    // The fields are those of the new block's own fork.
+    this.setForkAt(number, ts);
     const common = this.vm.common;
-    if (common.isActivatedEIP(1559)) header.baseFeePerGas = this.nextBaseFeeOverride ?? parent.header.calcNextBaseFee();
+    if (common.consensusType() === ConsensusType.ProofOfWork)
+      header.difficulty = createBlockHeader(header, { common }).ethashCanonicalDifficulty(parent.header);
+    if (common.isActivatedEIP(1559))
+      header.baseFeePerGas =
+        this.nextBaseFeeOverride ??
+        (parent.header.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.header.calcNextBaseFee());
     if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
     if (common.isActivatedEIP(4844)) {
       header.excessBlobGas = parent.header.calcNextExcessBlobGas(common);
@@ -1037,7 +1052,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new InvalidTimestampError(opts.timestamp, parent.header.timestamp);
     }
     const header = this.nextHeader(parent, opts.timestamp);
-    this.setForkAt(header.number as bigint, header.timestamp as bigint);
     const candidates = await this.pool.ordered(
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.headAccount(sender)).nonce,
@@ -1222,6 +1236,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         candidates,
         lineCounter: this.lineCounter,
         limits: undefined,
+        body: { uncles: block.uncleHeaders, withdrawals: block.withdrawals ?? [] },
       });
     } catch (e) {
       await this.discardBuild();

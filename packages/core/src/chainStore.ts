@@ -74,6 +74,7 @@ function encodeReceipts(receipts: Receipt[]): Uint8Array {
       r.contractAddress ?? EMPTY,
       r.logs.map((l) => [l.address, l.topics, l.data]),
       r.logsBloom,
+      ...(r.root === undefined ? [] : [r.root]),
     ]),
   );
 }
@@ -94,6 +95,7 @@ function decodeReceipts(bytes: Uint8Array): Receipt[] {
       contractAddress: row[8].length === 0 ? undefined : row[8],
       logs: logs.map(([address, topics, data]) => ({ address, topics, data })),
       logsBloom: row[10],
+      ...(row[11] === undefined ? {} : { root: row[11] }),
     };
   });
 }

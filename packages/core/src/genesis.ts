@@ -42,6 +42,9 @@ export interface GenesisSpec {
   extraData: Uint8Array;
   baseFeePerGas: bigint;
   coinbase: Uint8Array;
+  difficulty: bigint;
+  nonce: Uint8Array;
+  mixHash: Uint8Array;
 }
 
 export function devCommon(chainId: bigint, hardfork: string): Common {
@@ -121,6 +124,9 @@ export function gethGenesisSpec(json: unknown, hardfork: string | undefined): Ge
     extraData: toBytes(withDefaults.extraData as `0x${string}`),
     baseFeePerGas: g.baseFeePerGas === undefined ? INITIAL_BASE_FEE : big(g.baseFeePerGas, 'baseFeePerGas'),
     coinbase: toBytes(withDefaults.coinbase as `0x${string}`),
+    difficulty: big(withDefaults.difficulty, 'difficulty'),
+    nonce: setLengthLeft(toBytes(big(withDefaults.nonce, 'nonce')), 8),
+    mixHash: setLengthLeft(toBytes(withDefaults.mixHash as `0x${string}`), 32),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * A receipt in its consensus encoding (EIP-2718): `type ‖ RLP([status, cumulativeGasUsed,
+ * A receipt in its consensus encoding (EIP-2718): `type ‖ RLP([status or root, cumulativeGasUsed,
  * logsBloom, logs])`, the type byte left out for legacy receipts. These are the leaves of a block's
  * receipts trie, and what debug_getRawReceipts returns.
  */
@@ -10,7 +10,7 @@ import type { Receipt } from './types';
 
 export function encodeReceipt(r: Receipt): Uint8Array {
   const body = RLP.encode([
-    r.status === 1 ? Uint8Array.of(1) : new Uint8Array(),
+    r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array()),
     bigIntToUnpaddedBytes(r.cumulativeGasUsed),
     r.logsBloom,
     r.logs.map((log) => [log.address, log.topics, log.data]),

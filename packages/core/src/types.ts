@@ -20,6 +20,8 @@ export interface Receipt {
   contractAddress: Uint8Array | undefined;
   logs: Log[];
   logsBloom: Uint8Array;
+  /** Before Byzantium: the state root after the transaction, which the receipt carries instead of a status. */
+  root?: Uint8Array;
 }
 
 /** A log with its position in the chain. */

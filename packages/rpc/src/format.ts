@@ -145,7 +145,9 @@ export interface RpcReceipt {
   gasUsed: Hex;
   logs: RpcLog[];
   logsBloom: Hex;
-  status: Hex;
+  /** Byzantium on; before it, `root`. */
+  status?: Hex;
+  root?: Hex;
   to: Hex | null;
   transactionHash: Hex;
   transactionIndex: Hex;
@@ -178,7 +180,7 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
       }),
     ),
     logsBloom: hex(r.logsBloom),
-    status: quantity(r.status),
+    ...(r.root === undefined ? { status: quantity(r.status) } : { root: hex(r.root) }),
     to: r.to === undefined ? null : hex(r.to),
     transactionHash: hex(r.txHash),
     transactionIndex: quantity(index),
@@ -218,7 +220,12 @@ export function formatBlock(block: Block, receipts: Receipt[], fullTransactions:
   if (h.baseFeePerGas !== undefined) out.baseFeePerGas = quantity(h.baseFeePerGas);
   if (h.withdrawalsRoot !== undefined) {
     out.withdrawalsRoot = hex(h.withdrawalsRoot);
-    (out as Record<string, unknown>).withdrawals = [];
+    (out as Record<string, unknown>).withdrawals = (block.withdrawals ?? []).map((w) => ({
+      index: quantity(w.index),
+      validatorIndex: quantity(w.validatorIndex),
+      address: hex(w.address.bytes),
+      amount: quantity(w.amount),
+    }));
   }
   if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
   if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
@@ -233,7 +240,7 @@ export function formatBlock(block: Block, receipts: Receipt[], fullTransactions:
         ),
       )
     : block.transactions.map((tx) => hex(tx.hash()));
-  out.uncles = [];
+  out.uncles = block.uncleHeaders.map((u) => hex(u.hash()));
   return out;
 }
 
