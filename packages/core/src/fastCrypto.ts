@@ -4,13 +4,16 @@
  *    binding): recovering a sender is ~40× cheaper than the pure-JS default, and every transaction
  *    needs it;
  *  - keccak-256 through hash-wasm's WebAssembly build: ~10× cheaper than the pure-JS default on
- *    trie-node-sized inputs; trie hashing is a large share of block building.
+ *    trie-node-sized inputs; trie hashing is a large share of block building;
+ *  - KZG (blob transactions), loaded at first use (see kzg.ts).
  * `initFastCrypto()` must have resolved before the first hash (Chain.create awaits it).
  */
 import type { CustomCrypto } from '@ethereumjs/common';
 import { setLengthLeft } from '@ethereumjs/util';
 import { createKeccak } from 'hash-wasm';
 import secp256k1 from 'secp256k1';
+
+import { lazyKzg } from './kzg';
 
 type Hasher = Awaited<ReturnType<typeof createKeccak>>;
 let keccakHasher: Hasher | undefined;
@@ -40,6 +43,7 @@ function recoveryId(v: bigint, chainId: bigint | undefined): number {
 
 export const fastCrypto: CustomCrypto = {
   keccak256,
+  kzg: lazyKzg,
   ecrecover(msgHash, v, r, s, chainId) {
     const sig = new Uint8Array(64);
     sig.set(setLengthLeft(r, 32), 0);
