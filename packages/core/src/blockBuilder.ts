@@ -99,6 +99,8 @@ export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunT
   const r = result.receipt as {
     status?: 0 | 1;
     stateRoot?: Uint8Array;
+    blobGasUsed?: bigint;
+    blobGasPrice?: bigint;
     cumulativeBlockGasUsed: bigint;
     bitvector: Uint8Array;
     logs: [Uint8Array, Uint8Array[], Uint8Array][];
@@ -116,6 +118,7 @@ export function toReceipt(tx: TypedTransaction, sender: Uint8Array, result: RunT
     logs: r.logs.map(([address, topics, data]) => ({ address, topics, data })),
     logsBloom: r.bitvector,
     ...(r.stateRoot === undefined ? {} : { root: r.stateRoot }),
+    ...(r.blobGasUsed === undefined ? {} : { blobGasUsed: r.blobGasUsed, blobGasPrice: r.blobGasPrice }),
   };
 }
 
@@ -141,6 +144,9 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   };
   const blockedSenders = new Set<string>();
   let gasUsed = 0n;
+  const blobs = common.isActivatedEIP(4844);
+  const maxBlobGas = blobs ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
+  let blobGasUsed = 0n;
   lineCounter.startBlock();
 
   const body = input.body ?? EMPTY_BODY;
@@ -156,8 +162,10 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         out.deferred.push(ptx);
         continue;
       }
-      // Too big for what is left of the block, or priced under this block's base fee: a later block.
-      if (ptx.tx.gasLimit > gasLimit - gasUsed || maxFeeOf(ptx.tx) < baseFee) {
+      // Too big for what is left of the block (gas or blob gas), or priced under this block's base
+      // fee: a later block.
+      const blobGas = blobGasOf(ptx.tx, common);
+      if (ptx.tx.gasLimit > gasLimit - gasUsed || maxFeeOf(ptx.tx) < baseFee || blobGas > maxBlobGas - blobGasUsed) {
         out.deferred.push(ptx);
         blockedSenders.add(senderHex);
         continue;
@@ -207,6 +215,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       out.lineAdded.push(added);
       await vm.evm.journal.commit();
       gasUsed += result.totalGasSpent;
+      blobGasUsed += blobGas;
       txs.push(ptx.tx);
       results.push(result);
       out.included.push(ptx);
@@ -229,8 +238,15 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   // as they end, an empty block would leave its two there for good.
   vm.evm.journal.cleanJournal();
 
+  if (blobs) header.blobGasUsed = blobGasUsed;
   out.block = await sealBlock(vm, header, txs, out.receipts, body, requestsHash);
   return out;
+}
+
+/** The blob gas a transaction uses (EIP-4844): its blobs times the gas of one. */
+export function blobGasOf(tx: TypedTransaction, common: VM['common']): bigint {
+  const hashes = (tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes;
+  return hashes === undefined ? 0n : BigInt(hashes.length) * common.param('blobGasPerBlob');
 }
 
 /** Before the transactions: the EIP-4788 beacon root and EIP-2935 parent hash writes (as ethereumjs's runBlock). */
@@ -304,9 +320,12 @@ export async function sealBlock(
       receiptTrie,
       logsBloom: bloom.bitvector,
       gasUsed,
-      uncleHash: body.uncles.length === 0 ? KECCAK256_RLP_ARRAY : keccak256(RLP.encode(body.uncles.map((u) => u.raw()))),
+      uncleHash:
+        body.uncles.length === 0 ? KECCAK256_RLP_ARRAY : keccak256(RLP.encode(body.uncles.map((u) => u.raw()))),
       withdrawalsRoot:
-        withdrawals === undefined ? undefined : await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common })),
+        withdrawals === undefined
+          ? undefined
+          : await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common })),
       requestsHash,
     },
     { common },

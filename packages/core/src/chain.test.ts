@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { createEOACode7702Tx, createLegacyTx } from '@ethereumjs/tx';
+import { createBlob4844Tx, createEOACode7702Tx, createLegacyTx } from '@ethereumjs/tx';
 import {
   bigIntToUnpaddedBytes,
   bytesToBigInt,
@@ -225,6 +225,51 @@ describe('Chain', () => {
     expect(bytesToHex(stateTrie.root())).toBe(bytesToHex(block.header.stateRoot));
   });
 
+  test.each([
+    ['osaka', 'cell proofs (EIP-7594)'],
+    ['cancun', 'blob proofs'],
+  ])('%s: a blob transaction sent with its %s is checked, mined and priced', async (hardfork) => {
+    const forked = await Chain.create({ hardfork });
+    try {
+      const tx = createBlob4844Tx(
+        {
+          to: forked.accounts[1].address,
+          blobsData: ['hello blobs'],
+          maxFeePerBlobGas: 10n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: 1n,
+          gasLimit: 21_000n,
+          chainId: forked.chainId,
+        },
+        { common: forked.common },
+      ).sign(forked.accounts[0].privateKey);
+      const wrapper = tx.serializeNetworkWrapper();
+      // A proof that does not match its blob is refused, and nothing is mined.
+      const proofs = tx.kzgProofs!.map((p, i) => (i === 0 ? `${p.slice(0, -1)}${p.endsWith('0') ? '1' : '0'}` : p));
+      const tampered = createBlob4844Tx(
+        { ...tx.toJSON(), blobs: tx.blobs, kzgCommitments: tx.kzgCommitments, kzgProofs: proofs } as never,
+        { common: forked.common },
+      );
+      await expect(forked.sendRawTransaction(tampered.serializeNetworkWrapper())).rejects.toMatchObject({
+        kind: 'invalidTransaction',
+      });
+      expect(forked.headNumber).toBe(0n);
+
+      const hash = await forked.sendRawTransaction(wrapper);
+      expect(bytesToHex(hash)).toBe(bytesToHex(tx.hash()));
+      const mined = await forked.getReceipt(hash);
+      expect(mined?.receipt).toMatchObject({ status: 1, type: 3, blobGasUsed: 131_072n, blobGasPrice: 1n });
+      const block = await forked.headBlock();
+      expect(block.header.blobGasUsed).toBe(131_072n);
+      // The block holds the transaction without its blobs (as geth), and it reads back the same.
+      expect(bytesToHex(block.transactions[0].serialize())).toBe(bytesToHex(tx.serialize()));
+      expect(wrapper.length).toBeGreaterThan(131_072);
+      expect(block.serialize().length).toBeLessThan(1_000);
+    } finally {
+      await forked.close();
+    }
+  });
+
   describe('pool rejections', () => {
     test('nonce too low', async () => {
       await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
@@ -352,8 +397,8 @@ describe('Chain', () => {
       });
     });
 
-    test('blob transactions are refused as unsupported', async () => {
-      await expect(chain.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('transaction type not supported: 3');
+    test('a blob transaction without its blobs is refused', async () => {
+      await expect(chain.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('blob transaction without blobs');
     });
   });
 

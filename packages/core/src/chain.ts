@@ -15,7 +15,7 @@ import { ConsensusType } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { getMerkleStateProof, MerkleStateManager } from '@ethereumjs/statemanager';
-import { createTxFromRLP, TransactionType } from '@ethereumjs/tx';
+import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   Address,
@@ -766,18 +766,20 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   decodeTransaction(raw: Uint8Array): TypedTransaction {
     const fields = peekTransaction(raw);
-    if (fields.type === TransactionType.BlobEIP4844 || fields.type > TransactionType.EOACodeEIP7702) {
-      throw new TxTypeNotSupportedError(fields.type);
-    }
     const common = this.vm.common;
-    const supported = [0, 1, 2, 4].filter(
-      (t) => t === 0 || common.isActivatedEIP(t === 1 ? 2930 : t === 2 ? 1559 : 7702),
-    );
-    if (!supported.includes(fields.type)) throw new TxTypeNotSupportedError(fields.type);
+    const eip = [undefined, 2930, 1559, 4844, 7702][fields.type];
+    if (fields.type !== 0 && (eip === undefined || !common.isActivatedEIP(eip)))
+      throw new TxTypeNotSupportedError(fields.type);
     if (fields.chainId !== undefined && fields.chainId !== this.chainId) {
       throw new ChainIdMismatchError(this.chainId, fields.chainId);
     }
-    return this.constructTransaction(fields, () => createTxFromRLP(raw, { common }));
+    // A blob transaction is sent with its blobs, commitments and proofs (the network form), which
+    // are checked here; blocks and the pool keep the transaction without them.
+    if (fields.type === TransactionType.BlobEIP4844 && !fields.sidecar)
+      throw new InvalidTransactionError('blob transaction without blobs: send the network form with its sidecar');
+    return this.constructTransaction(fields, () =>
+      fields.sidecar ? createBlob4844TxFromSerializedNetworkWrapper(raw, { common }) : createTxFromRLP(raw, { common }),
+    );
   }
 
   /**
@@ -1532,6 +1534,8 @@ function peekTransaction(raw: Uint8Array): {
   gasLimit: bigint;
   maxFee: bigint;
   maxTip: bigint;
+  /** A blob transaction in its network form: [transaction, (version,) blobs, commitments, proofs]. */
+  sidecar?: boolean;
 } {
   if (raw.length === 0) throw new InvalidTransactionError('empty payload');
   let fields: Uint8Array[];
@@ -1542,6 +1546,8 @@ function peekTransaction(raw: Uint8Array): {
   } catch (e) {
     throw new InvalidTransactionError(`rlp: ${(e as Error).message}`);
   }
+  const sidecar = type === TransactionType.BlobEIP4844 && Array.isArray(fields) && Array.isArray(fields[0]);
+  if (sidecar) fields = fields[0] as unknown as Uint8Array[];
   if (!Array.isArray(fields) || fields.some((f, i) => i < 5 && !(f instanceof Uint8Array))) {
     throw new InvalidTransactionError('rlp: expected a list of transaction fields');
   }
@@ -1551,7 +1557,7 @@ function peekTransaction(raw: Uint8Array): {
     return { type, chainId: v >= 35n ? (v - 35n) / 2n : undefined, gasLimit: n(2), maxFee: n(1), maxTip: n(1) };
   }
   if (type === 1) return { type, chainId: n(0), gasLimit: n(3), maxFee: n(2), maxTip: n(2) };
-  return { type, chainId: n(0), gasLimit: n(4), maxFee: n(3), maxTip: n(2) };
+  return { type, chainId: n(0), gasLimit: n(4), maxFee: n(3), maxTip: n(2), sidecar };
 }
 
 /** An ethereumjs error's message without the transaction and block dump it appends. */

@@ -74,7 +74,11 @@ function encodeReceipts(receipts: Receipt[]): Uint8Array {
       r.contractAddress ?? EMPTY,
       r.logs.map((l) => [l.address, l.topics, l.data]),
       r.logsBloom,
-      ...(r.root === undefined ? [] : [r.root]),
+      // Trailing fields only some receipts have: the root (before Byzantium), blob gas and price.
+      ...(r.root === undefined && r.blobGasUsed === undefined ? [] : [r.root ?? EMPTY]),
+      ...(r.blobGasUsed === undefined
+        ? []
+        : [bigIntToUnpaddedBytes(r.blobGasUsed), bigIntToUnpaddedBytes(r.blobGasPrice ?? 0n)]),
     ]),
   );
 }
@@ -95,7 +99,8 @@ function decodeReceipts(bytes: Uint8Array): Receipt[] {
       contractAddress: row[8].length === 0 ? undefined : row[8],
       logs: logs.map(([address, topics, data]) => ({ address, topics, data })),
       logsBloom: row[10],
-      ...(row[11] === undefined ? {} : { root: row[11] }),
+      ...(row[11] === undefined || row[11].length === 0 ? {} : { root: row[11] }),
+      ...(row[12] === undefined ? {} : { blobGasUsed: bytesToBigInt(row[12]), blobGasPrice: bytesToBigInt(row[13]) }),
     };
   });
 }

@@ -22,6 +22,9 @@ export interface Receipt {
   logsBloom: Uint8Array;
   /** Before Byzantium: the state root after the transaction, which the receipt carries instead of a status. */
   root?: Uint8Array;
+  /** Blob transactions (EIP-4844): the blob gas used and its price. */
+  blobGasUsed?: bigint;
+  blobGasPrice?: bigint;
 }
 
 /** A log with its position in the chain. */

@@ -78,6 +78,8 @@ export interface RpcTransaction {
   s: Hex;
   yParity?: Hex;
   authorizationList?: unknown[];
+  maxFeePerBlobGas?: Hex;
+  blobVersionedHashes?: Hex[];
 }
 
 /** A transaction; `at` is its block and index, absent while pending. */
@@ -119,6 +121,11 @@ export function formatTransaction(
     out.accessList = typed.accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) }));
     out.chainId = quantity(typed.chainId);
     out.yParity = quantity(tx.v ?? 0n);
+    const blob = tx as unknown as { maxFeePerBlobGas?: bigint; blobVersionedHashes?: Hex[] };
+    if (blob.blobVersionedHashes !== undefined) {
+      out.maxFeePerBlobGas = quantity(blob.maxFeePerBlobGas ?? 0n);
+      out.blobVersionedHashes = blob.blobVersionedHashes.map((h) => h.toLowerCase() as Hex);
+    }
     if (typed.authorizationList !== undefined) {
       out.authorizationList = typed.authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
         chainId: quantity(BigInt(hex(chainId.length === 0 ? new Uint8Array([0]) : chainId))),
@@ -148,6 +155,9 @@ export interface RpcReceipt {
   /** Byzantium on; before it, `root`. */
   status?: Hex;
   root?: Hex;
+  /** Blob transactions only. */
+  blobGasUsed?: Hex;
+  blobGasPrice?: Hex;
   to: Hex | null;
   transactionHash: Hex;
   transactionIndex: Hex;
@@ -181,6 +191,9 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
     ),
     logsBloom: hex(r.logsBloom),
     ...(r.root === undefined ? { status: quantity(r.status) } : { root: hex(r.root) }),
+    ...(r.blobGasUsed === undefined
+      ? {}
+      : { blobGasUsed: quantity(r.blobGasUsed), blobGasPrice: quantity(r.blobGasPrice ?? 0n) }),
     to: r.to === undefined ? null : hex(r.to),
     transactionHash: hex(r.txHash),
     transactionIndex: quantity(index),
