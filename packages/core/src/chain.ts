@@ -603,9 +603,14 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Base fee of the next block. */
   async nextBaseFee(): Promise<bigint> {
+    return this.baseFeeAfter((await this.headBlock()).header);
+  }
+
+  /** The base fee of the block after `parent`, under the next block's fork: London's first block has the initial one. */
+  private baseFeeAfter(parent: BlockHeader): bigint {
+    if (!this.vm.common.isActivatedEIP(1559)) return 0n;
     if (this.nextBaseFeeOverride !== undefined) return this.nextBaseFeeOverride;
-    const head = await this.headBlock();
-    return this.common.isActivatedEIP(1559) ? head.header.calcNextBaseFee() : 0n;
+    return parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee();
   }
 
   /** Blob base fee of the next block (EIP-4844); 0 before Cancun. */
@@ -1030,10 +1035,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const common = this.vm.common;
     if (common.consensusType() === ConsensusType.ProofOfWork)
       header.difficulty = createBlockHeader(header, { common }).ethashCanonicalDifficulty(parent.header);
-    if (common.isActivatedEIP(1559))
-      header.baseFeePerGas =
-        this.nextBaseFeeOverride ??
-        (parent.header.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.header.calcNextBaseFee());
+    if (common.isActivatedEIP(1559)) header.baseFeePerGas = this.baseFeeAfter(parent.header);
     if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
     if (common.isActivatedEIP(4844)) {
       header.excessBlobGas = parent.header.calcNextExcessBlobGas(common);
@@ -1319,6 +1321,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       const head = await this.headBlock();
       if (timestamp <= head.header.timestamp) throw new InvalidTimestampError(timestamp, head.header.timestamp);
       this.nextTimestamp = timestamp;
+      // Transactions sent from now on are checked under the next block's fork.
+      this.setForkAt(head.header.number + 1n, timestamp);
     });
   }
 

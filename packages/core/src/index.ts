@@ -31,4 +31,6 @@ export { MAX_SIMULATED_BLOCKS, SimulateError } from './simulate';
 export type { SimBlockInput, SimBlockOverrides, SimCall, SimCallResult, SimOptions, SimulatedBlock } from './simulate';
 export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './tracing';
 export { verifyAccountProof } from './proofVerifier';
+export { SYSTEM_CONTRACTS } from './systemContracts';
+export type { SystemContract } from './systemContracts';
 export type { ProofReport } from './proofVerifier';

@@ -1,0 +1,134 @@
+/**
+ * A chain through every fork from Homestead to Osaka and two blob-parameter-only forks
+ * (fixtures/chains, rebuilt by scripts/fork-chain.js) imports into a fresh node from its genesis
+ * file, and every block, transaction and receipt answers in its own fork's shape, as geth's do.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { createTestRpc } from './helpers';
+import type { TestRpc } from './helpers';
+
+const DIR = join(__dirname, '..', '..', '..', 'fixtures', 'chains');
+const genesis = JSON.parse(readFileSync(join(DIR, 'forks.genesis.json'), 'utf8'));
+const file = new Uint8Array(readFileSync(join(DIR, 'forks.rlp')));
+const HEAD = 18;
+const ETHER = 10n ** 18n;
+
+// The first block of each fork in the file's schedule (see scripts/fork-chain.js).
+const BYZANTIUM = 4;
+const CONSTANTINOPLE = 5;
+const BERLIN = 7;
+const LONDON = 8;
+const MERGE = 10;
+const SHANGHAI = 12;
+const CANCUN = 13;
+const PRAGUE = 14;
+
+type Json = Record<string, unknown>;
+let t: TestRpc;
+
+beforeAll(async () => {
+  t = await createTestRpc({ genesis, mining: { mode: 'manual' } });
+  const result = await t.chain.importBlocks(file);
+  expect(result).toMatchObject({ imported: HEAD, skipped: 1 });
+});
+afterAll(() => t.close());
+
+const block = (n: number) => t.call<Json>('eth_getBlockByNumber', `0x${n.toString(16)}`, true);
+const receipts = (n: number) => t.call<Json[]>('eth_getBlockReceipts', `0x${n.toString(16)}`);
+const has = (o: Json, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+
+test('the genesis block is the file genesis, and the head is the file last block', async () => {
+  const [first] = await Promise.all([block(0)]);
+  expect(first.difficulty).toBe('0x20000');
+  expect(first.nonce).toBe('0x0000000000000042');
+  expect(first.extraData).toBe('0x666f726b73');
+  expect(has(first, 'baseFeePerGas')).toBe(false);
+  expect(await t.call('eth_blockNumber')).toBe(`0x${HEAD.toString(16)}`);
+});
+
+test.each(Array.from({ length: HEAD }, (_, i) => i + 1))('block %i has the fields of its fork', async (n) => {
+  const b = await block(n);
+  expect(has(b, 'baseFeePerGas')).toBe(n >= LONDON);
+  expect(has(b, 'withdrawals')).toBe(n >= SHANGHAI);
+  expect(has(b, 'withdrawalsRoot')).toBe(n >= SHANGHAI);
+  for (const key of ['blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot']) expect(has(b, key)).toBe(n >= CANCUN);
+  expect(has(b, 'requestsHash')).toBe(n >= PRAGUE);
+  // Proof of work before the merge: a canonical difficulty; none after.
+  expect(BigInt(b.difficulty as string) > 0n).toBe(n < MERGE);
+  if (n >= CANCUN) expect(BigInt(b.blobGasUsed as string)).toBe(131_072n);
+
+  const txs = b.transactions as Json[];
+  const types = txs.map((tx) => Number(tx.type));
+  const newest = n >= LONDON ? 2 : n >= BERLIN ? 1 : 0;
+  expect(types.slice(0, 2)).toEqual([newest, newest]);
+  if (n >= CANCUN) expect(types[2]).toBe(3);
+  if (n === PRAGUE) expect(types[3]).toBe(4);
+  for (const tx of txs) {
+    // Before Spurious Dragon (block 3) transactions are not replay-protected: no chain id.
+    if (tx.type === '0x0') expect(has(tx, 'chainId')).toBe(n >= 3);
+    if (tx.type === '0x3') {
+      expect(tx.blobVersionedHashes).toHaveLength(1);
+      expect(tx.maxFeePerBlobGas).toBe('0x64');
+    }
+    if (tx.type === '0x4') expect(tx.authorizationList).toHaveLength(1);
+  }
+
+  const rs = await receipts(n);
+  expect(rs).toHaveLength(txs.length);
+  for (const [i, r] of rs.entries()) {
+    // Before Byzantium a receipt carries the post-transaction state root instead of a status.
+    expect(has(r, 'root')).toBe(n < BYZANTIUM);
+    expect(has(r, 'status')).toBe(n >= BYZANTIUM);
+    if (n >= BYZANTIUM) expect(r.status).toBe('0x1');
+    expect(has(r, 'blobGasUsed')).toBe(r.type === '0x3');
+    expect(has(r, 'blobGasPrice')).toBe(r.type === '0x3');
+    expect(r.transactionHash).toBe(txs[i].hash);
+  }
+  // The contract's log in every block after the one that deploys it.
+  expect((rs[0].logs as Json[]).length).toBe(n === 1 ? 0 : 1);
+});
+
+test('proof-of-work blocks pay the miner its fork reward and the fees; proof-of-stake blocks only the tips', async () => {
+  const coinbase = '0x0000000000000000000000000000000000000000';
+  const balance = async (n: number) => BigInt(await t.call<string>('eth_getBalance', coinbase, `0x${n.toString(16)}`));
+  const fees = async (n: number, baseFee: bigint) =>
+    (await receipts(n)).reduce(
+      (sum, r) => sum + BigInt(r.gasUsed as string) * (BigInt(r.effectiveGasPrice as string) - baseFee),
+      0n,
+    );
+  const reward = (n: number) => (n < BYZANTIUM ? 5n : n < CONSTANTINOPLE ? 3n : n < MERGE ? 2n : 0n) * ETHER;
+  for (const n of [1, BYZANTIUM, CONSTANTINOPLE, LONDON, MERGE, PRAGUE]) {
+    const b = await block(n);
+    const baseFee = b.baseFeePerGas === undefined ? 0n : BigInt(b.baseFeePerGas as string);
+    expect((await balance(n)) - (await balance(n - 1))).toBe(reward(n) + (await fees(n, baseFee)));
+  }
+});
+
+test('the system contracts hold what the blocks wrote: beacon roots from Cancun, block hashes from Prague', async () => {
+  const slot = (n: bigint) => `0x${n.toString(16)}`;
+  const at = `0x${HEAD.toString(16)}`;
+  const head = await block(HEAD);
+  const time = BigInt(head.timestamp as string);
+  // EIP-4788: the timestamp at its ring-buffer slot.
+  expect(
+    BigInt(
+      await t.call<string>('eth_getStorageAt', '0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02', slot(time % 8191n), at),
+    ),
+  ).toBe(time);
+  // EIP-2935: each block from Prague on stores its parent's hash at (number - 1) % 8191.
+  const parent = await block(HEAD - 1);
+  expect(
+    await t.call('eth_getStorageAt', '0x0000F90827F1C53a10cb7A02335B175320002935', slot(BigInt(HEAD - 1)), at),
+  ).toBe(parent.hash);
+  const beforePrague = await block(PRAGUE - 2);
+  expect(
+    await t.call('eth_getStorageAt', '0x0000F90827F1C53a10cb7A02335B175320002935', slot(BigInt(PRAGUE - 2)), at),
+  ).not.toBe(beforePrague.hash);
+});
+
+test('the imported chain exports to the same file', async () => {
+  const out = await t.chain.exportBlocks(0n, BigInt(HEAD));
+  expect(Buffer.concat(out).equals(Buffer.from(file))).toBe(true);
+});
