@@ -1224,6 +1224,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new ImportError(
         `block ${number}: parentHash ${bytesToHex(h.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
       );
+    this.checkHeaderRules(h, parent.header);
     const senders = block.transactions.map((tx, i) => {
       try {
         return tx.getSenderAddress().bytes;
@@ -1283,6 +1284,40 @@ export class Chain extends EventEmitter<ChainEvents> {
     await this.dropStale();
     this.emit('block', block, result.receipts);
     return block;
+  }
+
+  /**
+   * The header rules a block's execution does not check, as geth's consensus engines: time after the
+   * parent's; proof-of-work difficulty the canonical one (the seal itself is not checked), none after
+   * the merge; the base fee and excess blob gas those the parent gives; gas used within the limit.
+   * The gas limit's move from the parent's (1/1024 at most) is not checked: this node's own chains
+   * change it at will (evm_setBlockGasLimit), as Anvil's and Hardhat's do.
+   */
+  private checkHeaderRules(h: BlockHeader, parent: BlockHeader): void {
+    const common = this.vm.common;
+    const expected: [string, bigint, bigint | undefined][] = [];
+    if (h.timestamp <= parent.timestamp)
+      throw new ImportError(
+        `block ${h.number}: timestamp ${h.timestamp} is not after the parent's ${parent.timestamp}`,
+      );
+    expected.push([
+      'difficulty',
+      common.consensusType() === ConsensusType.ProofOfWork ? h.ethashCanonicalDifficulty(parent) : 0n,
+      h.difficulty,
+    ]);
+    if (common.isActivatedEIP(1559))
+      expected.push([
+        'baseFeePerGas',
+        parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee(),
+        h.baseFeePerGas,
+      ]);
+    if (common.isActivatedEIP(4844))
+      expected.push(['excessBlobGas', parent.calcNextExcessBlobGas(common), h.excessBlobGas]);
+    for (const [field, want, got] of expected)
+      if (got !== want)
+        throw new ImportError(`block ${h.number}: ${field} is ${got} in the block, ${want} by the rules`);
+    if (h.gasUsed > h.gasLimit)
+      throw new ImportError(`block ${h.number}: gasUsed ${h.gasUsed} is above the gas limit ${h.gasLimit}`);
   }
 
   /** Forgets a block that was built but will not be committed. */

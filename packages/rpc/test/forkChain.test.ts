@@ -6,6 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+
 import { createTestRpc } from './helpers';
 import type { TestRpc } from './helpers';
 
@@ -131,4 +134,32 @@ test('the system contracts hold what the blocks wrote: beacon roots from Cancun,
 test('the imported chain exports to the same file', async () => {
   const out = await t.chain.exportBlocks(0n, BigInt(HEAD));
   expect(Buffer.concat(out).equals(Buffer.from(file))).toBe(true);
+});
+
+test.each([
+  ['difficulty', 7, 7, (d: bigint) => d + 1n],
+  ['baseFeePerGas', 9, 15, (b: bigint) => b + 1n],
+  ['excessBlobGas', 16, 18, (x: bigint) => x + 131_072n],
+])('a block whose %s breaks the header rules stops the import, naming it', async (field, number, index, change) => {
+  // The file's blocks, one RLP list each; change one header field of one block.
+  const blocks: Uint8Array[][] = [];
+  let rest = file;
+  while (rest.length > 0) {
+    const { data, remainder } = RLP.decode(rest, true) as unknown as { data: Uint8Array[]; remainder: Uint8Array };
+    blocks.push(data);
+    rest = remainder;
+  }
+  const header = blocks[number][0] as unknown as Uint8Array[];
+  const before = bytesToBigInt(header[index]);
+  header[index] = bigIntToUnpaddedBytes(change(before));
+  const fresh = await createTestRpc({ genesis, mining: { mode: 'manual' } });
+  try {
+    await expect(fresh.chain.importBlocks(concatBytes(...blocks.map((b) => RLP.encode(b))))).rejects.toThrow(
+      `block ${number}: ${field} is ${change(before)} in the block, ${before} by the rules`,
+    );
+    // The blocks before it stay.
+    expect(fresh.chain.headNumber).toBe(BigInt(number - 1));
+  } finally {
+    await fresh.close();
+  }
 });
