@@ -16,13 +16,15 @@ as geth export writes them: each block's RLP, one after another. geth import, an
 read it back.
 `;
 
-export const IMPORT_HELP = `Usage: l2devnet import FILE [--data-dir DIR | --in-memory] [--genesis FILE] [other start flags]
+export const IMPORT_HELP = `Usage: l2devnet import FILE [--head N] [--data-dir DIR | --in-memory] [--genesis FILE] [other start flags]
 
-Imports the blocks of FILE (as geth export writes them) into the chain in DIR, started with the same
-flags as the node (the chain's genesis must be the one the blocks were made on). Blocks the chain has
-are skipped; every other block is run and must give the state root, receipts root, transactions root,
-logs bloom and gas used its header says. A block that does not stops the import, naming the block and
-the field; the blocks before it stay.
+Imports the blocks of FILE (as geth export writes them; up to block N with --head) into the chain in
+DIR, started with the same flags as the node (the chain's genesis must be the one the blocks were made
+on: --genesis FILE for a geth genesis). Blocks the chain has are skipped; every other block is run
+under its own fork and must give the state root, receipts root, transactions root, logs bloom and gas
+used its header says, and keep the header rules (time, difficulty, base fee, excess blob gas). A block
+that does not stops the import, naming the block and the field; the blocks before it stay. Safe and
+finalized are then the imported tip.
 `;
 
 function int(name: string, value: unknown): bigint | undefined {
@@ -68,12 +70,14 @@ export async function importCommand(argv: string[], out: (text: string) => void,
   const [file, ...flags] = argv;
   if (file === undefined || file.startsWith('-'))
     throw new FlagError('import needs the file to read: l2devnet import FILE');
-  const config = parseFlags(flags);
+  const headAt = flags.indexOf('--head');
+  const head = headAt === -1 ? undefined : int('head', flags[headAt + 1]);
+  const config = parseFlags(headAt === -1 ? flags : [...flags.slice(0, headAt), ...flags.slice(headAt + 2)]);
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const rlp = readChainFile(file);
   const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });
   try {
-    out(await importBlocks(chain, rlp, out, terminal));
+    out(await importBlocks(chain, rlp, out, terminal, head));
     return 0;
   } finally {
     await chain.close();
@@ -89,30 +93,66 @@ export function readChainFile(file: string): Uint8Array {
   }
 }
 
-/** Imports a chain file's blocks into `chain`, writing progress to `out`; returns the summary line. */
+/**
+ * Imports a chain file's blocks into `chain` (up to block `head` when given), showing progress: a
+ * bar with blocks, blocks/s and the time left on a terminal, a line every 5 s otherwise. The time
+ * left is from the share of the file read. Returns the summary line.
+ */
 export async function importBlocks(
   chain: Chain,
   rlp: Uint8Array,
   out: (text: string) => void,
   terminal = false,
+  head?: bigint,
 ): Promise<string> {
   const started = performance.now();
   let last = started;
   let blocks = 0;
-  const result = await chain.importBlocks(rlp, (block) => {
-    blocks++;
-    const now = performance.now();
-    if (now - last < (terminal ? 200 : 5_000)) return;
-    last = now;
-    const rate = (blocks / (now - started)) * 1000;
-    const line = `block ${block.header.number}: ${blocks} imported, ${rate.toFixed(0)} blocks/s`;
-    out(terminal ? `\r${line}` : `${line}\n`);
-  });
+  const bar = terminal ? progressBar() : undefined;
+  bar?.start(rlp.length, 0, { block: '-', rate: '0' });
+  let result: Awaited<ReturnType<Chain['importBlocks']>>;
+  try {
+    result = await chain.importBlocks(
+      rlp,
+      (block, { bytesRead, bytes }) => {
+        blocks++;
+        const now = performance.now();
+        const rate = (blocks / (now - started)) * 1000;
+        if (bar !== undefined) {
+          bar.update(bytesRead, { block: String(block.header.number), rate: rate.toFixed(0) });
+          return;
+        }
+        if (now - last < 5_000) return;
+        last = now;
+        const left = ((now - started) / 1000) * (bytes / bytesRead - 1);
+        out(
+          `block ${block.header.number}: ${blocks} imported, ${rate.toFixed(0)} blocks/s, ` +
+            `${((bytesRead / bytes) * 100).toFixed(0)}% of the file, about ${left.toFixed(0)} s left\n`,
+        );
+      },
+      { head },
+    );
+  } finally {
+    bar?.stop();
+  }
   const seconds = (performance.now() - started) / 1000;
-  if (terminal && blocks > 0) out('\n');
   return (
     `imported ${result.imported} blocks (${result.skipped} already known) in ${seconds.toFixed(2)} s: ` +
     `${(result.imported / seconds).toFixed(0)} blocks/s, ${(Number(result.gas) / seconds / 1e6).toFixed(1)} Mgas/s; ` +
     `head is block ${chain.headNumber}\n`
+  );
+}
+
+/** cli-progress's bar on the terminal (standard error), loaded only for an import. */
+function progressBar(): import('cli-progress').SingleBar {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { SingleBar, Presets } = require('cli-progress') as typeof import('cli-progress');
+  return new SingleBar(
+    {
+      format: 'importing |{bar}| {percentage}% | block {block} | {rate} blocks/s | ETA {eta_formatted}',
+      hideCursor: true,
+      etaBuffer: 50,
+    },
+    Presets.shades_classic,
   );
 }

@@ -61,7 +61,10 @@ Storage
   --data-dir DIR            database directory (default ./.l2devnet); an existing one is resumed
   --in-memory               keep everything in memory; nothing is written to disk
   --import FILE             import FILE's blocks (as geth export writes them) before serving; as
-                            l2devnet import does (l2devnet import --help)
+                            l2devnet import does (l2devnet import --help). The node then follows the
+                            chain: safe and finalized at its tip (l2_setFinality moves them), and no
+                            mining until asked (evm_mine, evm_setAutomine) unless --block-time is given
+  --head N                  with --import: import up to block N
 
 Prover line counts
   --tracer NAME             which Linea tracer the line counter follows: osaka (today's, the default) or
@@ -121,6 +124,8 @@ export interface CliConfig {
   artifacts: string[];
   /** Blocks to import (as geth export writes them) before serving. */
   importFile: string | undefined;
+  /** With importFile: the last block to import. */
+  importHead: bigint | undefined;
   help: boolean;
   version: boolean;
 }
@@ -195,6 +200,7 @@ export function parseFlags(argv: string[]): CliConfig {
         tracer: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', multiple: true },
         import: { type: 'string' },
+        head: { type: 'string' },
         artifacts: { type: 'string', multiple: true },
         'no-rpc-line-check': { type: 'boolean' },
         'call-from-optional': { type: 'boolean' },
@@ -224,7 +230,8 @@ export function parseFlags(argv: string[]): CliConfig {
     if (!Number.isFinite(seconds) || seconds <= 0)
       throw new FlagError(`--block-time must be a positive number of seconds; got "${blockTime}"`);
     mining = { mode: 'interval', intervalMs: Math.round(seconds * 1000) };
-  }
+  } else if (s('import') !== undefined) mining = { mode: 'manual' };
+  if (s('head') !== undefined && s('import') === undefined) throw new FlagError('--head goes with --import FILE');
   const apiKeys = [...((values['api-key'] as string[] | undefined) ?? [])];
   const keysFile = s('api-keys');
   if (keysFile !== undefined) {
@@ -289,6 +296,7 @@ export function parseFlags(argv: string[]): CliConfig {
     verbosity: ((values.verbose as boolean[] | undefined) ?? []).length,
     artifacts: (values.artifacts as string[] | undefined) ?? [],
     importFile: s('import'),
+    importHead: big('head', s('head')),
     help: values.help === true,
     version: values.version === true,
   };

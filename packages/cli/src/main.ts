@@ -62,7 +62,15 @@ async function main(argv: string[]): Promise<void> {
     prepare: async (chain) => {
       if (config.importFile === undefined) return;
       const out = (text: string) => process.stdout.write(text);
-      out(await importBlocks(chain, readChainFile(config.importFile), out));
+      out(
+        await importBlocks(
+          chain,
+          readChainFile(config.importFile),
+          out,
+          process.stdout.isTTY === true,
+          config.importHead,
+        ),
+      );
     },
   });
   node.chain.on('error', (e) => process.stderr.write(`mining error: ${e.stack ?? e.message}\n`));

@@ -108,3 +108,42 @@ test.each([
   expect(code).toBe(2);
   expect(stderr).toContain(message);
 });
+
+test('--genesis and --import --head N: the node follows the chain up to N, safe and finalized there, mining only when asked', async () => {
+  const chains = join(__dirname, '..', '..', '..', 'fixtures', 'chains');
+  const node = await runCommand([
+    '--genesis',
+    join(chains, 'forks.genesis.json'),
+    '--import',
+    join(chains, 'forks.rlp'),
+    '--head',
+    '15',
+    '--in-memory',
+    '--port',
+    '0',
+  ]);
+  try {
+    expect(node.stdout()).toMatch(/imported 15 blocks \(1 already known\) in [0-9.]+ s: .*head is block 15\n/);
+    // The spec allows "safe" only in eth_call and eth_getBlockReceipts: the block of its first receipt.
+    const number = async (tag: string) =>
+      tag === 'safe'
+        ? ((await rpcCall(node.url, 'eth_getBlockReceipts', [tag])).result[0].blockNumber as string)
+        : ((await rpcCall(node.url, 'eth_getBlockByNumber', [tag, false])).result.number as string);
+    expect([await number('latest'), await number('safe'), await number('finalized')]).toEqual(['0xf', '0xf', '0xf']);
+    // No mining until asked: a sent transaction waits in the pool.
+    const sent = await rpcCall(node.url, 'eth_sendTransaction', [{ from: ALICE, to: BOB, value: '0x1' }]);
+    expect(sent.result).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await rpcCall(node.url, 'eth_getTransactionReceipt', [sent.result])).result).toBeNull();
+    await rpcCall(node.url, 'evm_mine');
+    expect((await rpcCall(node.url, 'eth_getTransactionReceipt', [sent.result])).result.blockNumber).toBe('0x10');
+    // safe and finalized stay where they were until moved.
+    expect(await number('finalized')).toBe('0xf');
+    expect((await rpcCall(node.url, 'l2_setFinality', [{ safe: '0x10', finalized: '0xc' }])).result).toBe(true);
+    expect([await number('safe'), await number('finalized')]).toEqual(['0x10', '0xc']);
+    const refused = await rpcCall(node.url, 'l2_setFinality', [{ safe: '0x11', finalized: '0x0' }]);
+    expect(refused.error.message).toBe('finalized (0) must not be after safe (17), nor safe after the head (16)');
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+});

@@ -193,6 +193,14 @@ export interface ChainEvents {
 const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
 /** The state root reads at the head use when it differs from the head block's (state edited by anvil_set*). */
 const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('root')]);
+/** `safe` and `finalized` when set (l2_setFinality, an import) rather than depths behind the head. */
+const META_FINALITY = new Uint8Array([0x6d, ...new TextEncoder().encode('finality')]);
+
+/** The `safe` and `finalized` blocks of a chain followed rather than mined (an import, l2_setFinality). */
+export interface Finality {
+  safe: bigint;
+  finalized: bigint;
+}
 const P_POOL = 0x70; // 'p' ‖ tx hash → sender ‖ raw transaction (pool contents survive a restart)
 
 /**
@@ -265,6 +273,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   minGasPrice = 0n;
   /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
   readonly impersonated = new Set<string>();
+  /** `safe` and `finalized` as set; undefined: depths behind the head. */
+  private finality: Finality | undefined;
   /** One-shot overrides for the next block (evm_setNextBlockTimestamp, anvil_setNextBlockBaseFeePerGas). */
   private nextTimestamp: bigint | undefined;
   private nextBaseFeeOverride: bigint | undefined;
@@ -371,6 +381,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       chain.workingRoot = (await kv.get(META_WORKING_ROOT)) ?? headBlock.header.stateRoot;
       await sm.setStateRoot(chain.workingRoot);
       chain.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
+      const finality = await kv.get(META_FINALITY);
+      if (finality !== undefined) {
+        const { safe, finalized } = JSON.parse(new TextDecoder().decode(finality)) as Record<string, string>;
+        chain.finality = { safe: BigInt(safe), finalized: BigInt(finalized) };
+      }
       await chain.restorePool();
     }
     chain.setMining(chain.mining);
@@ -469,8 +484,10 @@ export class Chain extends EventEmitter<ChainEvents> {
       case 'earliest':
         return 0n;
       case 'finalized':
+        if (this.finality !== undefined) return this.finality.finalized < head ? this.finality.finalized : head;
         return head > this.finalizedDepth ? head - this.finalizedDepth : 0n;
       case 'safe':
+        if (this.finality !== undefined) return this.finality.safe < head ? this.finality.safe : head;
         return head > this.safeDepth ? head - this.safeDepth : 0n;
       case 'number':
         return ref.number <= head && ref.number >= 0n ? ref.number : undefined;
@@ -1147,21 +1164,28 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   importBlocks(
     rlp: Uint8Array,
-    onBlock?: (block: Block) => void,
+    onBlock?: (block: Block, progress: { bytesRead: number; bytes: number }) => void,
+    opts: { head?: bigint } = {},
   ): Promise<{ imported: number; skipped: number; gas: bigint }> {
     // One hold on the chain for the whole file: no block is mined between two imported ones.
-    return this.exclusive(() => this.importAll(rlp, onBlock));
+    return this.exclusive(async () => {
+      const result = await this.importAll(rlp, onBlock, opts.head);
+      // The chain is now one this node follows: safe and finalized at the imported tip.
+      if (result.imported > 0) await this.setFinalityLocked({ safe: this.headNumber, finalized: this.headNumber });
+      return result;
+    });
   }
 
   private async importAll(
     rlp: Uint8Array,
-    onBlock?: (block: Block) => void,
+    onBlock?: (block: Block, progress: { bytesRead: number; bytes: number }) => void,
+    head?: bigint,
   ): Promise<{ imported: number; skipped: number; gas: bigint }> {
     let rest = rlp;
     let imported = 0;
     let skipped = 0;
     let gas = 0n;
-    while (rest.length > 0) {
+    while (rest.length > 0 && (head === undefined || this.headNumber < head)) {
       let values: Uint8Array[];
       try {
         const decoded = RLP.decode(rest, true) as unknown as { data: Uint8Array[]; remainder: Uint8Array };
@@ -1193,7 +1217,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const block = await this.importLocked(values, number);
       gas += block.header.gasUsed;
       imported++;
-      onBlock?.(block);
+      onBlock?.(block, { bytesRead: rlp.length - rest.length, bytes: rlp.length });
     }
     return { imported, skipped, gas };
   }
@@ -1349,6 +1373,37 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   // ---------------------------------------------------------------- devnet control
+
+  /**
+   * Sets `safe` and `finalized` to these blocks (finalized ≤ safe ≤ head), kept across restarts, as a
+   * node following a chain hears them from its consensus client; undefined goes back to depths
+   * behind the head (--safe-depth, --finality-depth).
+   */
+  setFinality(finality: Finality | undefined): Promise<void> {
+    return this.exclusive(() => this.setFinalityLocked(finality));
+  }
+
+  private async setFinalityLocked(finality: Finality | undefined): Promise<void> {
+    if (finality !== undefined) {
+      const { safe, finalized } = finality;
+      if (finalized > safe || safe > this.headNumber || finalized < 0n)
+        throw new InvalidArgumentError(
+          `finalized (${finalized}) must not be after safe (${safe}), nor safe after the head (${this.headNumber})`,
+        );
+    }
+    await this.store.write([
+      finality === undefined
+        ? { type: 'del', key: META_FINALITY }
+        : {
+            type: 'put',
+            key: META_FINALITY,
+            value: new TextEncoder().encode(
+              JSON.stringify({ safe: String(finality.safe), finalized: String(finality.finalized) }),
+            ),
+          },
+    ]);
+    this.finality = finality;
+  }
 
   /** Sets the timestamp of the next block (evm_setNextBlockTimestamp); it must be after the head's. */
   setNextBlockTimestamp(timestamp: bigint): Promise<void> {

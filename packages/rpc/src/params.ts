@@ -355,6 +355,17 @@ export const exclusionRule: Parser<ForcedExclusion> = (value, slot) => {
   };
 };
 
+/** l2_setFinality's `{ safe, finalized }` (block numbers as quantities), or null. */
+export const finality: Parser<{ safe: bigint; finalized: bigint } | null> = (value, slot) => {
+  if (value === null) return null;
+  const o = strictObject(value, slot, ['safe', 'finalized']);
+  const safe = member(o, 'safe', quantity, slot);
+  const finalized = member(o, 'finalized', quantity, slot);
+  if (safe === undefined || finalized === undefined)
+    fail(slot, 'an object with safe and finalized block numbers', value);
+  return { safe, finalized };
+};
+
 /** A filter of exclusion records: `{ fromBlock?, toBlock?, stage? }` (block numbers as quantities). */
 export const exclusionFilter: Parser<ExclusionFilter> = (value, slot) => {
   const o = object(value, slot);

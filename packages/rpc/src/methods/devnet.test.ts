@@ -288,6 +288,38 @@ describe('chain', () => {
   });
 });
 
+describe('finality', () => {
+  test('l2_setFinality sets safe and finalized, keeps them as blocks are mined, and null goes back to depths', async () => {
+    for (let i = 0; i < 3; i++) await t.call('evm_mine');
+    const head = BigInt(await t.call<string>('eth_blockNumber'));
+    const finalized = async () =>
+      BigInt((await t.call<{ number: string }>('eth_getBlockByNumber', 'finalized', false)).number);
+    expect(await t.call('l2_setFinality', { safe: `0x${(head - 1n).toString(16)}`, finalized: '0x1' })).toBe(true);
+    await t.call('evm_mine');
+    expect(await finalized()).toBe(1n);
+    const receipts = await t.call<unknown[]>('eth_getBlockReceipts', 'safe');
+    expect(receipts).toEqual(await t.call('eth_getBlockReceipts', `0x${(head - 1n).toString(16)}`));
+    // A rollback below them: they are the head until it passes them again.
+    await t.call('anvil_rollback', 3);
+    expect(await finalized()).toBe(1n);
+    expect(await t.call('l2_setFinality', null)).toBe(true);
+    expect(await finalized()).toBe(0n); // the default depth, 64, is past genesis
+  });
+
+  test.each([
+    [[{ safe: '0x1' }], 'param 1 (finality) must be an object with safe and finalized block numbers'],
+    [[{ safe: '0x1', finalized: '0x2', head: '0x3' }], 'head'],
+    [['0x1'], 'param 1 (finality)'],
+    [[{ safe: '0x1', finalized: '0x2' }], 'finalized (2) must not be after safe (1)'],
+    [[{ safe: '0xffff', finalized: '0x0' }], 'nor safe after the head'],
+  ])('l2_setFinality%j is refused with a clear error', async (params, message) => {
+    const error = await t.fail('l2_setFinality', ...params);
+    expect(error.message).toContain(message);
+    expect([-32602, -32000]).toContain(error.code);
+    expect(await t.call('eth_blockNumber')).toMatch(/^0x/);
+  });
+});
+
 describe('state dump and block configuration', () => {
   test('anvil_dumpState / anvil_loadState round-trip the whole state onto an empty node', async () => {
     const address = await deployCounter();

@@ -14,7 +14,7 @@ import { formatTransaction, hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required, withDefault } from '../method';
 import type { ParamSlot } from '../params';
-import { address, bool, callObject, count, data, fail, hash, quantity as quantityParam } from '../params';
+import { address, bool, callObject, count, data, fail, finality, hash, quantity as quantityParam } from '../params';
 
 /** A number of seconds or blocks given as a JSON number or a hex quantity. */
 const amount = (value: unknown, slot: ParamSlot): bigint => {
@@ -234,6 +234,15 @@ export const devnetMethods: Record<string, Method> = {
   anvil_rollback: method([withDefault('depth', amount, () => 1n)], async ({ chain }, depth) => {
     await chain.rollback(depth);
     return null;
+  }),
+  /**
+   * l2_setFinality({ safe, finalized }): the blocks `safe` and `finalized` stand for from now on
+   * (finalized ≤ safe ≤ head), as a following node hears them from its consensus client; null goes
+   * back to depths behind the head. An import sets both to its tip.
+   */
+  l2_setFinality: method([required('finality', finality)], async ({ chain }, f) => {
+    await chain.setFinality(f ?? undefined);
+    return true;
   }),
   /** anvil_reorg(depth, [[transaction, blockOffset], ...]): replaces the last `depth` blocks. */
   anvil_reorg: method(
