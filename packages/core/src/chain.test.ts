@@ -532,11 +532,14 @@ describe('Chain on disk', () => {
     const pending = await send(first, 1, { to: first.accounts[2].address, value: 3n, gasLimit: 21_000n });
     const head = first.headNumber;
     const root = (await first.headBlock()).header.stateRoot;
+    await first.setFinality({ safe: head, finalized: 1n });
     await first.close();
 
     const second = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
     try {
       expect(second.headNumber).toBe(head);
+      expect(await second.resolveNumber({ kind: 'safe' })).toBe(head);
+      expect(await second.resolveNumber({ kind: 'finalized' })).toBe(1n);
       expect(bytesToHex((await second.headBlock()).header.stateRoot)).toBe(bytesToHex(root));
       expect(bytesToBigInt(await second.getStorage(counter, new Uint8Array(32), head))).toBe(7n);
       expect((await second.getReceipt(hash))?.receipt.status).toBe(1);
