@@ -96,6 +96,8 @@ import { StateDB, stateCaches } from './stateDb';
 import { maxFeeOf, maxTipOf, TxPool } from './txPool';
 import type { PoolTx } from './txPool';
 import { systemContractAllocs } from './systemContracts';
+import { forkConfigs } from './forkConfig';
+import type { ForkConfigs } from './forkConfig';
 import type { BlockRef, LocatedLog, LogFilter, Receipt } from './types';
 
 export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
@@ -628,6 +630,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (!this.vm.common.isActivatedEIP(1559)) return 0n;
     if (this.nextBaseFeeOverride !== undefined) return this.nextBaseFeeOverride;
     return parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee();
+  }
+
+  /** EIP-7910 (eth_config): the current, next and last fork's configuration. */
+  async forkConfigs(): Promise<ForkConfigs> {
+    const genesis = (await this.store.getBlock(0n)) as Block;
+    const head = await this.headBlock();
+    return forkConfigs(this.common, this.scheduled, genesis.header, head.header.timestamp);
   }
 
   /** Blob base fee of the next block (EIP-4844); 0 before Cancun. */

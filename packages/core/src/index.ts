@@ -33,4 +33,5 @@ export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './traci
 export { verifyAccountProof } from './proofVerifier';
 export { SYSTEM_CONTRACTS } from './systemContracts';
 export type { SystemContract } from './systemContracts';
+export type { ForkConfig, ForkConfigs } from './forkConfig';
 export type { ProofReport } from './proofVerifier';

@@ -163,3 +163,33 @@ test.each([
     await fresh.close();
   }
 });
+
+test('eth_config: the current, next and last fork by the schedule, with their blob schedules and system contracts', async () => {
+  type Config = { activationTime: number; blobSchedule: unknown; forkId: string; systemContracts: Json };
+  const configs = (rpc: TestRpc) =>
+    rpc.call<{ current: Config | null; next: Config | null; last: Config | null }>('eth_config');
+  // At the head (BPO2): nothing is scheduled after it.
+  const head = await configs(t);
+  expect(head.current).toMatchObject({
+    activationTime: genesis.config.bpo2Time,
+    blobSchedule: { target: 14, max: 21, baseFeeUpdateFraction: 11684671 },
+    systemContracts: { HISTORY_STORAGE_ADDRESS: '0x0000f90827f1c53a10cb7a02335b175320002935' },
+  });
+  expect(head.next).toBeNull();
+  expect(head.last).toBeNull();
+  // At genesis, before Shanghai: no current fork with a time; next Shanghai, last BPO2.
+  const fresh = await createTestRpc({ genesis, mining: { mode: 'manual' } });
+  try {
+    const start = await configs(fresh);
+    expect(start.current).toBeNull();
+    expect(start.next).toMatchObject({
+      activationTime: genesis.config.shanghaiTime,
+      blobSchedule: null,
+      systemContracts: {},
+    });
+    expect(start.last).toEqual(head.current);
+    expect(start.next!.forkId).not.toBe(head.current!.forkId);
+  } finally {
+    await fresh.close();
+  }
+});

@@ -1,11 +1,34 @@
 /** Node and fee information: what wallets ask before anything else. */
 import { SUGGESTED_TIP } from '@l2devnet/core';
+import type { ForkConfig } from '@l2devnet/core';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required } from '../method';
 import { blockRef, count, data, percentiles } from '../params';
+
+/** One fork's configuration as geth writes it: activation time and blob numbers as JSON numbers. */
+function formatForkConfig(c: ForkConfig | null): Record<string, unknown> | null {
+  if (c === null) return null;
+  const addresses = (m: Record<string, Uint8Array>) =>
+    Object.fromEntries(Object.entries(m).map(([name, address]) => [name, hex(address)]));
+  return {
+    activationTime: Number(c.activationTime),
+    blobSchedule:
+      c.blobSchedule === null
+        ? null
+        : {
+            target: Number(c.blobSchedule.target),
+            max: Number(c.blobSchedule.max),
+            baseFeeUpdateFraction: Number(c.blobSchedule.baseFeeUpdateFraction),
+          },
+    chainId: quantity(c.chainId),
+    forkId: hex(c.forkId),
+    precompiles: addresses(c.precompiles),
+    systemContracts: addresses(c.systemContracts),
+  };
+}
 
 /** eth_feeHistory: at most this many blocks per request (geth's limit). */
 const MAX_FEE_HISTORY_BLOCKS = 1024;
@@ -30,6 +53,15 @@ export const chainMethods: Record<string, Method> = {
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
   eth_gasPrice: method([], async ({ chain }) => quantity((await chain.nextBaseFee()) + SUGGESTED_TIP)),
   eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
+  /** eth_config (EIP-7910): the current, next and last fork's configuration, as geth answers it. */
+  eth_config: method([], async ({ chain }) => {
+    const configs = await chain.forkConfigs();
+    return {
+      current: formatForkConfig(configs.current),
+      next: formatForkConfig(configs.next),
+      last: formatForkConfig(configs.last),
+    };
+  }),
   /** eth_baseFee: the next block's base fee (EIP-1559), as eth_blobBaseFee is for blobs; 0 before London. */
   eth_baseFee: method([], async ({ chain }) => quantity(await chain.nextBaseFee())),
   /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */

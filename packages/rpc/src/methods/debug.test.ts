@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import zlib from 'node:zlib';
 
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
@@ -121,4 +122,37 @@ test('eth_getStorageValues reads many slots of many accounts at a block, within 
     message: 'empty request',
   });
   expect((await t.fail('eth_getStorageValues', { [A]: ['0x1'] }, 'latest')).code).toBe(-32602);
+});
+
+test('eth_config on a dev chain: its one fork from genesis, the fork id the genesis hash alone (EIP-2124)', async () => {
+  const config = await t.call<{ current: Record<string, unknown>; next: null; last: null }>('eth_config');
+  const genesisHash = (await t.call<{ hash: string }>('eth_getBlockByNumber', '0x0', false)).hash;
+  const crc = zlib.crc32(Buffer.from(genesisHash.slice(2), 'hex')) >>> 0;
+  expect(config).toEqual({
+    current: {
+      activationTime: 0,
+      blobSchedule: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+      chainId: '0x7a69',
+      forkId: `0x${crc.toString(16).padStart(8, '0')}`,
+      precompiles: expect.objectContaining({
+        ECREC: '0x0000000000000000000000000000000000000001',
+        P256VERIFY: '0x0000000000000000000000000000000000000100',
+      }),
+      systemContracts: {
+        BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02',
+        HISTORY_STORAGE_ADDRESS: '0x0000f90827f1c53a10cb7a02335b175320002935',
+        WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS: '0x00000961ef480eb55e80d19ad83579a64c007002',
+        CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS: '0x0000bbddc7ce488642fb579f8b00f3a590007251',
+        DEPOSIT_CONTRACT_ADDRESS: '0x00000000219ab540356cbb839cbe05303d7705fa',
+      },
+    },
+    next: null,
+    last: null,
+  });
+  const old = await createTestRpc({ hardfork: 'london' });
+  try {
+    expect(await old.call('eth_config')).toEqual({ current: null, next: null, last: null });
+  } finally {
+    await old.close();
+  }
 });
