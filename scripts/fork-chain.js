@@ -11,7 +11,8 @@
  *
  * Every block holds a transfer of the newest type its fork allows (unprotected legacy, EIP-155
  * legacy, EIP-2930, EIP-1559) and a call to a contract that stores and logs; Cancun on, a blob
- * transaction (Osaka on, with cell proofs); Prague, an EIP-7702 delegation. Proof-of-work blocks
+ * transaction (Osaka on, with cell proofs); Prague, an EIP-7702 delegation; Osaka, an EIP-7002
+ * withdrawal request. Proof-of-work blocks
  * carry their canonical difficulty, and terminalTotalDifficulty is the total at block 9.
  * Needs a build (npm run build). Run: node scripts/fork-chain.js
  */
@@ -38,6 +39,7 @@ const BLOCKS = 18;
 const GWEI = 1_000_000_000n;
 // Blob transactions go to an account without code (Bob's runs the contract's from Prague on).
 const BLOB_TO = hexToBytes('0x000000000000000000000000000000000000b10b');
+const WITHDRAWAL_QUEUE = hexToBytes(SYSTEM_CONTRACTS.find((c) => c.eip === 7002).address);
 
 // A contract that adds one to slot 0 and logs the new value under topic 0xaa:
 // runtime  SLOAD(0)+1 -> SSTORE(0); MSTORE(0, SLOAD(0)); LOG1(0, 32, 0xaa); STOP  (23 bytes, no PUSH0)
@@ -137,6 +139,12 @@ const genesis = {
           { common },
         ),
       );
+    if (n === 15) {
+      // EIP-7002: a withdrawal request (a 48-byte validator key and an 8-byte amount, and the fee,
+      // 1 wei while the queue is empty), which the block's requests then carry.
+      const input = concatBytes(new Uint8Array(48).fill(0x11), new Uint8Array(8).fill(0x01));
+      txs.push(make({ to: WITHDRAWAL_QUEUE, data: input, value: 1n, gasLimit: 200_000n }));
+    }
     if (n === 14) {
       // EIP-7702: Bob's account runs the logger's code from here on; Alice sends it.
       const authorization = { chainId: `0x${CHAIN_ID.toString(16)}`, address: bytesToHex(logger), nonce: '0x0' };

@@ -102,6 +102,22 @@ export class FlatStateManager extends MerkleStateManager {
   }
 
   /**
+   * A zero written where the slot is already zero changes nothing, and is not kept: ethereumjs would
+   * delete the absent key from the storage trie at the next flush, a walk ending in a thrown and
+   * caught "missing node" (the EIP-4788 write of a zero beacon root did it every block).
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (
+      key.length === 32 &&
+      value.every((b) => b === 0) &&
+      (await this.accountToRead(address)) !== undefined &&
+      (await this.getStorage(address, key)).length === 0
+    )
+      return;
+    return super.putStorage(address, key, value);
+  }
+
+  /**
    * The value at `key` in the trie rooted at `root` (a state or storage trie: keys hashed), node by
    * node through the trie's own database (its open checkpoints included), or null. The same answer
    * as ethereumjs's `get`, which walks with a task queue and a promise per node and, for a storage

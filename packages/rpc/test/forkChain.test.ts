@@ -68,6 +68,7 @@ test.each(Array.from({ length: HEAD }, (_, i) => i + 1))('block %i has the field
   expect(types.slice(0, 2)).toEqual([newest, newest]);
   if (n >= CANCUN) expect(types[2]).toBe(3);
   if (n === PRAGUE) expect(types[3]).toBe(4);
+  if (n === 15) expect(types[3]).toBe(2); // the withdrawal request
   for (const tx of txs) {
     // Before Spurious Dragon (block 3) transactions are not replay-protected: no chain id.
     if (tx.type === '0x0') expect(has(tx, 'chainId')).toBe(n >= 3);
@@ -91,6 +92,17 @@ test.each(Array.from({ length: HEAD }, (_, i) => i + 1))('block %i has the field
   }
   // The contract's log in every block after the one that deploys it.
   expect((rs[0].logs as Json[]).length).toBe(n === 1 ? 0 : 1);
+});
+
+test("a withdrawal request (EIP-7002) is in its block's requests hash; blocks without requests hash none", async () => {
+  const EMPTY = '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'; // sha256 of nothing
+  expect((await block(PRAGUE)).requestsHash).toBe(EMPTY);
+  const withRequest = await block(15);
+  expect(withRequest.requestsHash).not.toBe(EMPTY);
+  const request = (await receipts(15))[3];
+  expect(request).toMatchObject({ to: '0x00000961ef480eb55e80d19ad83579a64c007002', status: '0x1' });
+  // The queue's system call took it out: the next block has none.
+  expect((await block(16)).requestsHash).toBe(EMPTY);
 });
 
 test('proof-of-work blocks pay the miner its fork reward and the fees; proof-of-stake blocks only the tips', async () => {
