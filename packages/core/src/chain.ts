@@ -507,6 +507,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.store.getBlock(n);
   }
 
+  /** The sum of the difficulties of blocks 0..n (proof of work; constant after the merge). */
+  totalDifficulty(n: bigint): Promise<bigint> {
+    return this.store.totalDifficulty(n);
+  }
+
   async getReceipts(n: bigint): Promise<Receipt[] | undefined> {
     return this.store.getReceipts(n);
   }

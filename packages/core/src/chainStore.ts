@@ -4,6 +4,7 @@
  *   'm' meta (head number)             'h' number → hash           'H' hash → number
  *   'b' number → block RLP             'r' number → receipts RLP  't' tx hash → (number, index)
  *   'a' address ‖ number → ''          'o' topic ‖ number → ''     'l' number → '' (block has logs)
+ *   'd' number → total difficulty (the sum of the difficulties up to the block)
  *
  * The log index ('a', 'o', 'l') maps each address and topic to the blocks whose logs mention it, so a
  * query for one contract or topic reads only those blocks' receipts instead of every receipt of the
@@ -32,6 +33,7 @@ const P_TX = 0x74;
 const P_LOG_ADDRESS = 0x61;
 const P_LOG_TOPIC = 0x6f;
 const P_LOG_BLOCK = 0x6c;
+const P_TOTAL_DIFFICULTY = 0x64;
 
 const HEAD_KEY = concatBytes(Uint8Array.of(P_META), new TextEncoder().encode('head'));
 const EMPTY = new Uint8Array(0);
@@ -128,6 +130,9 @@ export class ChainStore {
   });
   /** Bumped whenever blocks are dropped. */
   private generation = 0;
+  /** The head's total difficulty, which the next block's adds to. */
+  private headTd = 0n;
+  private readonly totalDifficulties = new LruCache<bigint, bigint>(BLOCK_CACHE_ENTRIES * 4);
 
   constructor(
     readonly kv: KvStore,
@@ -140,7 +145,23 @@ export class ChainStore {
   async open(): Promise<bigint> {
     const head = await this.kv.get(HEAD_KEY);
     this.head = head === undefined ? -1n : readU64(head);
+    if (this.head >= 0n) this.headTd = await this.totalDifficulty(this.head);
     return this.head;
+  }
+
+  /**
+   * The sum of the difficulties of blocks 0..n (proof of work; it stays put after the merge). A data
+   * directory written before totals were kept has them summed once from its blocks.
+   */
+  async totalDifficulty(n: bigint): Promise<bigint> {
+    const cached = this.totalDifficulties.get(n);
+    if (cached !== undefined) return cached;
+    const stored = await this.kv.get(key(P_TOTAL_DIFFICULTY, u64(n)));
+    let td = 0n;
+    if (stored !== undefined) td = bytesToBigInt(stored);
+    else for (let b = 0n; b <= n; b++) td += (await this.getBlock(b))?.header.difficulty ?? 0n;
+    this.totalDifficulties.set(n, td);
+    return td;
   }
 
   get headNumber(): bigint {
@@ -158,6 +179,7 @@ export class ChainStore {
       { type: 'put', key: key(P_BLOCK, num), value: block.serialize() },
       { type: 'put', key: key(P_RECEIPTS, num), value: encodeReceipts(receipts) },
       { type: 'put', key: HEAD_KEY, value: num },
+      { type: 'put', key: key(P_TOTAL_DIFFICULTY, num), value: bigIntToUnpaddedBytes(this.tdOf(block)) },
     ];
     block.transactions.forEach((tx, i) => {
       const loc = new Uint8Array(12);
@@ -179,6 +201,11 @@ export class ChainStore {
     return ops;
   }
 
+  /** A new head block's total difficulty: its parent's (the head's) and its own. */
+  private tdOf(block: Block): bigint {
+    return (block.header.number === 0n ? 0n : this.headTd) + block.header.difficulty;
+  }
+
   /** Writes `ops` (which include `blockOps(block, receipts)`) in one batch and advances the head. */
   /** The rows that put `block` in the place of genesis block `old` (the same state, another header). */
   replaceGenesisOps(old: Block, block: Block): KvOp[] {
@@ -192,6 +219,8 @@ export class ChainStore {
     this.receipts.set(n, receipts);
     this.hashes.set(n, block.hash());
     this.logs.delete(n);
+    this.headTd = this.tdOf(block);
+    this.totalDifficulties.set(n, this.headTd);
     this.head = n;
   }
 
@@ -213,6 +242,7 @@ export class ChainStore {
         { type: 'del', key: key(P_BLOCK, num) },
         { type: 'del', key: key(P_RECEIPTS, num) },
         { type: 'del', key: key(P_LOG_BLOCK, num) },
+        { type: 'del', key: key(P_TOTAL_DIFFICULTY, num) },
       );
       for (const tx of block.transactions) ops.push({ type: 'del', key: key(P_TX, tx.hash()) });
       let logIndex = 0;
@@ -245,8 +275,10 @@ export class ChainStore {
       this.receipts.delete(b);
       this.hashes.delete(b);
       this.logs.delete(b);
+      this.totalDifficulties.delete(b);
     }
     this.head = n;
+    this.headTd = await this.totalDifficulty(n);
   }
 
   /** Writes rows that belong to no block (exclusion records, pool contents). */

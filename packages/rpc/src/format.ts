@@ -204,10 +204,17 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
 export type RpcBlock = Record<string, Hex | Hex[] | RpcTransaction[] | null>;
 
 /**
- * A block. `receipts` supply each transaction's sender for full transaction objects. The pending
+ * A block, with the total difficulty up to it. `receipts` supply each transaction's sender for full
+ * transaction objects. The pending
  * block has `hash`, `number`, `nonce` and `logsBloom` null (spec: States).
  */
-export function formatBlock(block: Block, receipts: Receipt[], fullTransactions: boolean, pending = false): RpcBlock {
+export function formatBlock(
+  block: Block,
+  receipts: Receipt[],
+  fullTransactions: boolean,
+  totalDifficulty: bigint,
+  pending = false,
+): RpcBlock {
   const h = block.header;
   const out: RpcBlock = {
     number: pending ? null : quantity(h.number),
@@ -221,8 +228,7 @@ export function formatBlock(block: Block, receipts: Receipt[], fullTransactions:
     receiptsRoot: hex(h.receiptTrie),
     miner: hex(h.coinbase.bytes),
     difficulty: quantity(h.difficulty),
-    // Proof-of-stake from genesis: every block's difficulty is 0, so the total is too.
-    totalDifficulty: quantity(0n),
+    totalDifficulty: quantity(totalDifficulty),
     extraData: hex(h.extraData),
     size: quantity(block.serialize().length),
     gasLimit: quantity(h.gasLimit),

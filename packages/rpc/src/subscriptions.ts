@@ -177,7 +177,13 @@ export class ChainFeed {
     for (const [id, sub] of subscriptions) {
       if (sub.kind === 'newHeads') {
         if (header === undefined) {
-          const { transactions: _t, uncles: _u, ...rest } = formatBlock(block, receipts, false);
+          // A header, as geth's: no transactions, uncles or total difficulty.
+          const {
+            transactions: _t,
+            uncles: _u,
+            totalDifficulty: _d,
+            ...rest
+          } = formatBlock(block, receipts, false, 0n);
           header = rest;
         }
         this.notify(id, sub, header);

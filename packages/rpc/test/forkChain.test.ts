@@ -45,6 +45,7 @@ const has = (o: Json, key: string) => Object.prototype.hasOwnProperty.call(o, ke
 test('the genesis block is the file genesis, and the head is the file last block', async () => {
   const [first] = await Promise.all([block(0)]);
   expect(first.difficulty).toBe('0x20000');
+  expect(first.totalDifficulty).toBe('0x20000');
   expect(first.nonce).toBe('0x0000000000000042');
   expect(first.extraData).toBe('0x666f726b73');
   expect(has(first, 'baseFeePerGas')).toBe(false);
@@ -58,8 +59,13 @@ test.each(Array.from({ length: HEAD }, (_, i) => i + 1))('block %i has the field
   expect(has(b, 'withdrawalsRoot')).toBe(n >= SHANGHAI);
   for (const key of ['blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot']) expect(has(b, key)).toBe(n >= CANCUN);
   expect(has(b, 'requestsHash')).toBe(n >= PRAGUE);
-  // Proof of work before the merge: a canonical difficulty; none after.
+  // Proof of work before the merge: a canonical difficulty; none after. The total is the sum.
   expect(BigInt(b.difficulty as string) > 0n).toBe(n < MERGE);
+  const parent = await block(n - 1);
+  expect(BigInt(b.totalDifficulty as string)).toBe(
+    BigInt(parent.totalDifficulty as string) + BigInt(b.difficulty as string),
+  );
+  if (n >= MERGE) expect(Number(b.totalDifficulty)).toBe(genesis.config.terminalTotalDifficulty);
   if (n >= CANCUN) expect(BigInt(b.blobGasUsed as string)).toBe(131_072n);
 
   const txs = b.transactions as Json[];

@@ -17,10 +17,12 @@ async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block
 async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.pendingBlock();
-    return formatBlock(block, receipts, full, true);
+    const td = (await ctx.chain.totalDifficulty(block.header.number - 1n)) + block.header.difficulty;
+    return formatBlock(block, receipts, full, td, true);
   }
   const found = await loadBlock(ctx, ref);
-  return found === undefined ? null : formatBlock(found.block, found.receipts, full);
+  if (found === undefined) return null;
+  return formatBlock(found.block, found.receipts, full, await ctx.chain.totalDifficulty(found.block.header.number));
 }
 
 async function txCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {

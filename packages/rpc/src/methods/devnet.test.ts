@@ -288,6 +288,29 @@ describe('chain', () => {
   });
 });
 
+test('a proof-of-work dev chain (london): blocks have their canonical difficulty, the miner its reward, and the total difficulty adds up across a rollback', async () => {
+  const pow = await createTestRpc({ hardfork: 'london' });
+  try {
+    type B = { number: string; difficulty: string; totalDifficulty: string; miner: string };
+    const get = (tag: string) => pow.call<B>('eth_getBlockByNumber', tag, false);
+    for (let i = 0; i < 3; i++) await pow.call('evm_mine');
+    await pow.call('anvil_rollback', 1);
+    await pow.call('evm_mine');
+    let total = 0n;
+    for (let n = 0; n <= 3; n++) {
+      const b = await get(`0x${n}`);
+      total += BigInt(b.difficulty);
+      expect(BigInt(b.totalDifficulty)).toBe(total);
+      if (n > 0) expect(BigInt(b.difficulty)).toBeGreaterThanOrEqual(131_072n);
+    }
+    const head = await get('latest');
+    // London's block reward, 2 ETH, for each of the three empty blocks.
+    expect(BigInt(await pow.call<string>('eth_getBalance', head.miner, 'latest'))).toBe(3n * 2n * 10n ** 18n);
+  } finally {
+    await pow.close();
+  }
+});
+
 describe('finality', () => {
   test('l2_setFinality sets safe and finalized, keeps them as blocks are mined, and null goes back to depths', async () => {
     for (let i = 0; i < 3; i++) await t.call('evm_mine');

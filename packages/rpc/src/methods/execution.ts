@@ -53,9 +53,13 @@ export const executionMethods: Record<string, Method> = {
       withDefault('block', blockRef({ allowObject: true, allowSafe: true }), latest),
     ],
     async (ctx, payload, ref) => {
-      const simulated = await ctx.chain.simulate(await stateBlock(ctx, ref), payload.blocks, payload);
+      const base = await stateBlock(ctx, ref);
+      const simulated = await ctx.chain.simulate(base, payload.blocks, payload);
+      // Simulated blocks add no difficulty: the total is their base block's.
+      const first = simulated[0]?.block.header.number;
+      const td = first === undefined ? 0n : await ctx.chain.totalDifficulty(first - 1n);
       return simulated.map(({ block, receipts, calls }) => ({
-        ...formatBlock(block, receipts, payload.returnFullTransactions),
+        ...formatBlock(block, receipts, payload.returnFullTransactions, td),
         calls: calls.map((c) => {
           const overflow = ctx.chain.lineLimits?.txOverflow(c.lineCounts);
           return {
