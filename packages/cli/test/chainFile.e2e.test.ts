@@ -1,16 +1,25 @@
 /**
- * `l2devnet export` and `l2devnet import` as a user runs them: a chain made by a node on disk is
- * exported, imported into a fresh data directory, and served again with the same blocks, receipts
- * and proofs; a file with one changed byte stops the import naming the block and the field.
+ * `l2devnet export` and `l2devnet import` as a user runs them: a chain made by a node on disk
+ * (transfers, a deployment, logs, an EIP-7702 delegation, a blob transaction) is exported, imported
+ * into a fresh data directory, and served again with the same blocks, receipts, logs and proofs; a file with one changed byte stops the import naming the block and the field.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { createCustomCommon, Mainnet } from '@ethereumjs/common';
+import { createBlob4844Tx, createEOACode7702Tx } from '@ethereumjs/tx';
+import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
+import { lazyKzg } from '@l2devnet/core';
+
 import { rpcCall, runCommand, runToEnd } from './command';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+// The dev accounts' keys (the default mnemonic's first two).
+const ALICE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const BOB_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const BLOB_TO = '0x000000000000000000000000000000000000b10b';
 const counter = JSON.parse(
   readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
 ) as { bytecode: string };
@@ -44,6 +53,37 @@ test('a chain exported and imported into a fresh node answers the same; a change
     const deployed = await send({ data: counter.bytecode });
     const receipt = await rpcCall(node.url, 'eth_getTransactionReceipt', [deployed.result]);
     for (let i = 0; i < 3; i++) await send({ to: receipt.result.contractAddress, data: '0xd09de08a' });
+    // An EIP-7702 delegation (Bob runs the counter's code) and a blob transaction (Osaka's cell proofs).
+    const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
+      hardfork: 'osaka',
+      customCrypto: { kzg: lazyKzg },
+    });
+    const fees = { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, chainId: 31337n };
+    const nonce = BigInt((await rpcCall(node.url, 'eth_getTransactionCount', [ALICE, 'latest'])).result);
+    const authorization = eoaCode7702SignAuthorization(
+      { chainId: '0x7a69', address: receipt.result.contractAddress, nonce: '0x0' },
+      hexToBytes(BOB_KEY),
+    );
+    const delegation = createEOACode7702Tx(
+      {
+        nonce,
+        to: BOB,
+        data: hexToBytes('0xd09de08a'),
+        gasLimit: 200_000n,
+        authorizationList: [authorization],
+        ...fees,
+      },
+      { common },
+    ).sign(hexToBytes(ALICE_KEY));
+    const blob = createBlob4844Tx(
+      // To an account without code (Bob's now runs the counter's).
+      { nonce: nonce + 1n, to: BLOB_TO, gasLimit: 21_000n, blobsData: ['round trip'], maxFeePerBlobGas: 10n, ...fees },
+      { common },
+    ).sign(hexToBytes(ALICE_KEY));
+    for (const raw of [delegation.serialize(), blob.serializeNetworkWrapper()]) {
+      const sent = await rpcCall(node.url, 'eth_sendRawTransaction', [bytesToHex(raw)]);
+      expect((await rpcCall(node.url, 'eth_getTransactionReceipt', [sent.result])).result.status).toBe('0x1');
+    }
     head = Number((await rpcCall(node.url, 'eth_blockNumber')).result);
     before = await answers(node.url, head);
   } finally {

@@ -32,6 +32,7 @@ export type { SimBlockInput, SimBlockOverrides, SimCall, SimCallResult, SimOptio
 export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './tracing';
 export { verifyAccountProof } from './proofVerifier';
 export { SYSTEM_CONTRACTS } from './systemContracts';
+export { lazyKzg } from './kzg';
 export type { SystemContract } from './systemContracts';
 export type { ForkConfig, ForkConfigs } from './forkConfig';
 export type { ProofReport } from './proofVerifier';
