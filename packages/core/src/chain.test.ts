@@ -589,6 +589,24 @@ describe('Chain on disk', () => {
 });
 
 describe('Chain from a genesis file', () => {
+  test("Sepolia's genesis file gives Sepolia's genesis block hash, whatever the case of its field names", async () => {
+    const sepolia = JSON.parse(readFileSync(join(FIXTURES, 'chains', 'sepolia.genesis.json'), 'utf8'));
+    const hashOf = async (genesis: unknown) => {
+      const chain = await Chain.create({ genesis, mining: { mode: 'manual' } });
+      try {
+        return bytesToHex((await chain.headBlock()).hash());
+      } finally {
+        await chain.close();
+      }
+    };
+    const SEPOLIA = '0x25a5cc106eea7138acab33231d7160d69cb777ee0c2c553fcddf5138993e6dd9';
+    expect(await hashOf(sepolia)).toBe(SEPOLIA);
+    // geth reads "extradata" as extraData; a changed extra data changes the hash, whatever its case.
+    const { extraData, ...rest } = sepolia;
+    expect(await hashOf({ ...rest, extradata: extraData })).toBe(SEPOLIA);
+    expect(await hashOf({ ...rest, EXTRADATA: '0x01' })).not.toBe(SEPOLIA);
+  });
+
   test('alloc balances, code, storage and nonces are in the genesis state', async () => {
     const counter = artifact('Counter');
     const chain = await Chain.create({

@@ -71,12 +71,38 @@ function big(value: unknown, what: string): bigint {
   );
 }
 
+/** geth's genesis fields (core/genesis.go), by their lower-case names. */
+const GENESIS_FIELDS = new Map(
+  [
+    'config',
+    'nonce',
+    'timestamp',
+    'extraData',
+    'gasLimit',
+    'difficulty',
+    'mixHash',
+    'coinbase',
+    'alloc',
+    'number',
+    'gasUsed',
+    'parentHash',
+    'baseFeePerGas',
+    'excessBlobGas',
+    'blobGasUsed',
+  ].map((name) => [name.toLowerCase(), name]),
+);
+
 /** Reads a geth-style genesis.json (already parsed). */
 export function gethGenesisSpec(json: unknown, hardfork: string | undefined): GenesisSpec {
   if (typeof json !== 'object' || json === null) throw new InvalidGenesisError('genesis: must be a JSON object');
   // geth writes fields it has no value for as null (baseFeePerGas before London, excessBlobGas, ...):
-  // the same as leaving them out.
-  const g = Object.fromEntries(Object.entries(json).filter(([, v]) => v !== null));
+  // the same as leaving them out. Its JSON reader matches field names whatever their case
+  // ("mixhash", "gaslimit"), and so does this one.
+  const g = Object.fromEntries(
+    Object.entries(json)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [GENESIS_FIELDS.get(k.toLowerCase()) ?? k, v]),
+  );
   const config = g.config as Record<string, unknown> | undefined;
   if (typeof config !== 'object' || config === null || config.chainId === undefined) {
     throw new InvalidGenesisError('genesis: config.chainId is required');
