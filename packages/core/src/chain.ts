@@ -194,6 +194,7 @@ export interface ChainEvents {
 
 const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
 /** The state root reads at the head use when it differs from the head block's (state edited by anvil_set*). */
+const EMPTY_BYTES = new Uint8Array(0);
 const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('root')]);
 /** `safe` and `finalized` when set (l2_setFinality, an import) rather than depths behind the head. */
 const META_FINALITY = new Uint8Array([0x6d, ...new TextEncoder().encode('finality')]);
@@ -1294,6 +1295,10 @@ export class Chain extends EventEmitter<ChainEvents> {
         ['receiptsRoot', h.receiptTrie, built.receiptTrie],
         ['transactionsRoot', h.transactionsTrie, built.transactionsTrie],
         ['logsBloom', h.logsBloom, built.logsBloom],
+        ['sha3Uncles', h.uncleHash, built.uncleHash],
+        ['withdrawalsRoot', h.withdrawalsRoot ?? EMPTY_BYTES, built.withdrawalsRoot ?? EMPTY_BYTES],
+        ['blobGasUsed', h.blobGasUsed ?? 0n, built.blobGasUsed ?? 0n],
+        ['requestsHash', h.requestsHash ?? EMPTY_BYTES, built.requestsHash ?? EMPTY_BYTES],
         ['hash', block.hash(), result.block.hash()],
       ] as [string, bigint | Uint8Array, bigint | Uint8Array][]
     ).find(([, a, b]) => (typeof a === 'bigint' ? a !== b : !equalsBytes(a, b as Uint8Array)));

@@ -6,7 +6,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 
-import { calldata, deploy, send } from '../test/helpers';
+import { calldata, chainWithOmmer, deploy, send } from '../test/helpers';
 import { Chain } from './chain';
 import { ImportError } from './errors';
 
@@ -89,6 +89,25 @@ describe('export and import', () => {
       expect(target.headNumber).toBe(0n);
     } finally {
       await source.close();
+      await target.close();
+    }
+  });
+});
+
+describe('proof-of-work blocks with ommers', () => {
+  test("import a block with an ommer made by ethereumjs's runBlock: the same rewards, the ommer listed", async () => {
+    const made = await chainWithOmmer();
+    const target = await Chain.create({ genesis: made.genesis, mining: { mode: 'manual' } });
+    try {
+      expect(await target.importBlocks(made.file)).toMatchObject({ imported: 2 });
+      const imported = await target.getBlockByNumber(2n);
+      expect(bytesToHex(imported!.hash())).toBe(bytesToHex(made.block.hash()));
+      expect(imported!.uncleHeaders.map((u) => bytesToHex(u.hash()))).toEqual([bytesToHex(made.ommer.hash())]);
+      // London's 2 ETH: the miner 1/32 more for the ommer, the ommer's miner (8 - 1)/8.
+      const reward = 2n * 10n ** 18n;
+      expect((await target.getAccount(made.miner, 2n)).balance).toBe(reward + reward / 32n);
+      expect((await target.getAccount(made.ommerMiner, 2n)).balance).toBe((reward * 7n) / 8n);
+    } finally {
       await target.close();
     }
   });

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { createBlock, createBlockHeader } from '@ethereumjs/block';
+import { createCommonFromGethGenesis } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx, createAccessList2930Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, hexToBytes } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, concatBytes, createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import { createVM, runBlock } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 import secp256k1 from 'secp256k1';
 
-import type { Chain } from '../src';
+import { Chain } from '../src';
 
 export const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
 
@@ -134,4 +137,86 @@ export function rawSigned(
     n(BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`)),
   ];
   return new Uint8Array([type, ...RLP.encode(signed)]);
+}
+
+/**
+ * A proof-of-work chain (London from genesis, never merged) whose block 2 carries an ommer (block 1's
+ * sibling by another miner), block 2 made by ethereumjs's own runBlock rather than this node: its
+ * genesis file, the blocks' file (genesis, 1, 2), block 2, the ommer, and the two miners.
+ */
+export async function chainWithOmmer() {
+  const genesis = {
+    config: {
+      chainId: 1337,
+      ...Object.fromEntries(
+        [
+          'homestead',
+          'eip150',
+          'eip155',
+          'eip158',
+          'byzantium',
+          'constantinople',
+          'petersburg',
+          'istanbul',
+          'berlin',
+          'london',
+        ].map((f) => [`${f}Block`, 0]),
+      ),
+    },
+    difficulty: '0x20000',
+    gasLimit: '0x1c9c380',
+    timestamp: '0x0',
+    nonce: '0x0',
+    extraData: '0x',
+    mixHash: `0x${'00'.repeat(32)}`,
+    coinbase: `0x${'00'.repeat(20)}`,
+    alloc: {},
+  };
+  const miner = createAddressFromString('0x00000000000000000000000000000000000000aa');
+  const ommerMiner = createAddressFromString('0x00000000000000000000000000000000000000bb');
+  const source = await Chain.create({ genesis, mining: { mode: 'manual' } });
+  try {
+    const genesisBlock = (await source.getBlockByNumber(0n))!;
+    const first = await source.mine();
+    const common = createCommonFromGethGenesis(genesis as never, { chain: 'pow' });
+    common.setHardfork('london');
+    const vm = await createVM({ common });
+    await runBlock(vm, { block: first, skipHeaderValidation: true, skipBlockValidation: true });
+    const ommer = createBlockHeader({ ...first.header.toJSON(), coinbase: ommerMiner, extraData: '0x0b' } as never, {
+      common,
+    });
+    const fields = {
+      parentHash: first.hash(),
+      number: 2n,
+      timestamp: first.header.timestamp + 12n,
+      gasLimit: first.header.gasLimit,
+      coinbase: miner,
+      baseFeePerGas: first.header.calcNextBaseFee(),
+      difficulty: 0n,
+    };
+    fields.difficulty = createBlockHeader(fields, { common }).ethashCanonicalDifficulty(first.header);
+    const uncleHeaders = [ommer.toJSON()] as never;
+    const unsealed = createBlock(
+      { header: { ...fields, uncleHash: keccak256(RLP.encode([ommer.raw()])) }, uncleHeaders },
+      { common },
+    );
+    const run = await runBlock(vm, {
+      block: unsealed,
+      generate: true,
+      skipHeaderValidation: true,
+      skipBlockValidation: true,
+    });
+    const header = {
+      ...unsealed.header.toJSON(),
+      stateRoot: run.stateRoot,
+      receiptTrie: run.receiptsRoot,
+      logsBloom: run.logsBloom,
+      gasUsed: run.gasUsed,
+    };
+    const block = createBlock({ header: header as never, uncleHeaders }, { common });
+    const file = concatBytes(genesisBlock.serialize(), first.serialize(), block.serialize());
+    return { genesis, file, block, ommer, miner: miner.bytes, ommerMiner: ommerMiner.bytes };
+  } finally {
+    await source.close();
+  }
 }

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
+
+import { chainWithOmmer } from '../../core/test/helpers';
 
 import { createTestRpc } from './helpers';
 import type { TestRpc } from './helpers';
@@ -209,5 +211,29 @@ test('eth_config: the current, next and last fork by the schedule, with their bl
     expect(start.next!.forkId).not.toBe(head.current!.forkId);
   } finally {
     await fresh.close();
+  }
+});
+
+test('a proof-of-work block with an ommer: listed in the block, counted, and answered by eth_getUncleBy*', async () => {
+  const made = await chainWithOmmer();
+  const pow = await createTestRpc({ genesis: made.genesis, mining: { mode: 'manual' } });
+  try {
+    await pow.chain.importBlocks(made.file);
+    const ommerHash = bytesToHex(made.ommer.hash());
+    const b = await pow.call<Json>('eth_getBlockByNumber', '0x2', false);
+    expect(b.uncles).toEqual([ommerHash]);
+    expect(await pow.call('eth_getUncleCountByBlockNumber', '0x2')).toBe('0x1');
+    expect(await pow.call('eth_getUncleCountByBlockHash', b.hash)).toBe('0x1');
+    expect(await pow.call('eth_getUncleCountByBlockNumber', '0x1')).toBe('0x0');
+    const ommer = await pow.call<Json>('eth_getUncleByBlockNumberAndIndex', '0x2', '0x0');
+    expect(ommer).toMatchObject({
+      hash: ommerHash,
+      number: '0x1',
+      miner: '0x00000000000000000000000000000000000000bb',
+    });
+    expect(await pow.call('eth_getUncleByBlockHashAndIndex', b.hash, '0x0')).toEqual(ommer);
+    expect(await pow.call('eth_getUncleByBlockNumberAndIndex', '0x2', '0x1')).toBeNull();
+  } finally {
+    await pow.close();
   }
 });

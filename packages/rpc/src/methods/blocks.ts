@@ -1,4 +1,5 @@
 /** Blocks and their receipts (spec: eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts). */
+import { Block as BlockClass } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { BlockRef, Receipt } from '@l2devnet/core';
 
@@ -32,7 +33,19 @@ async function txCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
 }
 
 async function uncleCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
-  return (await ctx.chain.resolveNumber(ref)) === undefined ? null : quantity(0);
+  if (ref.kind === 'pending') return quantity(0);
+  const found = await loadBlock(ctx, ref);
+  return found === undefined ? null : quantity(found.block.uncleHeaders.length);
+}
+
+/** Ommer `index` of a block, as geth: a block of its header alone. */
+async function uncle(ctx: RpcContext, ref: BlockRef, index: number): Promise<unknown> {
+  if (ref.kind === 'pending') return null;
+  const found = await loadBlock(ctx, ref);
+  const header = found?.block.uncleHeaders[index];
+  if (header === undefined) return null;
+  const td = (await ctx.chain.totalDifficulty(header.number - 1n)) + header.difficulty;
+  return formatBlock(new BlockClass(header, [], [], undefined, { common: header.common }), [], false, td);
 }
 
 const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h });
@@ -52,11 +65,11 @@ export const blockMethods: Record<string, Method> = {
   eth_getUncleCountByBlockHash: method([required('blockHash', hash)], (ctx, h) => uncleCount(ctx, byHash(h))),
   eth_getUncleByBlockNumberAndIndex: method(
     [required('block', blockRef()), required('index', smallQuantity)],
-    (_ctx, _ref, _i) => null,
+    (ctx, ref, i) => uncle(ctx, ref, i),
   ),
   eth_getUncleByBlockHashAndIndex: method(
     [required('blockHash', hash), required('index', smallQuantity)],
-    (_ctx, _h, _i) => null,
+    (ctx, h, i) => uncle(ctx, byHash(h), i),
   ),
   /**
    * eth_getBlockReceipts (spec): a hex or decimal number, a tag (including `safe`), or a block hash;
