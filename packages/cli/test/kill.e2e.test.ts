@@ -156,6 +156,7 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
       url,
       all.map((a): [string, unknown[]] => ['eth_getTransactionByHash', [a.hash]]),
     );
+    const late: { what: string; hash: string; block: string }[] = [];
     all.forEach((a, i) => {
       const what = `acknowledged ${a.hash} (nonce ${a.nonce} of ${a.sender})`;
       const n = where.get(a.hash);
@@ -175,13 +176,25 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
         return;
       }
       if (byHash[i] === null) fail(round, `${what} is gone: neither mined nor pending`);
-      if (byHash[i].blockNumber !== null)
+      if (byHash[i].blockNumber !== null) {
+        // Interval mining goes on during the check: mined after the blocks were read, it must be
+        // in that later block.
+        if (Number(byHash[i].blockNumber) > head) {
+          late.push({ what, hash: a.hash, block: byHash[i].blockNumber });
+          return;
+        }
         fail(round, `${what} claims block ${byHash[i].blockNumber}, which does not hold it`);
+      }
       const inPool = pool.pending[a.sender]?.[a.nonce] ?? pool.queued[a.sender]?.[a.nonce];
       if (inPool?.hash !== a.hash) fail(round, `${what} is pending but not in txpool_content`);
       if (slots.has(`${a.sender}:${a.nonce}`))
         fail(round, `${what} is pending while its nonce is mined by another transaction`);
     });
+    for (const l of late) {
+      const block = await call(url, 'eth_getBlockByNumber', [l.block, false]);
+      if (!(block.transactions as string[]).includes(l.hash))
+        fail(round, `${l.what} claims block ${l.block}, which does not hold it`);
+    }
   }
 
   /** One sender's stream until the node dies: transfers, sometimes nonce n+2 before n+1. */
