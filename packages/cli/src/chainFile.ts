@@ -70,14 +70,12 @@ export async function importCommand(argv: string[], out: (text: string) => void,
   const [file, ...flags] = argv;
   if (file === undefined || file.startsWith('-'))
     throw new FlagError('import needs the file to read: l2devnet import FILE');
-  const headAt = flags.indexOf('--head');
-  const head = headAt === -1 ? undefined : int('head', flags[headAt + 1]);
-  const config = parseFlags(headAt === -1 ? flags : [...flags.slice(0, headAt), ...flags.slice(headAt + 2)]);
+  const config = parseFlags(flags);
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const rlp = readChainFile(file);
   const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });
   try {
-    out(await importBlocks(chain, rlp, out, terminal, head));
+    out(await importBlocks(chain, rlp, out, terminal, config.importHead));
     return 0;
   } finally {
     await chain.close();

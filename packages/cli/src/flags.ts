@@ -231,7 +231,6 @@ export function parseFlags(argv: string[]): CliConfig {
       throw new FlagError(`--block-time must be a positive number of seconds; got "${blockTime}"`);
     mining = { mode: 'interval', intervalMs: Math.round(seconds * 1000) };
   } else if (s('import') !== undefined) mining = { mode: 'manual' };
-  if (s('head') !== undefined && s('import') === undefined) throw new FlagError('--head goes with --import FILE');
   const apiKeys = [...((values['api-key'] as string[] | undefined) ?? [])];
   const keysFile = s('api-keys');
   if (keysFile !== undefined) {

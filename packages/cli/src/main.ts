@@ -40,6 +40,10 @@ async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
+  if (config.importHead !== undefined && config.importFile === undefined) {
+    process.stderr.write('error: --head goes with --import FILE\nRun l2devnet --help for the options.\n');
+    process.exit(2);
+  }
   if (config.help) {
     process.stdout.write(HELP);
     return;

@@ -143,6 +143,9 @@ test.each([
   [['export', 'x.rlp', '--from', 'two'], '--from must be a block number; got "two"'],
   [['import'], 'import needs the file to read'],
   [['import', '/nonexistent/chain.rlp', '--in-memory'], 'import /nonexistent/chain.rlp: ENOENT'],
+  [['import', 'x.rlp', '--in-memory', '--head'], "Option '--head <value>' argument missing"],
+  [['import', 'x.rlp', '--in-memory', '--head', 'ten'], '--head must be'],
+  [['--in-memory', '--head', '5'], '--head goes with --import FILE'],
 ])('bad arguments %j exit 2 and say why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
   expect(code).toBe(2);

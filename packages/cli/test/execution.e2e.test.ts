@@ -35,7 +35,10 @@ describe('a simulation that runs forever', () => {
     // Limits out of reach: a looping transaction is mined, not refused for its line counts.
     dir = mkdtempSync(join(tmpdir(), 'l2devnet-exec-'));
     const limits = join(dir, 'limits.toml');
-    const production = readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'), 'utf8');
+    const production = readFileSync(
+      join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),
+      'utf8',
+    );
     writeFileSync(limits, production.replace(/= *[0-9_]+/g, '= 1000000000'));
     node = await runCommand([
       ...['--in-memory', '--port', '0', '--limits', limits],

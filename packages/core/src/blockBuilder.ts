@@ -158,6 +158,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   let gasUsed = 0n;
   const blobs = common.isActivatedEIP(4844);
   const maxBlobGas = blobs ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
+  const blobGasPrice = blobs ? context.header.getBlobGasPrice() : 0n;
   let blobGasUsed = 0n;
   lineCounter.startBlock();
 
@@ -175,9 +176,15 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         continue;
       }
       // Too big for what is left of the block (gas or blob gas), or priced under this block's base
-      // fee: a later block.
+      // fee or blob gas price: a later block.
       const blobGas = blobGasOf(ptx.tx, common);
-      if (ptx.tx.gasLimit > gasLimit - gasUsed || maxFeeOf(ptx.tx) < baseFee || blobGas > maxBlobGas - blobGasUsed) {
+      const blobFeeCap = (ptx.tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
+      if (
+        ptx.tx.gasLimit > gasLimit - gasUsed ||
+        maxFeeOf(ptx.tx) < baseFee ||
+        blobGas > maxBlobGas - blobGasUsed ||
+        (blobGas > 0n && blobFeeCap < blobGasPrice)
+      ) {
         out.deferred.push(ptx);
         blockedSenders.add(senderHex);
         continue;

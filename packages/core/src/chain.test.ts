@@ -575,6 +575,26 @@ describe('Chain on disk', () => {
     }
   });
 
+  test('a data dir without total difficulties (written before they were kept) gets them summed once at open', async () => {
+    const first = await Chain.create({ dataDir: dir, hardfork: 'london', mining: { mode: 'manual' } });
+    for (let i = 0; i < 3; i++) await first.mine();
+    const totals = [];
+    for (let n = 0n; n <= 3n; n++) totals.push(await first.totalDifficulty(n));
+    expect(totals[3]).toBeGreaterThan(totals[1]);
+    // The rows as an older version left them: none.
+    const kv = (first as unknown as { kv: { batch(ops: unknown[]): Promise<void> } }).kv;
+    await kv.batch([0n, 1n, 2n, 3n].map((n) => ({ type: 'del', key: Uint8Array.of(0x64, ...word(n).subarray(24)) })));
+    await first.close();
+    const second = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
+    try {
+      for (let n = 0n; n <= 3n; n++) expect(await second.totalDifficulty(n)).toBe(totals[Number(n)]);
+      const next = await second.mine();
+      expect(await second.totalDifficulty(4n)).toBe(totals[3] + next.header.difficulty);
+    } finally {
+      await second.close();
+    }
+  });
+
   test('the chain id and accounts of an existing data dir win over new options', async () => {
     const first = await Chain.create({ dataDir: dir, chainId: 777n, accounts: 3 });
     await first.close();

@@ -32,7 +32,7 @@ import type { VM } from '@ethereumjs/vm';
 
 import { deriveAccounts, DEFAULT_MNEMONIC } from './accounts';
 import type { DevAccount } from './accounts';
-import { buildBlock } from './blockBuilder';
+import { blobGasOf, buildBlock } from './blockBuilder';
 import type { BuildResult } from './blockBuilder';
 import { ChainStore } from './chainStore';
 import { NodeClock } from './clock';
@@ -454,6 +454,17 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (this.scheduled) this.vm.common.setHardforkBy({ blockNumber: number, timestamp });
   }
 
+  /** The chain's Common if it is at the fork of the block at (number, timestamp), else a copy that is. */
+  private forkCommon(number: bigint, timestamp: bigint): Common {
+    const common = this.vm.common;
+    if (!this.scheduled) return common;
+    const fork = common.getHardforkBy({ blockNumber: number, timestamp });
+    if (fork === common.hardfork()) return common;
+    const copy = common.copy();
+    copy.setHardfork(fork);
+    return copy;
+  }
+
   /** Runs `fn` after every earlier change to the chain has finished. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return this.queue.run(fn);
@@ -628,12 +639,12 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Base fee of the next block. */
   async nextBaseFee(): Promise<bigint> {
-    return this.baseFeeAfter((await this.headBlock()).header);
+    return this.baseFeeAfter((await this.headBlock()).header, this.vm.common);
   }
 
-  /** The base fee of the block after `parent`, under the next block's fork: London's first block has the initial one. */
-  private baseFeeAfter(parent: BlockHeader): bigint {
-    if (!this.vm.common.isActivatedEIP(1559)) return 0n;
+  /** The base fee of the block after `parent`, under its fork (`common`): London's first block has the initial one. */
+  private baseFeeAfter(parent: BlockHeader, common: Common): bigint {
+    if (!common.isActivatedEIP(1559)) return 0n;
     if (this.nextBaseFeeOverride !== undefined) return this.nextBaseFeeOverride;
     return parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee();
   }
@@ -939,7 +950,9 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
     const account = await this.headAccount(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);
-    const cost = tx.gasLimit * maxFee + tx.value;
+    // A blob transaction also commits its blob gas at its blob fee cap (EIP-4844), as geth counts.
+    const blobFee = (tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
+    const cost = tx.gasLimit * maxFee + tx.value + blobGasOf(tx, this.vm.common) * blobFee;
     if (account.balance < cost) throw new InsufficientFundsError(from, account.balance, cost);
   }
 
@@ -1062,12 +1075,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       // prevRandao: deterministic per block so runs repeat exactly.
       mixHash: numberWord(number),
     };
-    // The fields are those of the new block's own fork.
-    this.setForkAt(number, ts);
-    const common = this.vm.common;
+    // The fields are those of the new block's own fork. Previews (the pending block, line counts)
+    // run outside the chain's queue, so the shared Common is not moved here: mining moves it.
+    const common = this.forkCommon(number, ts);
     if (common.consensusType() === ConsensusType.ProofOfWork)
       header.difficulty = createBlockHeader(header, { common }).ethashCanonicalDifficulty(parent.header);
-    if (common.isActivatedEIP(1559)) header.baseFeePerGas = this.baseFeeAfter(parent.header);
+    if (common.isActivatedEIP(1559)) header.baseFeePerGas = this.baseFeeAfter(parent.header, common);
     if (common.isActivatedEIP(4788)) header.parentBeaconBlockRoot = new Uint8Array(32);
     if (common.isActivatedEIP(4844)) {
       header.excessBlobGas = parent.header.calcNextExcessBlobGas(common);
@@ -1088,6 +1101,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new InvalidTimestampError(opts.timestamp, parent.header.timestamp);
     }
     const header = this.nextHeader(parent, opts.timestamp);
+    this.setForkAt(header.number as bigint, header.timestamp as bigint);
     const candidates = await this.pool.ordered(
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.headAccount(sender)).nonce,
@@ -1184,10 +1198,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   ): Promise<{ imported: number; skipped: number; gas: bigint }> {
     // One hold on the chain for the whole file: no block is mined between two imported ones.
     return this.exclusive(async () => {
-      const result = await this.importAll(rlp, onBlock, opts.head);
-      // The chain is now one this node follows: safe and finalized at the imported tip.
-      if (result.imported > 0) await this.setFinalityLocked({ safe: this.headNumber, finalized: this.headNumber });
-      return result;
+      const before = this.headNumber;
+      try {
+        return await this.importAll(rlp, onBlock, opts.head);
+      } finally {
+        // The chain is now one this node follows: safe and finalized at the imported tip, also when
+        // a block stopped the import (the blocks before it stay).
+        const tip = this.headNumber;
+        if (tip > before) await this.setFinalityLocked({ safe: tip, finalized: tip });
+      }
     });
   }
 
@@ -1243,7 +1262,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     try {
       const header = values[0] as unknown as Uint8Array[];
       this.setForkAt(number, bytesToBigIntOrZero(header[11]));
-      return createBlockFromBytesArray(values as never, { common: this.common });
+      // Ommers are read under their own fork (a pre-London ommer has no base fee), which needs setHardfork.
+      const ommers = (values[2] as unknown as unknown[] | undefined)?.length ?? 0;
+      return createBlockFromBytesArray(values as never, {
+        common: this.common,
+        setHardfork: ommers > 0 ? true : undefined,
+      });
     } catch (e) {
       const message = (e as Error).message;
       const why = /chain ID/.test(message)
@@ -1264,6 +1288,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         `block ${number}: parentHash ${bytesToHex(h.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
       );
     this.checkHeaderRules(h, parent.header);
+    await this.checkOmmers(block);
     const senders = block.transactions.map((tx, i) => {
       try {
         return tx.getSenderAddress().bytes;
@@ -1363,6 +1388,43 @@ export class Chain extends EventEmitter<ChainEvents> {
       throw new ImportError(`block ${h.number}: gasUsed ${h.gasUsed} is above the gas limit ${h.gasLimit}`);
   }
 
+  /**
+   * A block's ommers, as geth's ethash engine (VerifyUncles) and the yellow paper: at most two, each
+   * 1 to 6 blocks back, a child of one of the block's last seven ancestors but neither an ancestor nor
+   * a sibling of the block, not included before (by the block itself or those ancestors), and keeping
+   * the difficulty and time rules with its parent. Their seals are not checked.
+   */
+  private async checkOmmers(block: Block): Promise<void> {
+    const ommers = block.uncleHeaders;
+    if (ommers.length === 0) return;
+    const n = block.header.number;
+    const fail = (why: string): never => {
+      throw new ImportError(`block ${n}: ${why}`);
+    };
+    if (ommers.length > 2) fail(`${ommers.length} ommers; at most 2`);
+    const ancestors = new Map<string, Block>();
+    const included = new Set<string>();
+    for (let k = n - 1n; k >= 0n && k >= n - 7n; k--) {
+      const ancestor = (await this.store.getBlock(k)) as Block;
+      ancestors.set(bytesToHex(ancestor.hash()), ancestor);
+      for (const u of ancestor.uncleHeaders) included.add(bytesToHex(u.hash()));
+    }
+    for (const ommer of ommers) {
+      const hash = bytesToHex(ommer.hash());
+      const parent = ancestors.get(bytesToHex(ommer.parentHash));
+      if (included.has(hash)) fail(`ommer ${hash} is included twice`);
+      if (ancestors.has(hash)) fail(`ommer ${hash} is an ancestor of the block`);
+      if (parent === undefined || equalsBytes(ommer.parentHash, block.header.parentHash) || n - ommer.number > 6n)
+        return fail(`ommer ${hash} (block ${ommer.number}) is not a child of one of the block's last ancestors`);
+      included.add(hash);
+      if (ommer.number !== parent.header.number + 1n || ommer.timestamp <= parent.header.timestamp)
+        fail(`ommer ${hash}: its number or time does not follow its parent's`);
+      const difficulty = ommer.ethashCanonicalDifficulty(parent.header);
+      if (ommer.difficulty !== difficulty)
+        fail(`ommer ${hash}: difficulty is ${ommer.difficulty}, ${difficulty} by the rules`);
+    }
+  }
+
   /** Forgets a block that was built but will not be committed. */
   private async discardBuild(): Promise<void> {
     this.stateDb.discardPending();
@@ -1410,17 +1472,7 @@ export class Chain extends EventEmitter<ChainEvents> {
           `finalized (${finalized}) must not be after safe (${safe}), nor safe after the head (${this.headNumber})`,
         );
     }
-    await this.store.write([
-      finality === undefined
-        ? { type: 'del', key: META_FINALITY }
-        : {
-            type: 'put',
-            key: META_FINALITY,
-            value: new TextEncoder().encode(
-              JSON.stringify({ safe: String(finality.safe), finalized: String(finality.finalized) }),
-            ),
-          },
-    ]);
+    await this.store.write([finality === undefined ? { type: 'del', key: META_FINALITY } : finalityOp(finality)]);
     this.finality = finality;
   }
 
@@ -1623,7 +1675,13 @@ export class Chain extends EventEmitter<ChainEvents> {
     const block = (await this.store.getBlock(n)) as Block;
     if (equalsBytes(root, block.header.stateRoot)) ops.push({ type: 'del', key: META_WORKING_ROOT });
     else ops.push({ type: 'put', key: META_WORKING_ROOT, value: root });
+    // safe and finalized set above the new head come down to it: they name blocks that exist.
+    const f = this.finality;
+    const clamped = f === undefined || f.safe <= n ? f : { safe: n, finalized: f.finalized < n ? f.finalized : n };
+    if (clamped !== f && clamped !== undefined) ops.push(finalityOp(clamped));
     await this.store.dropAbove(n, ops);
+    this.finality = clamped;
+    this.setForkAt(n + 1n, this.nextTimestamp ?? block.header.timestamp);
     // Snapshots of blocks that no longer exist cannot be gone back to.
     for (const [id, snap] of this.snapshots) if (snap.head > n) this.snapshots.delete(id);
     this.workingRoot = root;
@@ -1638,6 +1696,12 @@ export class Chain extends EventEmitter<ChainEvents> {
     await this.queue.idle();
     await this.kv.close();
   }
+}
+
+/** The row that keeps `safe` and `finalized` across restarts. */
+function finalityOp(f: Finality): KvOp {
+  const json = JSON.stringify({ safe: String(f.safe), finalized: String(f.finalized) });
+  return { type: 'put', key: META_FINALITY, value: new TextEncoder().encode(json) };
 }
 
 /** The fields of a raw transaction that are checked before ethereumjs constructs it. */

@@ -145,21 +145,33 @@ export class ChainStore {
   async open(): Promise<bigint> {
     const head = await this.kv.get(HEAD_KEY);
     this.head = head === undefined ? -1n : readU64(head);
-    if (this.head >= 0n) this.headTd = await this.totalDifficulty(this.head);
+    if (this.head >= 0n) {
+      if ((await this.kv.get(key(P_TOTAL_DIFFICULTY, u64(this.head)))) === undefined) await this.writeTotals();
+      this.headTd = await this.totalDifficulty(this.head);
+    }
     return this.head;
   }
 
-  /**
-   * The sum of the difficulties of blocks 0..n (proof of work; it stays put after the merge). A data
-   * directory written before totals were kept has them summed once from its blocks.
-   */
+  /** A data directory written before totals were kept: they are summed from its blocks once, and written. */
+  private async writeTotals(): Promise<void> {
+    let td = 0n;
+    let ops: KvOp[] = [];
+    for (let n = 0n; n <= this.head; n++) {
+      td += (await this.getBlock(n))?.header.difficulty ?? 0n;
+      ops.push({ type: 'put', key: key(P_TOTAL_DIFFICULTY, u64(n)), value: bigIntToUnpaddedBytes(td) });
+      if (ops.length === 10_000 || n === this.head) {
+        await this.kv.batch(ops);
+        ops = [];
+      }
+    }
+  }
+
+  /** The sum of the difficulties of blocks 0..n (proof of work; it stays put after the merge). */
   async totalDifficulty(n: bigint): Promise<bigint> {
     const cached = this.totalDifficulties.get(n);
     if (cached !== undefined) return cached;
     const stored = await this.kv.get(key(P_TOTAL_DIFFICULTY, u64(n)));
-    let td = 0n;
-    if (stored !== undefined) td = bytesToBigInt(stored);
-    else for (let b = 0n; b <= n; b++) td += (await this.getBlock(b))?.header.difficulty ?? 0n;
+    const td = stored === undefined ? 0n : bytesToBigInt(stored);
     this.totalDifficulties.set(n, td);
     return td;
   }

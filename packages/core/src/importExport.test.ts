@@ -3,6 +3,7 @@
  * a deployment, logs) round-trips into a fresh node, and a block that does not hold stops the import
  * naming the block and the field.
  */
+import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 
@@ -95,6 +96,31 @@ describe('export and import', () => {
 });
 
 describe('proof-of-work blocks with ommers', () => {
+  test.each([
+    ['an ancestor', (first: Block) => first.header.toJSON(), 'is an ancestor of the block'],
+    [
+      'not a child of an ancestor',
+      (_: Block, f: Record<string, unknown>) => ({ ...f, parentHash: `0x${'11'.repeat(32)}` }),
+      "is not a child of one of the block's last ancestors",
+    ],
+    [
+      'of a wrong difficulty',
+      (_: Block, f: Record<string, unknown>) => ({ ...f, difficulty: '0x1' }),
+      'difficulty is 1, 131072 by the rules',
+    ],
+  ])('an ommer that is %s stops the import, naming it', async (_what, ommerOf, message) => {
+    const made = await chainWithOmmer(ommerOf as never);
+    const target = await Chain.create({ genesis: made.genesis, mining: { mode: 'manual' } });
+    try {
+      await expect(target.importBlocks(made.file)).rejects.toThrow(
+        new RegExp(`^block 2: ommer 0x[0-9a-f]{64}.* ${message.replace(/[()']/g, '.')}`),
+      );
+      expect(target.headNumber).toBe(1n);
+    } finally {
+      await target.close();
+    }
+  });
+
   test("import a block with an ommer made by ethereumjs's runBlock: the same rewards, the ommer listed", async () => {
     const made = await chainWithOmmer();
     const target = await Chain.create({ genesis: made.genesis, mining: { mode: 'manual' } });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createBlock, createBlockHeader } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { createCommonFromGethGenesis } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx, createAccessList2930Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -141,10 +142,13 @@ export function rawSigned(
 
 /**
  * A proof-of-work chain (London from genesis, never merged) whose block 2 carries an ommer (block 1's
- * sibling by another miner), block 2 made by ethereumjs's own runBlock rather than this node: its
+ * sibling by another miner, or what `ommerOf` makes of its fields), block 2 made by ethereumjs's own
+ * runBlock rather than this node: its
  * genesis file, the blocks' file (genesis, 1, 2), block 2, the ommer, and the two miners.
  */
-export async function chainWithOmmer() {
+export async function chainWithOmmer(
+  ommerOf?: (first: Block, fields: Record<string, unknown>) => Record<string, unknown>,
+) {
   const genesis = {
     config: {
       chainId: 1337,
@@ -182,9 +186,8 @@ export async function chainWithOmmer() {
     common.setHardfork('london');
     const vm = await createVM({ common });
     await runBlock(vm, { block: first, skipHeaderValidation: true, skipBlockValidation: true });
-    const ommer = createBlockHeader({ ...first.header.toJSON(), coinbase: ommerMiner, extraData: '0x0b' } as never, {
-      common,
-    });
+    const sibling = { ...first.header.toJSON(), coinbase: ommerMiner.toString(), extraData: '0x0b' };
+    const ommer = createBlockHeader((ommerOf?.(first, sibling) ?? sibling) as never, { common });
     const fields = {
       parentHash: first.hash(),
       number: 2n,

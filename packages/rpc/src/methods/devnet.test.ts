@@ -322,24 +322,41 @@ describe('finality', () => {
     expect(await finalized()).toBe(1n);
     const receipts = await t.call<unknown[]>('eth_getBlockReceipts', 'safe');
     expect(receipts).toEqual(await t.call('eth_getBlockReceipts', `0x${(head - 1n).toString(16)}`));
-    // A rollback below them: they are the head until it passes them again.
+    // A rollback below safe brings safe down to the new head, for good: the block it named is gone.
     await t.call('anvil_rollback', 3);
+    const rolledBack = BigInt(await t.call<string>('eth_blockNumber'));
+    expect(rolledBack).toBe(head - 2n);
     expect(await finalized()).toBe(1n);
+    await t.call('evm_mine');
+    await t.call('evm_mine');
+    // What NUMBER reads in a call at a tag ("safe" is taken by eth_call): the block the tag stands for.
+    const numberAt = async (tag: string) =>
+      BigInt(
+        await t.call<string>('eth_call', { from: ALICE, to: '0x00000000000000000000000000000000000000c0' }, tag, {
+          '0x00000000000000000000000000000000000000c0': { code: '0x4360005260206000f3' },
+        }),
+      );
+    expect(await numberAt(`0x${rolledBack.toString(16)}`)).toBe(rolledBack);
+    expect(await numberAt('safe')).toBe(rolledBack);
+    expect(await numberAt('latest')).toBe(rolledBack + 2n);
     expect(await t.call('l2_setFinality', null)).toBe(true);
     expect(await finalized()).toBe(0n); // the default depth, 64, is past genesis
   });
 
   test.each([
-    [[{ safe: '0x1' }], 'param 1 (finality) must be an object with safe and finalized block numbers'],
-    [[{ safe: '0x1', finalized: '0x2', head: '0x3' }], 'head'],
-    [['0x1'], 'param 1 (finality)'],
-    [[{ safe: '0x1', finalized: '0x2' }], 'finalized (2) must not be after safe (1)'],
-    [[{ safe: '0xffff', finalized: '0x0' }], 'nor safe after the head'],
-  ])('l2_setFinality%j is refused with a clear error', async (params, message) => {
+    [[{ safe: '0x1' }], -32602, 'param 1 (finality) must be an object with safe and finalized block numbers'],
+    [[{ safe: '0x1', finalized: '0x2', head: '0x3' }], -32602, 'param 1 (finality.head) must be absent'],
+    [['0x1'], -32602, 'param 1 (finality) must be an object'],
+    [[], -32602, 'missing required param 1 (finality)'],
+    [[{ safe: '0x1', finalized: '0x2' }], -32602, 'finalized (2) must not be after safe (1)'],
+    [[{ safe: '0xffff', finalized: '0x0' }], -32602, 'nor safe after the head'],
+  ])('l2_setFinality%j is refused with a clear error', async (params, code, message) => {
+    const before = await t.call('eth_getBlockByNumber', 'finalized', false);
     const error = await t.fail('l2_setFinality', ...params);
     expect(error.message).toContain(message);
-    expect([-32602, -32000]).toContain(error.code);
-    expect(await t.call('eth_blockNumber')).toMatch(/^0x/);
+    expect(error.code).toBe(code);
+    // Nothing changed, and the node answers.
+    expect(await t.call('eth_getBlockByNumber', 'finalized', false)).toEqual(before);
   });
 });
 
