@@ -397,6 +397,63 @@ describe('Chain', () => {
       });
     });
 
+    test('a blob transaction whose blob fee cap is under 1 wei is refused, one under the current blob price waits', async () => {
+      // Cancun from a genesis whose excess blob gas (10,000,000, less the target, 393,216, for block
+      // 1) makes block 1's blob gas price 17 wei (EIP-4844's fake_exponential).
+      const genesis = {
+        config: {
+          chainId: 31337,
+          ...Object.fromEntries(
+            ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul']
+              .concat(['berlin', 'london', 'mergeNetsplit'])
+              .map((f) => [`${f}Block`, 0]),
+          ),
+          terminalTotalDifficulty: 0,
+          shanghaiTime: 0,
+          cancunTime: 0,
+          blobSchedule: { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 } },
+        },
+        excessBlobGas: '0x989680', // 10,000,000
+        alloc: Object.fromEntries(
+          chain.accounts.slice(0, 2).map((a) => [bytesToHex(a.address), { balance: '0xde0b6b3a7640000' }]),
+        ),
+      };
+      const blobs = await Chain.create({ genesis });
+      try {
+        expect(await blobs.nextBlobBaseFee()).toBe(17n);
+        const blobTx = (maxFeePerBlobGas: bigint, from: number) =>
+          createBlob4844Tx(
+            {
+              to: chain.accounts[2].address,
+              blobsData: ['hello blobs'],
+              maxFeePerBlobGas,
+              maxFeePerGas: 10n * GWEI,
+              maxPriorityFeePerGas: 1n,
+              gasLimit: 21_000n,
+              chainId: 31337n,
+            },
+            { common: blobs.common },
+          )
+            .sign(chain.accounts[from].privateKey)
+            .serializeNetworkWrapper();
+        await expect(blobs.sendRawTransaction(blobTx(0n, 0))).rejects.toThrow(
+          'transaction gas price below minimum: blob fee cap 0, minimum needed 1',
+        );
+        const waiting = await blobs.sendRawTransaction(blobTx(5n, 0));
+        expect(await blobs.getReceipt(waiting)).toBeUndefined();
+        expect(blobs.pool.size).toBe(1);
+        // Another sender's that pays the blob price is mined at it; the first still waits.
+        const price = await blobs.nextBlobBaseFee();
+        expect(price).toBeGreaterThan(5n);
+        const paying = await blobs.sendRawTransaction(blobTx(100n, 1));
+        expect((await blobs.getReceipt(paying))?.receipt).toMatchObject({ status: 1, blobGasPrice: price });
+        expect(await blobs.getReceipt(waiting)).toBeUndefined();
+        expect(blobs.pool.size).toBe(1);
+      } finally {
+        await blobs.close();
+      }
+    });
+
     test('a blob transaction without its blobs is refused', async () => {
       await expect(chain.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('blob transaction without blobs');
     });

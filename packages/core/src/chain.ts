@@ -53,6 +53,7 @@ import {
   NonceTooLowError,
   TipAboveFeeCapError,
   TxTypeNotSupportedError,
+  BlobFeeCapTooLowError,
   UnderpricedError,
   UnknownAccountError,
   InvalidArgumentError,
@@ -426,6 +427,10 @@ export class Chain extends EventEmitter<ChainEvents> {
       mixHash: spec?.mixHash,
     };
     if (this.common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? INITIAL_BASE_FEE;
+    if (this.common.isActivatedEIP(4844)) {
+      header.excessBlobGas = spec?.excessBlobGas ?? 0n;
+      header.blobGasUsed = spec?.blobGasUsed ?? 0n;
+    }
     const genesis = createBlock({ header }, { common: this.common });
     const ops: KvOp[] = [];
     this.stateDb.drainInto(ops);
@@ -950,8 +955,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
     const account = await this.headAccount(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);
-    // A blob transaction also commits its blob gas at its blob fee cap (EIP-4844), as geth counts.
+    // A blob transaction also commits its blob gas at its blob fee cap (EIP-4844), as geth counts;
+    // a cap under the minimum blob gas price is refused, one under the current price waits.
     const blobFee = (tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
+    if (tx.type === TransactionType.BlobEIP4844 && blobFee < 1n) throw new BlobFeeCapTooLowError(blobFee, 1n);
     const cost = tx.gasLimit * maxFee + tx.value + blobGasOf(tx, this.vm.common) * blobFee;
     if (account.balance < cost) throw new InsufficientFundsError(from, account.balance, cost);
   }

@@ -162,6 +162,17 @@ export class UnderpricedError extends ChainError {
   }
 }
 
+/** geth's txpool: a blob transaction's blob fee cap under the minimum blob gas price (1 wei). */
+export class BlobFeeCapTooLowError extends ChainError {
+  readonly kind = 'underpriced';
+  constructor(
+    readonly blobFeeCap: bigint,
+    readonly minimum: bigint,
+  ) {
+    super(`transaction gas price below minimum: blob fee cap ${blobFeeCap}, minimum needed ${minimum}`);
+  }
+}
+
 export class InvalidTimestampError extends ChainError {
   readonly kind = 'invalidTimestamp';
   constructor(

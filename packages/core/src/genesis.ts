@@ -45,6 +45,9 @@ export interface GenesisSpec {
   difficulty: bigint;
   nonce: Uint8Array;
   mixHash: Uint8Array;
+  /** Cancun at genesis: the genesis block's blob gas fields (geth takes them from the file). */
+  excessBlobGas: bigint | undefined;
+  blobGasUsed: bigint | undefined;
 }
 
 export function devCommon(chainId: bigint, hardfork: string): Common {
@@ -153,6 +156,8 @@ export function gethGenesisSpec(json: unknown, hardfork: string | undefined): Ge
     difficulty: big(withDefaults.difficulty, 'difficulty'),
     nonce: setLengthLeft(toBytes(big(withDefaults.nonce, 'nonce')), 8),
     mixHash: setLengthLeft(toBytes(withDefaults.mixHash as `0x${string}`), 32),
+    excessBlobGas: g.excessBlobGas === undefined ? undefined : big(g.excessBlobGas, 'excessBlobGas'),
+    blobGasUsed: g.blobGasUsed === undefined ? undefined : big(g.blobGasUsed, 'blobGasUsed'),
   };
 }
 
