@@ -269,7 +269,7 @@ export function blobGasOf(tx: TypedTransaction, common: VM['common']): bigint {
 }
 
 /** Before the transactions: the EIP-4788 beacon root and EIP-2935 parent hash writes (as ethereumjs's runBlock). */
-async function beginBlock(vm: VM, block: Block): Promise<void> {
+export async function beginBlock(vm: VM, block: Block): Promise<void> {
   const h = block.header;
   if (vm.common.isActivatedEIP(4788))
     await accumulateParentBeaconBlockRoot(vm, h.parentBeaconBlockRoot ?? new Uint8Array(32), h.timestamp);

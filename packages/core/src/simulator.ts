@@ -14,7 +14,7 @@ import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, 
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 
-import { buildBlock } from './blockBuilder';
+import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput } from './blockBuilder';
 import {
   ExecutionHaltedError,
@@ -476,6 +476,8 @@ export class Simulator {
       options.timeout ?? true,
       async () => {
         this.counter.startBlock();
+        // The block's own writes before its transactions (beacon root, parent hash), as when it was mined.
+        await beginBlock(this.vm, block);
         const out: { txHash: string; result: unknown }[] = [];
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {

@@ -156,3 +156,27 @@ test('eth_config on a dev chain: its one fork from genesis, the fork id the gene
     await old.close();
   }
 });
+
+test("a traced transaction sees its block's own system-contract writes: the beacon root of its time is there, as when it was mined", async () => {
+  const node = await createTestRpc();
+  try {
+    const head = await node.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false);
+    const time = BigInt(head.timestamp) + 100n;
+    await node.call('evm_setNextBlockTimestamp', `0x${time.toString(16)}`);
+    // EIP-4788's get(timestamp): the root stored for that time, or a revert when none is.
+    const hash = await node.call<string>('eth_sendTransaction', {
+      from: ALICE,
+      to: '0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02',
+      data: `0x${time.toString(16).padStart(64, '0')}`,
+      gas: '0x186a0',
+    });
+    expect((await node.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
+    const trace = await node.call<{ output: string; error?: string }>('debug_traceTransaction', hash, {
+      tracer: 'callTracer',
+    });
+    expect(trace.error).toBeUndefined();
+    expect(trace.output).toBe(`0x${'00'.repeat(32)}`);
+  } finally {
+    await node.close();
+  }
+});
