@@ -300,11 +300,24 @@ async function endBlock(
     }
     await rewardAccount(vm.evm, block.header.coinbase, calculateMinerReward(minerReward, body.uncles.length), common);
   }
+  return requestsHashOf(vm, block.header.gasLimit, results);
+}
+
+/**
+ * The EIP-7685 requests hash after a block's transactions (deposit logs, and the withdrawal and
+ * consolidation queues' system calls); undefined before Prague. Only the logs of `results` are read.
+ */
+export async function requestsHashOf(
+  vm: VM,
+  gasLimit: bigint,
+  results: Pick<RunTxResult, 'receipt'>[],
+): Promise<Uint8Array | undefined> {
+  const common = vm.common;
   if (!common.isActivatedEIP(7685)) return undefined;
   const hash = (requests: Parameters<typeof genRequestsRoot>[0]) =>
     genRequestsRoot(requests, common.customCrypto.sha256 ?? sha256);
   if (!STOCK_EVM && (await requestQueuesIdle(vm, results))) return hash([]);
-  return hash(await accumulateRequests(vm, results, block.header.gasLimit, true));
+  return hash(await accumulateRequests(vm, results as RunTxResult[], gasLimit, true));
 }
 
 const QUEUES = SYSTEM_CONTRACTS.filter((c) => c.eip === 7002 || c.eip === 7251).map((c) => ({
@@ -320,7 +333,7 @@ const QUEUE_SLOTS = [0, 1, 2, 3].map((i) => setLengthLeft(intToBytes(i), 32));
  * excess, count, head and tail slots all zero. Their system call then returns nothing and writes
  * only zeros over zeros: no state change. A devnet's usual block; the calls cost ~0.5 ms a block.
  */
-async function requestQueuesIdle(vm: VM, results: RunTxResult[]): Promise<boolean> {
+async function requestQueuesIdle(vm: VM, results: Pick<RunTxResult, 'receipt'>[]): Promise<boolean> {
   if (vm.common.isActivatedEIP(8282)) return false;
   for (const r of results)
     for (const [, topics] of r.receipt.logs)

@@ -13,7 +13,7 @@ import { Bloom } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { sealBlock } from './blockBuilder';
+import { beginBlock, requestsHashOf, sealBlock } from './blockBuilder';
 import { ChainError } from './errors';
 import { gasSpent, intrinsicGasParts } from './intrinsicGas';
 import type { LineCounts } from './lineCounter';
@@ -176,6 +176,8 @@ async function simulateBlock<Override>(
   }
   const context = new BlockClass(createBlockHeader(header, { common }), [], [], undefined, { common });
   await host.applyOverrides(overrides);
+  // As geth's simulation: the block's own writes before the calls (beacon root, parent hash) ...
+  await beginBlock(vm, context);
   const baseFee = (header.baseFeePerGas as bigint | undefined) ?? 0n;
   const gasLimit = header.gasLimit as bigint;
   const coinbase = new Address(header.coinbase as Uint8Array);
@@ -284,7 +286,12 @@ async function simulateBlock<Override>(
     results.push(callResult);
   }
 
-  const block = await sealBlock(vm, header, txs, receipts);
+  // ... and its requests after them.
+  const logsOf = receipts.map((r) => ({
+    receipt: { logs: r.logs.map((l) => [l.address, l.topics, l.data]) },
+  })) as unknown as Parameters<typeof requestsHashOf>[2];
+  const requestsHash = await requestsHashOf(vm, gasLimit, logsOf);
+  const block = await sealBlock(vm, header, txs, receipts, undefined, requestsHash);
   let logIndex = 0;
   const calls_ = results.map((call, transactionIndex) => {
     call.logs = receipts[transactionIndex].logs.map((log) => ({

@@ -180,3 +180,38 @@ test("a traced transaction sees its block's own system-contract writes: the beac
     await node.close();
   }
 });
+
+test('eth_simulateV1 blocks write the beacon root and parent hash before their calls, as geth simulates them', async () => {
+  const node = await createTestRpc();
+  try {
+    const head = await node.call<{ timestamp: string; number: string; hash: string }>(
+      'eth_getBlockByNumber',
+      'latest',
+      false,
+    );
+    const time = BigInt(head.timestamp) + 12n;
+    const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+    const [simulated] = await node.call<{ calls: { status: string; returnData: string }[] }[]>(
+      'eth_simulateV1',
+      {
+        blockStateCalls: [
+          {
+            blockOverrides: { time: `0x${time.toString(16)}` },
+            calls: [
+              // EIP-4788 get(this block's time): the zero root the dev chain writes.
+              { from: ALICE, to: '0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02', data: word(time) },
+              // EIP-2935 get(parent number): the parent's hash.
+              { from: ALICE, to: '0x0000F90827F1C53a10cb7A02335B175320002935', data: word(BigInt(head.number)) },
+            ],
+          },
+        ],
+      },
+      'latest',
+    );
+    expect(simulated.calls.map((c) => c.status)).toEqual(['0x1', '0x1']);
+    expect(simulated.calls[0].returnData).toBe(word(0n));
+    expect(simulated.calls[1].returnData).toBe(head.hash);
+  } finally {
+    await node.close();
+  }
+});
