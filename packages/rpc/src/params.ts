@@ -107,6 +107,21 @@ export const storageKey: Parser<Uint8Array> = (value, slot) => {
   return out;
 };
 
+/**
+ * eth_getProof's storage key, as geth reads it: hex of at most 32 bytes (odd lengths taken), and the
+ * key to echo: the 32 bytes when 32 were given, else the key as a quantity (`0x00` → `0x0`).
+ */
+export const proofKey: Parser<{ key: Uint8Array; echo: string }> = (value, slot) => {
+  if (typeof value !== 'string') return fail(slot, 'a hex storage key', value);
+  let digits = /^0[xX]/.test(value) ? value.slice(2) : value;
+  if (digits.length % 2 === 1) digits = `0${digits}`;
+  if (digits.length > 64) return fail(slot, 'a storage key of at most 32 bytes', value);
+  if (!/^[0-9a-fA-F]*$/.test(digits)) return fail(slot, 'a hex storage key', value);
+  const key = hexToBytes(`0x${digits.toLowerCase().padStart(64, '0')}`);
+  const echo = digits.length === 64 ? `0x${digits.toLowerCase()}` : `0x${BigInt(`0x${digits || '0'}`).toString(16)}`;
+  return { key, echo };
+};
+
 const TAGS = ['latest', 'earliest', 'pending', 'finalized', 'safe'] as const;
 
 export interface BlockRefOptions {

@@ -475,6 +475,22 @@ describe('methods', () => {
     expect(list.accessList).toEqual([{ address: counterAddress, storageKeys: [ZERO32] }]);
   });
 
+  test('eth_getProof echoes each storage key as geth does: 32 bytes when given so, else as a quantity', async () => {
+    const full = `0x${'00'.repeat(31)}01`;
+    const proof = await t.call<{ storageProof: { key: string }[] }>(
+      'eth_getProof',
+      ALICE,
+      ['0x0', '0x00', '0x0001', '0x1', full, 'ab'],
+      'latest',
+    );
+    expect(proof.storageProof.map((p) => p.key)).toEqual(['0x0', '0x0', '0x1', '0x1', full, '0xab']);
+    for (const bad of [`0x${'11'.repeat(33)}`, '0xzz', 7]) {
+      const error = await t.fail('eth_getProof', ALICE, [bad], 'latest');
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain('param 2 (storageKeys[0])');
+    }
+  });
+
   test('eth_getProof verifies against the block stateRoot, for present and absent accounts and slots', async () => {
     for (const block of ['latest', deployBlock]) {
       const header = await t.call<Record<string, string>>('eth_getBlockByNumber', block, false);

@@ -4,7 +4,7 @@ import { bytesToBigInt } from '@ethereumjs/util';
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, required, withDefault } from '../method';
-import { address, arrayOf, blockRef, storageKey, storageRequests } from '../params';
+import { address, arrayOf, blockRef, proofKey, storageKey, storageRequests } from '../params';
 import { CLIENT_LIMIT_EXCEEDED, INVALID_PARAMS, RpcError } from '../errors';
 import { stateBlock } from './resolve';
 
@@ -64,12 +64,17 @@ export const stateMethods: Record<string, Method> = {
   ),
   /** eth_getProof (spec: eth_getProof): account and storage proofs against the block's stateRoot. */
   eth_getProof: method(
-    [required('address', address), required('storageKeys', arrayOf(storageKey)), required('block', stateRef)],
+    [required('address', address), required('storageKeys', arrayOf(proofKey)), required('block', stateRef)],
     async (ctx, a, keys, ref) => {
-      const proof = await ctx.chain.getProof(a, keys, await stateBlock(ctx, ref));
+      const proof = await ctx.chain.getProof(
+        a,
+        keys.map((k) => k.key),
+        await stateBlock(ctx, ref),
+      );
+      // Each key as geth echoes it: 32 bytes when given so, else a quantity.
       return formatProof(
         proof,
-        keys.map((k) => `0x${bytesToBigInt(k).toString(16).padStart(64, '0')}`),
+        keys.map((k) => k.echo),
       );
     },
   ),
