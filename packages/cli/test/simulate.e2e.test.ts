@@ -214,15 +214,31 @@ describe('eth_simulateV1', () => {
     ['no blockStateCalls', -32602, {}],
     ['an unknown block override', -32602, { blockStateCalls: [{ blockOverrides: { hour: '0x1' } }] }],
     [
-      'movePrecompileToAddress (not supported: refused rather than ignored)',
-      -32602,
+      'movePrecompileToAddress of an account that is no precompile',
+      -32000,
       {
         blockStateCalls: [
           {
             stateOverrides: {
-              '0x0000000000000000000000000000000000000001': {
+              '0x0000000000000000000000000000000000000abc': {
                 movePrecompileToAddress: '0x0000000000000000000000000000000000123456',
               },
+            },
+          },
+        ],
+      },
+    ],
+    [
+      'movePrecompileToAddress onto an account overridden in the same set',
+      -32000,
+      {
+        blockStateCalls: [
+          {
+            stateOverrides: {
+              '0x0000000000000000000000000000000000000004': {
+                movePrecompileToAddress: '0x0000000000000000000000000000000000123456',
+              },
+              '0x0000000000000000000000000000000000123456': { balance: '0x1' },
             },
           },
         ],

@@ -35,7 +35,8 @@ export type ChainErrorKind =
   | 'deniedAddress'
   | 'trace'
   | 'import'
-  | 'simulate';
+  | 'simulate'
+  | 'stateOverride';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -159,6 +160,14 @@ export class UnderpricedError extends ChainError {
     readonly minimum: bigint,
   ) {
     super(`transaction underpriced: gas price ${maxFeePerGas}, minimum needed ${minimum}`);
+  }
+}
+
+/** A state override geth refuses (moving what is not a precompile, onto an overridden address, ...). */
+export class StateOverrideError extends ChainError {
+  readonly kind = 'stateOverride';
+  constructor(message: string) {
+    super(message);
   }
 }
 

@@ -22,6 +22,7 @@ import {
   ExecutionTimeoutError,
   InsufficientFundsError,
   InvalidArgumentError,
+  StateOverrideError,
   TracerError,
 } from './errors';
 import { ExecutionGuard } from './executionGuard';
@@ -74,6 +75,8 @@ export interface StateOverride {
   state?: [Uint8Array, Uint8Array][];
   /** Patches single slots. */
   stateDiff?: [Uint8Array, Uint8Array][];
+  /** The precompile at `address` runs at this address instead (geth's movePrecompileToAddress). */
+  movePrecompileTo?: Uint8Array;
 }
 
 export interface CallResult {
@@ -98,8 +101,9 @@ export class Simulator {
   private readonly queue = new SerialQueue();
   private root: Uint8Array | undefined;
   private readonly contexts = new LruCache<string, Block>(64);
-  private readonly precompiles: string[];
   private readonly guard: ExecutionGuard;
+  /** The EVM's precompiles before this use's overrides moved or removed some, to put back after it. */
+  private savedPrecompiles: Map<string, unknown> | undefined;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. */
   evmTimeoutMs = RPC_EVM_TIMEOUT_MS;
 
@@ -108,7 +112,6 @@ export class Simulator {
     private readonly counter: LineCounter,
     private readonly overlay: OverlayDB,
   ) {
-    this.precompiles = [...(vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()];
     this.guard = new ExecutionGuard(vm.evm);
   }
 
@@ -126,6 +129,22 @@ export class Simulator {
     const sm = flatStateManager(overlay, stateDb.flat, common, stateCaches(0));
     const vm = await createVM({ common, stateManager: sm, blockchain });
     return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay);
+  }
+
+  /** The EVM's precompiles: address (unprefixed hex) to function; state overrides may change them for one use. */
+  private get precompileMap(): Map<string, unknown> {
+    return (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles;
+  }
+
+  private get precompiles(): string[] {
+    return [...this.precompileMap.keys()];
+  }
+
+  /** Puts back the precompiles state overrides moved or removed. */
+  private restorePrecompiles(): void {
+    if (this.savedPrecompiles === undefined) return;
+    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = this.savedPrecompiles;
+    this.savedPrecompiles = undefined;
   }
 
   /**
@@ -160,6 +179,7 @@ export class Simulator {
         // Every checkpoint opened since, this one and any a failed run left open, is reverted.
         while (sm._checkpointCount > depth) await this.vm.evm.journal.revert();
         this.overlay.clear();
+        this.restorePrecompiles();
       }
     });
   }
@@ -205,8 +225,42 @@ export class Simulator {
     }
   }
 
+  /**
+   * geth's state overrides (override.StateOverride.Apply), in address order: an overridden precompile
+   * address is a precompile no more, and `movePrecompileTo` runs its precompile at another address
+   * (not one overridden in the same set, nor a destination of another move) for this use.
+   */
   private async applyOverrides(overrides: StateOverride[]): Promise<void> {
     const sm = this.vm.stateManager;
+    // Each set starts from the fork's precompiles: a simulated block's moves are not the next one's.
+    this.restorePrecompiles();
+    const hex = (a: Uint8Array) => bytesToUnprefixedHex(a);
+    const overridden = new Set(overrides.map((o) => hex(o.address)));
+    const moved = new Set<string>();
+    const sorted = [...overrides].sort((a, b) => (hex(a.address) < hex(b.address) ? -1 : 1));
+    for (const o of sorted) {
+      const key = hex(o.address);
+      if (moved.has(key))
+        throw new StateOverrideError(`account ${bytesToHex(o.address)} has already been overridden by a precompile`);
+      const precompile = this.precompileMap.get(key);
+      if (precompile !== undefined || o.movePrecompileTo !== undefined) {
+        // The first change of this use: keep the EVM's own map to put back afterwards.
+        if (this.savedPrecompiles === undefined) {
+          this.savedPrecompiles = this.precompileMap;
+          (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = new Map(this.precompileMap);
+        }
+      }
+      if (o.movePrecompileTo !== undefined) {
+        if (precompile === undefined)
+          throw new StateOverrideError(`account ${bytesToHex(o.address)} is not a precompile`);
+        const to = hex(o.movePrecompileTo);
+        if (overridden.has(to))
+          throw new StateOverrideError(`account ${bytesToHex(o.movePrecompileTo)} is already overridden`);
+        this.precompileMap.set(to, precompile);
+        moved.add(to);
+      }
+      if (precompile !== undefined) this.precompileMap.delete(key);
+    }
     for (const o of overrides) {
       const address = new Address(o.address);
       const account = (await sm.getAccount(address)) ?? createAccount({});

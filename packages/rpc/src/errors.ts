@@ -72,6 +72,7 @@ const CODES: Record<ChainErrorKind, number> = {
   trace: SERVER_ERROR,
   import: INVALID_PARAMS,
   simulate: SERVER_ERROR,
+  stateOverride: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -232,7 +232,7 @@ export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
   return Object.entries(o).map(([key, v]) => {
     const at = { position: slot.position, name: `${slot.name}[${key}]` };
     const a = address(key, at);
-    const fields = strictObject(v, at, ['balance', 'nonce', 'code', 'state', 'stateDiff']);
+    const fields = strictObject(v, at, ['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress']);
     const slots = (name: 'state' | 'stateDiff'): [Uint8Array, Uint8Array][] | undefined => {
       const m = fields[name];
       if (m === undefined || m === null) return undefined;
@@ -248,6 +248,7 @@ export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
       code: member(fields, 'code', data, at),
       state: slots('state'),
       stateDiff: slots('stateDiff'),
+      movePrecompileTo: member(fields, 'movePrecompileToAddress', address, at),
     };
   });
 };

@@ -215,3 +215,64 @@ test('eth_simulateV1 blocks write the beacon root and parent hash before their c
     await node.close();
   }
 });
+
+describe('movePrecompileToAddress (geth state overrides)', () => {
+  const IDENTITY = '0x0000000000000000000000000000000000000004';
+  const MOVED = '0x0000000000000000000000000000000000123456';
+  test('eth_call: the precompile answers at its new address; its old one is an empty account, then a precompile again', async () => {
+    const node = await createTestRpc();
+    try {
+      const overrides = { [IDENTITY]: { movePrecompileToAddress: MOVED } };
+      expect(await node.call('eth_call', { from: ALICE, to: MOVED, data: '0xdeadbeef' }, 'latest', overrides)).toBe(
+        '0xdeadbeef',
+      );
+      expect(await node.call('eth_call', { from: ALICE, to: IDENTITY, data: '0xdeadbeef' }, 'latest', overrides)).toBe(
+        '0x',
+      );
+      // Only for that call.
+      expect(await node.call('eth_call', { from: ALICE, to: IDENTITY, data: '0xdeadbeef' }, 'latest')).toBe(
+        '0xdeadbeef',
+      );
+      expect(await node.call('eth_call', { from: ALICE, to: MOVED, data: '0xdeadbeef' }, 'latest')).toBe('0x');
+      // An overridden precompile address is a precompile no more: its new code runs (as geth).
+      const code = { [IDENTITY]: { code: '0x602a60005260206000f3' } }; // returns 42
+      expect(await node.call('eth_call', { from: ALICE, to: IDENTITY, data: '0x' }, 'latest', code)).toBe(
+        `0x${'2a'.padStart(64, '0')}`,
+      );
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('eth_simulateV1: a moved precompile answers in the block whose overrides moved it', async () => {
+    const node = await createTestRpc();
+    try {
+      const [block, next] = await node.call<{ calls: { returnData: string; status: string }[] }[]>('eth_simulateV1', {
+        blockStateCalls: [
+          {
+            stateOverrides: { [IDENTITY]: { movePrecompileToAddress: MOVED } },
+            calls: [{ from: ALICE, to: MOVED, data: '0xc0ffee' }],
+          },
+          // The next block starts from the fork's precompiles again, as geth's simulation.
+          {
+            calls: [
+              { from: ALICE, to: MOVED, data: '0xc0ffee' },
+              { from: ALICE, to: IDENTITY, data: '0xc0ffee' },
+            ],
+          },
+        ],
+      });
+      expect(block.calls[0]).toMatchObject({ status: '0x1', returnData: '0xc0ffee' });
+      expect(next.calls.map((c) => c.returnData)).toEqual(['0x', '0xc0ffee']);
+      const error = await node.fail('eth_call', { from: ALICE, to: MOVED }, 'latest', {
+        '0x0000000000000000000000000000000000000abc': { movePrecompileToAddress: MOVED },
+      });
+      expect(error).toMatchObject({
+        code: -32000,
+        message: 'account 0x0000000000000000000000000000000000000abc is not a precompile',
+      });
+    } finally {
+      await node.close();
+    }
+  });
+});
