@@ -228,20 +228,25 @@ async function simulateBlock<Override>(
     if (gas < intrinsic.floor)
       throw new SimulateError(-38013, `intrinsic gas too low: have ${gas}, want ${intrinsic.floor}`);
     const price = maxFee < baseFee + tip ? maxFee : baseFee + tip;
-    const cost = gas * price + (call.value ?? 0n);
-    if (account.balance < cost && (opts.validation || price > 0n))
+    // geth's buyGas, with or without validation: the gas at the fee cap and the value must be there.
+    const cost = gas * maxFee + (call.value ?? 0n);
+    if (account.balance < cost)
       throw new SimulateError(
         -38014,
         `insufficient funds for gas * price + value: address ${from} have ${account.balance} want ${cost}`,
       );
+    // The sender buys the gas before the call runs (its BALANCE shows it), and gets back what is left.
+    const bought = (await sm.getAccount(from)) ?? new Account();
+    bought.balance -= gas * price;
+    await sm.putAccount(from, bought);
     const transfers = opts.traceTransfers ? new TransferLogs() : undefined;
     const run = await host.runCall(call, context, gas - intrinsic.upfront, price, tx, transfers);
     const { result } = run;
     const used = gasSpent(intrinsic, result.execResult, true);
-    // The sender pays for the gas used and moves to its next nonce; the fee recipient gets the tips.
+    // The sender moves to its next nonce and gets back the gas not used; the fee recipient gets the tips.
     const after = (await sm.getAccount(from)) ?? new Account();
     after.nonce = account.nonce + 1n;
-    after.balance = after.balance > used * price ? after.balance - used * price : 0n;
+    after.balance += (gas - used) * price;
     await sm.putAccount(from, after);
     if (price > baseFee) {
       const miner = (await sm.getAccount(coinbase)) ?? new Account();

@@ -276,12 +276,15 @@ export class Simulator {
     }
   }
 
-  /** One message call; the journal has been checkpointed by the caller. */
-  private async runCall(req: CallRequest, block: Block, gasLimit: bigint): Promise<EVMResult> {
+  /**
+   * One message call; the journal has been checkpointed by the caller. With `prepaid` the caller has
+   * taken the gas from the sender already (eth_simulateV1), so only the value must be there.
+   */
+  private async runCall(req: CallRequest, block: Block, gasLimit: bigint, prepaid = false): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
     const value = req.value ?? 0n;
-    if (gasPrice > 0n || value > 0n) {
+    if (!prepaid && (gasPrice > 0n || value > 0n)) {
       const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
       const want = gasLimit * gasPrice + value;
       if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
@@ -665,6 +668,7 @@ export class Simulator {
               { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
               block,
               gasLimit,
+              true,
             );
           } finally {
             detach?.();

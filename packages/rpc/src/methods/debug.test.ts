@@ -276,3 +276,82 @@ describe('movePrecompileToAddress (geth state overrides)', () => {
     }
   });
 });
+
+describe('eth_simulateV1 buys gas as geth does', () => {
+  test("the sender's balance inside a call is less the gas it bought; what is left comes back", async () => {
+    const node = await createTestRpc();
+    try {
+      const SELF_BALANCE = '0x0000000000000000000000000000000000000b0b';
+      const before = BigInt(await node.call<string>('eth_getBalance', ALICE, 'latest'));
+      const gas = 100_000n;
+      const [block] = await node.call<{ baseFeePerGas: string; calls: { returnData: string; gasUsed: string }[] }[]>(
+        'eth_simulateV1',
+        {
+          validation: true,
+          blockStateCalls: [
+            {
+              // CALLER BALANCE, returned.
+              stateOverrides: { [SELF_BALANCE]: { code: '0x333160005260206000f3' } },
+              calls: [
+                {
+                  from: ALICE,
+                  to: SELF_BALANCE,
+                  gas: `0x${gas.toString(16)}`,
+                  maxFeePerGas: '0x77359400',
+                  maxPriorityFeePerGas: '0x0',
+                },
+              ],
+            },
+          ],
+        },
+      );
+      const price = BigInt(block.baseFeePerGas);
+      expect(BigInt(block.calls[0].returnData)).toBe(before - gas * price);
+      const after = await node.call<{ calls: { returnData: string }[] }[]>('eth_simulateV1', {
+        validation: true,
+        blockStateCalls: [
+          {
+            stateOverrides: { [SELF_BALANCE]: { code: '0x333160005260206000f3' } },
+            calls: [
+              {
+                from: ALICE,
+                to: SELF_BALANCE,
+                gas: `0x${gas.toString(16)}`,
+                maxFeePerGas: '0x77359400',
+                maxPriorityFeePerGas: '0x0',
+              },
+              {
+                from: ALICE,
+                to: SELF_BALANCE,
+                gas: `0x${gas.toString(16)}`,
+                maxFeePerGas: '0x77359400',
+                maxPriorityFeePerGas: '0x0',
+              },
+            ],
+          },
+        ],
+      });
+      // The second call sees the first's refund: only its used gas is gone, and the second's purchase.
+      const used = BigInt(block.calls[0].gasUsed);
+      expect(BigInt(after[0].calls[1].returnData)).toBe(before - used * price - gas * price);
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('without validation, a value above the balance is -38014, as geth (its buyGas checks the value always)', async () => {
+    const node = await createTestRpc();
+    try {
+      const poor = '0x00000000000000000000000000000000000f00d0';
+      const error = await node.fail('eth_simulateV1', {
+        blockStateCalls: [{ calls: [{ from: poor, to: ALICE, value: '0x1' }] }],
+      });
+      expect(error).toMatchObject({
+        code: -38014,
+        message: `insufficient funds for gas * price + value: address ${poor} have 0 want 1`,
+      });
+    } finally {
+      await node.close();
+    }
+  });
+});
