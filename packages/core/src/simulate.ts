@@ -86,6 +86,8 @@ export interface SimulatedBlock {
 export interface SimHost<Override> {
   vm: VM;
   applyOverrides(overrides: Override[]): Promise<void>;
+  /** A block simulated: later blocks' BLOCKHASH of its number gives its hash, as geth's simulated chain does. */
+  simulated(number: bigint, hash: Uint8Array): void;
   /**
    * Runs a message call or creation at depth 0 with `gasLimit` for execution, fed to `tracer` if
    * given; counts its lines as `tx`.
@@ -127,6 +129,7 @@ export async function simulateBlocks<Override>(
       const empty = await simulateBlock(host, prev, { number: prev.header.number + 1n }, [], [], opts);
       out.push(empty);
       prev = { header: empty.block.header, hash: empty.block.hash() };
+      host.simulated(prev.header.number, prev.hash);
     }
     const time = o.time ?? prev.header.timestamp + TIMESTAMP_INCREMENT;
     if (time <= prev.header.timestamp)
@@ -141,6 +144,7 @@ export async function simulateBlocks<Override>(
     );
     out.push(done);
     prev = { header: done.block.header, hash: done.block.hash() };
+    host.simulated(prev.header.number, prev.hash);
   }
   return out;
 }

@@ -111,6 +111,8 @@ export class Simulator {
     private readonly vm: VM,
     private readonly counter: LineCounter,
     private readonly overlay: OverlayDB,
+    /** Hashes of blocks eth_simulateV1 made, by number, for BLOCKHASH while it runs. */
+    private readonly simulatedHashes: Map<bigint, Uint8Array>,
   ) {
     this.guard = new ExecutionGuard(vm.evm);
   }
@@ -127,8 +129,19 @@ export class Simulator {
     // Small unbounded caches: they hold only what one use writes, which every use reverts; reads are
     // kept by the flat state.
     const sm = flatStateManager(overlay, stateDb.flat, common, stateCaches(0));
-    const vm = await createVM({ common, stateManager: sm, blockchain });
-    return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay);
+    const simulatedHashes = new Map<bigint, Uint8Array>();
+    const chain: Blockchain = {
+      getBlock: async (n: number) => {
+        const hash = simulatedHashes.get(BigInt(n));
+        return hash === undefined ? blockchain.getBlock(n) : { hash: () => hash };
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({ common, stateManager: sm, blockchain: chain });
+    return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay, simulatedHashes);
   }
 
   /** The EVM's precompiles: address (unprefixed hex) to function; state overrides may change them for one use. */
@@ -659,6 +672,7 @@ export class Simulator {
       const host: SimHost<StateOverride> = {
         vm: this.vm,
         applyOverrides: (overrides) => this.applyOverrides(overrides),
+        simulated: (number, hash) => this.simulatedHashes.set(number, hash),
         runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
           this.counter.begin();
           const detach = tracer === undefined ? undefined : this.attach(tracer);
@@ -681,6 +695,7 @@ export class Simulator {
       } finally {
         // Sealing the simulated blocks moved the trie's root inside the overlay about to be cleared.
         this.forgetRoot();
+        this.simulatedHashes.clear();
       }
     });
   }

@@ -355,3 +355,26 @@ describe('eth_simulateV1 buys gas as geth does', () => {
     }
   });
 });
+
+test("eth_simulateV1: BLOCKHASH of an earlier simulated block is that block's simulated hash, as geth's simulated chain", async () => {
+  const node = await createTestRpc();
+  try {
+    const PARENT_HASH = '0x0000000000000000000000000000000000000b1c';
+    const code = { [PARENT_HASH]: { code: '0x43600190034060005260206000f3' } }; // BLOCKHASH(NUMBER - 1)
+    const blocks = await node.call<{ hash: string; parentHash: string; calls: { returnData: string }[] }[]>(
+      'eth_simulateV1',
+      {
+        blockStateCalls: [
+          { stateOverrides: code, calls: [{ from: ALICE, to: PARENT_HASH }] },
+          { calls: [{ from: ALICE, to: PARENT_HASH }] },
+        ],
+      },
+    );
+    const head = await node.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
+    expect(blocks[0].calls[0].returnData).toBe(head.hash);
+    expect(blocks[1].calls[0].returnData).toBe(blocks[0].hash);
+    expect(blocks[1].parentHash).toBe(blocks[0].hash);
+  } finally {
+    await node.close();
+  }
+});
