@@ -337,9 +337,20 @@ class TransferLogs implements Tracer {
   private readonly pending: (MessageEvent | undefined)[] = [];
   private top: Log[] = [];
 
-  onStep(step: StepEvent): void {
+  onStep(step: StepEvent): void | Promise<void> {
+    if (step.opcode.code === 0xff) return this.selfdestruct(step);
     const log = logOfStep(step);
     if (log !== undefined) this.frames[this.frames.length - 1]?.push(log);
+  }
+
+  /** geth's tracer enters a SELFDESTRUCT with the contract's balance: a transfer to the beneficiary. */
+  private async selfdestruct(step: StepEvent): Promise<void> {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined || step.stack.length === 0) return;
+    const balance = (await step.stateManager.getAccount(step.address))?.balance ?? 0n;
+    const beneficiary = step.stack[step.stack.length - 1] & ((1n << 160n) - 1n);
+    if (balance > 0n)
+      frame.push(transferLog(step.address.bytes, setLengthLeft(bigIntToBytes(beneficiary), 20), balance));
   }
 
   onEnter(message: MessageEvent): void {

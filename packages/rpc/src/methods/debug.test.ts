@@ -378,3 +378,34 @@ test("eth_simulateV1: BLOCKHASH of an earlier simulated block is that block's si
     await node.close();
   }
 });
+
+test("eth_simulateV1 traceTransfers: a SELFDESTRUCT's balance is a transfer log to the beneficiary, as geth's tracer logs it", async () => {
+  const node = await createTestRpc();
+  try {
+    const DOOMED = '0x0000000000000000000000000000000000000d00';
+    const HEIR = '0x00000000000000000000000000000000000000e1';
+    const [block] = await node.call<
+      { calls: { status: string; logs: { address: string; topics: string[]; data: string }[] }[] }[]
+    >('eth_simulateV1', {
+      traceTransfers: true,
+      blockStateCalls: [
+        {
+          // PUSH20 HEIR SELFDESTRUCT, holding 5 wei.
+          stateOverrides: { [DOOMED]: { code: `0x73${HEIR.slice(2)}ff`, balance: '0x5' } },
+          calls: [{ from: ALICE, to: DOOMED }],
+        },
+      ],
+    });
+    const pad = (a: string) => `0x${a.slice(2).padStart(64, '0')}`;
+    expect(block.calls[0].status).toBe('0x1');
+    expect(block.calls[0].logs).toEqual([
+      expect.objectContaining({
+        address: '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+        topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', pad(DOOMED), pad(HEIR)],
+        data: pad('0x5'),
+      }),
+    ]);
+  } finally {
+    await node.close();
+  }
+});
