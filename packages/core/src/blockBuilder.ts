@@ -323,15 +323,17 @@ export async function requestsHashOf(
 const QUEUES = SYSTEM_CONTRACTS.filter((c) => c.eip === 7002 || c.eip === 7251).map((c) => ({
   eip: c.eip,
   address: createAddressFromString(c.address),
+  code: hexToBytes(c.code),
 }));
 const DEPOSIT_TOPIC = hexToBytes('0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5');
 const QUEUE_SLOTS = [0, 1, 2, 3].map((i) => setLengthLeft(intToBytes(i), 32));
 
 /**
  * Whether the block's requests are all empty without running the request system calls: no deposit
- * log (EIP-6110), and the withdrawal and consolidation queues (EIP-7002, EIP-7251) idle, their
- * excess, count, head and tail slots all zero. Their system call then returns nothing and writes
- * only zeros over zeros: no state change. A devnet's usual block; the calls cost ~0.5 ms a block.
+ * log (EIP-6110), and the withdrawal and consolidation queues (EIP-7002, EIP-7251) the standard
+ * contracts and idle, their excess, count, head and tail slots all zero. Their system call then
+ * returns nothing and writes only zeros over zeros: no state change. A devnet's usual block; the
+ * calls cost ~0.5 ms a block.
  */
 async function requestQueuesIdle(vm: VM, results: Pick<RunTxResult, 'receipt'>[]): Promise<boolean> {
   if (vm.common.isActivatedEIP(8282)) return false;
@@ -340,6 +342,7 @@ async function requestQueuesIdle(vm: VM, results: Pick<RunTxResult, 'receipt'>[]
       if (topics.length > 0 && equalsBytes(topics[0], DEPOSIT_TOPIC)) return false;
   for (const q of QUEUES) {
     if (!vm.common.isActivatedEIP(q.eip)) continue;
+    if (!equalsBytes(await vm.stateManager.getCode(q.address), q.code)) return false;
     for (const slot of QUEUE_SLOTS) if ((await vm.stateManager.getStorage(q.address, slot)).length > 0) return false;
   }
   return true;

@@ -647,11 +647,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     return this.baseFeeAfter((await this.headBlock()).header, this.vm.common);
   }
 
-  /** The base fee of the block after `parent`, under its fork (`common`): London's first block has the initial one. */
+  /** The base fee of the block after `parent` under its fork (`common`): the override, else the rule's. */
   private baseFeeAfter(parent: BlockHeader, common: Common): bigint {
     if (!common.isActivatedEIP(1559)) return 0n;
-    if (this.nextBaseFeeOverride !== undefined) return this.nextBaseFeeOverride;
-    return parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee();
+    return this.nextBaseFeeOverride ?? ruleBaseFee(parent);
   }
 
   /** EIP-7910 (eth_config): the current, next and last fork's configuration. */
@@ -1380,12 +1379,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       common.consensusType() === ConsensusType.ProofOfWork ? h.ethashCanonicalDifficulty(parent) : 0n,
       h.difficulty,
     ]);
-    if (common.isActivatedEIP(1559))
-      expected.push([
-        'baseFeePerGas',
-        parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee(),
-        h.baseFeePerGas,
-      ]);
+    if (common.isActivatedEIP(1559)) expected.push(['baseFeePerGas', ruleBaseFee(parent), h.baseFeePerGas]);
     if (common.isActivatedEIP(4844))
       expected.push(['excessBlobGas', parent.calcNextExcessBlobGas(common), h.excessBlobGas]);
     for (const [field, want, got] of expected)
@@ -1703,6 +1697,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     await this.queue.idle();
     await this.kv.close();
   }
+}
+
+/** The base fee EIP-1559 gives the block after `parent`; London's first block has the initial one. */
+function ruleBaseFee(parent: BlockHeader): bigint {
+  return parent.baseFeePerGas === undefined ? INITIAL_BASE_FEE : parent.calcNextBaseFee();
 }
 
 /** The row that keeps `safe` and `finalized` across restarts. */
