@@ -284,56 +284,25 @@ describe('eth_simulateV1 buys gas as geth does', () => {
       const SELF_BALANCE = '0x0000000000000000000000000000000000000b0b';
       const before = BigInt(await node.call<string>('eth_getBalance', ALICE, 'latest'));
       const gas = 100_000n;
-      const [block] = await node.call<{ baseFeePerGas: string; calls: { returnData: string; gasUsed: string }[] }[]>(
-        'eth_simulateV1',
-        {
+      const call = { from: ALICE, to: SELF_BALANCE, gas: `0x${gas.toString(16)}`, maxFeePerGas: '0x77359400' };
+      // CALLER BALANCE, returned; `calls` of them in one simulated block.
+      const simulate = (calls: number) =>
+        node.call<{ baseFeePerGas: string; calls: { returnData: string; gasUsed: string }[] }[]>('eth_simulateV1', {
           validation: true,
           blockStateCalls: [
             {
-              // CALLER BALANCE, returned.
               stateOverrides: { [SELF_BALANCE]: { code: '0x333160005260206000f3' } },
-              calls: [
-                {
-                  from: ALICE,
-                  to: SELF_BALANCE,
-                  gas: `0x${gas.toString(16)}`,
-                  maxFeePerGas: '0x77359400',
-                  maxPriorityFeePerGas: '0x0',
-                },
-              ],
+              calls: Array.from({ length: calls }, () => ({ ...call, maxPriorityFeePerGas: '0x0' })),
             },
           ],
-        },
-      );
+        });
+      const [block] = await simulate(1);
       const price = BigInt(block.baseFeePerGas);
       expect(BigInt(block.calls[0].returnData)).toBe(before - gas * price);
-      const after = await node.call<{ calls: { returnData: string }[] }[]>('eth_simulateV1', {
-        validation: true,
-        blockStateCalls: [
-          {
-            stateOverrides: { [SELF_BALANCE]: { code: '0x333160005260206000f3' } },
-            calls: [
-              {
-                from: ALICE,
-                to: SELF_BALANCE,
-                gas: `0x${gas.toString(16)}`,
-                maxFeePerGas: '0x77359400',
-                maxPriorityFeePerGas: '0x0',
-              },
-              {
-                from: ALICE,
-                to: SELF_BALANCE,
-                gas: `0x${gas.toString(16)}`,
-                maxFeePerGas: '0x77359400',
-                maxPriorityFeePerGas: '0x0',
-              },
-            ],
-          },
-        ],
-      });
       // The second call sees the first's refund: only its used gas is gone, and the second's purchase.
+      const [two] = await simulate(2);
       const used = BigInt(block.calls[0].gasUsed);
-      expect(BigInt(after[0].calls[1].returnData)).toBe(before - used * price - gas * price);
+      expect(BigInt(two.calls[1].returnData)).toBe(before - used * price - gas * price);
     } finally {
       await node.close();
     }
