@@ -44,6 +44,7 @@ import {
   accumulateParentBeaconBlockRoot,
   accumulateParentBlockHash,
   accumulateRequests,
+  applyDAOHardfork,
   Bloom,
   calculateMinerReward,
   rewardAccount,
@@ -70,7 +71,12 @@ export interface BuildInput {
   screen?: (ptx: PoolTx) => { overflow: LineOverflow } | { error: Error } | undefined;
   /** What the block carries besides transactions: ommers (proof of work) and withdrawals (Shanghai on). */
   body?: BlockBody;
+  /** The DAO fork's block on a chain that supports it: that block first moves the DAO's funds. */
+  daoForkBlock?: bigint;
 }
+
+/** The extra data geth requires of the DAO fork's block and the nine after it (params.DAOForkBlockExtra). */
+export const DAO_FORK_EXTRA = new TextEncoder().encode('dao-hard-fork');
 
 export interface BlockBody {
   uncles: BlockHeader[];
@@ -168,7 +174,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
 
   await vm.evm.journal.checkpoint();
   try {
-    await beginBlock(vm, context);
+    await beginBlock(vm, context, input.daoForkBlock);
     for (const [position, ptx] of candidates.entries()) {
       const senderHex = bytesToHex(ptx.sender);
       if (blockedSenders.has(senderHex)) {
@@ -268,9 +274,13 @@ export function blobGasOf(tx: TypedTransaction, common: VM['common']): bigint {
   return hashes === undefined ? 0n : BigInt(hashes.length) * common.param('blobGasPerBlob');
 }
 
-/** Before the transactions: the EIP-4788 beacon root and EIP-2935 parent hash writes (as ethereumjs's runBlock). */
-export async function beginBlock(vm: VM, block: Block): Promise<void> {
+/**
+ * Before the transactions, as ethereumjs's runBlock: the DAO fork's drain of the DAO accounts into the
+ * refund contract (at `daoForkBlock`), the EIP-4788 beacon root and EIP-2935 parent hash writes.
+ */
+export async function beginBlock(vm: VM, block: Block, daoForkBlock?: bigint): Promise<void> {
   const h = block.header;
+  if (daoForkBlock !== undefined && h.number === daoForkBlock) await applyDAOHardfork(vm.evm);
   if (vm.common.isActivatedEIP(4788))
     await accumulateParentBeaconBlockRoot(vm, h.parentBeaconBlockRoot ?? new Uint8Array(32), h.timestamp);
   if (vm.common.isActivatedEIP(2935)) await accumulateParentBlockHash(vm, h.number, h.parentHash);

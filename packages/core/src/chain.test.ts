@@ -9,6 +9,7 @@ import {
   bigIntToUnpaddedBytes,
   bytesToBigInt,
   bytesToHex,
+  concatBytes,
   eoaCode7702SignAuthorization,
   hexToBytes,
   KECCAK256_RLP,
@@ -666,6 +667,66 @@ describe('Chain on disk', () => {
 });
 
 describe('Chain from a genesis file', () => {
+  test('the DAO fork: its block moves the DAO accounts\' balances to the refund contract, and it and the nine after carry "dao-hard-fork"', async () => {
+    const DAO_ACCOUNT = '0xd4fe7bc31cedb7bfb8a345f31e668033056b2728';
+    const REFUND = '0xbf4ed7b27f1d666546e30d74d50d173d20bca754';
+    const genesis = {
+      config: { chainId: 1337, homesteadBlock: 0, daoForkBlock: 2, daoForkSupport: true },
+      difficulty: '0x20000',
+      gasLimit: '0x1c9c380',
+      alloc: { [DAO_ACCOUNT]: { balance: '0xde0b6b3a7640000' } },
+    };
+    const source = await Chain.create({ genesis, mining: { mode: 'manual' } });
+    const target = await Chain.create({ genesis, mining: { mode: 'manual' } });
+    try {
+      for (let i = 0; i < 12; i++) await source.mine();
+      const balance = async (address: string, n: bigint) =>
+        (await source.getAccount(hexToBytes(address as `0x${string}`), n)).balance;
+      expect(await balance(DAO_ACCOUNT, 1n)).toBe(10n ** 18n);
+      expect(await balance(DAO_ACCOUNT, 2n)).toBe(0n);
+      expect(await balance(REFUND, 2n)).toBe(10n ** 18n);
+      const extra = async (n: bigint) => new TextDecoder().decode((await source.getBlockByNumber(n))!.header.extraData);
+      expect([await extra(1n), await extra(2n), await extra(11n), await extra(12n)]).toEqual([
+        '',
+        'dao-hard-fork',
+        'dao-hard-fork',
+        '',
+      ]);
+      // The chain imports into a fresh node: the same blocks.
+      const blocks = await source.exportBlocks(0n, 12n);
+      await target.importBlocks(concatBytes(...blocks));
+      expect(bytesToHex((await target.headBlock()).hash())).toBe(bytesToHex((await source.headBlock()).hash()));
+      // Without daoForkSupport the chain is the side that did not fork: no drain, no extra data.
+      const noFork = await Chain.create({
+        genesis: { ...genesis, config: { ...genesis.config, daoForkSupport: false } },
+        mining: { mode: 'manual' },
+      });
+      try {
+        for (let i = 0; i < 3; i++) await noFork.mine();
+        const dao = await noFork.getAccount(hexToBytes(DAO_ACCOUNT as `0x${string}`), 3n);
+        expect(dao.balance).toBe(10n ** 18n);
+        expect((await noFork.getBlockByNumber(2n))!.header.extraData).toHaveLength(0);
+      } finally {
+        await noFork.close();
+      }
+      // A block in the range without the extra data stops an import, naming the rule.
+      const third = RLP.decode(blocks[3]) as unknown as Uint8Array[][];
+      third[0][12] = new Uint8Array();
+      const other = await Chain.create({ genesis, mining: { mode: 'manual' } });
+      try {
+        await expect(other.importBlocks(concatBytes(...blocks.slice(0, 3), RLP.encode(third)))).rejects.toThrow(
+          "block 3: extraData should be 'dao-hard-fork', got  (hex: 0x)",
+        );
+        expect(other.headNumber).toBe(2n);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
   test("Sepolia's genesis file gives Sepolia's genesis block hash, whatever the case of its field names", async () => {
     const sepolia = JSON.parse(readFileSync(join(FIXTURES, 'chains', 'sepolia.genesis.json'), 'utf8'));
     const hashOf = async (genesis: unknown) => {

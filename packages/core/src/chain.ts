@@ -32,7 +32,7 @@ import type { VM } from '@ethereumjs/vm';
 
 import { deriveAccounts, DEFAULT_MNEMONIC } from './accounts';
 import type { DevAccount } from './accounts';
-import { blobGasOf, buildBlock } from './blockBuilder';
+import { blobGasOf, buildBlock, DAO_FORK_EXTRA } from './blockBuilder';
 import type { BuildResult } from './blockBuilder';
 import { ChainStore } from './chainStore';
 import { NodeClock } from './clock';
@@ -279,6 +279,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly impersonated = new Set<string>();
   /** `safe` and `finalized` as set; undefined: depths behind the head. */
   private finality: Finality | undefined;
+  /** A genesis file's DAO fork block, when it supports the fork. */
+  private daoForkBlock: bigint | undefined;
   /** One-shot overrides for the next block (evm_setNextBlockTimestamp, anvil_setNextBlockBaseFeePerGas). */
   private nextTimestamp: bigint | undefined;
   private nextBaseFeeOverride: bigint | undefined;
@@ -376,6 +378,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const vm = await createVM({ common, stateManager: sm, blockchain });
     const simulator = await Simulator.create(common, stateDb, blockchain, opts.lineCounting ?? true, tracerOf(opts));
     const chain = new Chain(common, spec?.scheduled ?? false, kv, store, stateDb, vm, simulator, opts, persisted);
+    chain.daoForkBlock = spec?.daoForkBlock;
 
     if (head < 0n) {
       await chain.writeGenesis(spec, opts, persisted);
@@ -1081,6 +1084,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       // prevRandao: deterministic per block so runs repeat exactly.
       mixHash: numberWord(number),
     };
+    if (this.inDaoExtraRange(number)) header.extraData = DAO_FORK_EXTRA;
     // The fields are those of the new block's own fork. Previews (the pending block, line counts)
     // run outside the chain's queue, so the shared Common is not moved here: mining moves it.
     const common = this.forkCommon(number, ts);
@@ -1121,6 +1125,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         lineCounter: this.lineCounter,
         limits: this.lineLimits,
         screen: this.screen(true),
+        daoForkBlock: this.daoForkBlock,
       });
     } catch (e) {
       await this.discardBuild();
@@ -1312,6 +1317,7 @@ export class Chain extends EventEmitter<ChainEvents> {
         lineCounter: this.lineCounter,
         limits: undefined,
         body: { uncles: block.uncleHeaders, withdrawals: block.withdrawals ?? [] },
+        daoForkBlock: this.daoForkBlock,
       });
     } catch (e) {
       await this.discardBuild();
@@ -1387,6 +1393,12 @@ export class Chain extends EventEmitter<ChainEvents> {
         throw new ImportError(`block ${h.number}: ${field} is ${got} in the block, ${want} by the rules`);
     if (h.gasUsed > h.gasLimit)
       throw new ImportError(`block ${h.number}: gasUsed ${h.gasUsed} is above the gas limit ${h.gasLimit}`);
+    // The DAO fork's extra data is checked as the block is decoded (ethereumjs's header rules).
+  }
+
+  /** The DAO fork's block and the nine after it carry "dao-hard-fork" (geth's VerifyDAOHeaderExtraData). */
+  private inDaoExtraRange(number: bigint): boolean {
+    return this.daoForkBlock !== undefined && number >= this.daoForkBlock && number < this.daoForkBlock + 10n;
   }
 
   /**

@@ -45,6 +45,8 @@ export interface GenesisSpec {
   difficulty: bigint;
   nonce: Uint8Array;
   mixHash: Uint8Array;
+  /** The DAO fork's block when the file supports it (daoForkSupport): its state change and extra data. */
+  daoForkBlock: bigint | undefined;
   /** Cancun at genesis: the genesis block's blob gas fields (geth takes them from the file). */
   excessBlobGas: bigint | undefined;
   blobGasUsed: bigint | undefined;
@@ -111,8 +113,12 @@ export function gethGenesisSpec(json: unknown, hardfork: string | undefined): Ge
     throw new InvalidGenesisError('genesis: config.chainId is required');
   }
   const alloc = (g.alloc ?? {}) as Record<string, Record<string, unknown>>;
+  // A DAO fork block without daoForkSupport is the side that did not fork: no state change, and no
+  // DAO extra data asked of its blocks (ethereumjs would require it of any daoForkBlock).
+  const { daoForkBlock, ...configWithoutDao } = config;
   const withDefaults = {
     ...g,
+    config: config.daoForkSupport === true ? config : configWithoutDao,
     gasLimit: g.gasLimit ?? `0x${DEFAULT_GAS_LIMIT.toString(16)}`,
     difficulty: g.difficulty ?? '0x0',
     timestamp: g.timestamp ?? '0x0',
@@ -156,6 +162,10 @@ export function gethGenesisSpec(json: unknown, hardfork: string | undefined): Ge
     difficulty: big(withDefaults.difficulty, 'difficulty'),
     nonce: setLengthLeft(toBytes(big(withDefaults.nonce, 'nonce')), 8),
     mixHash: setLengthLeft(toBytes(withDefaults.mixHash as `0x${string}`), 32),
+    daoForkBlock:
+      config.daoForkSupport === true && daoForkBlock !== undefined && daoForkBlock !== null
+        ? big(daoForkBlock, 'config.daoForkBlock')
+        : undefined,
     excessBlobGas: g.excessBlobGas === undefined ? undefined : big(g.excessBlobGas, 'excessBlobGas'),
     blobGasUsed: g.blobGasUsed === undefined ? undefined : big(g.blobGasUsed, 'blobGasUsed'),
   };
