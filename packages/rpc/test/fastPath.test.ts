@@ -227,7 +227,12 @@ test('the patched packages are the ones installed (patch-package applied patches
   expect(bytesToUnprefixedHex.toString()).toContain('nativeHex');
   // vm: the block-level steps (system contracts, rewards, requests) the block builder runs.
   const vm = require('@ethereumjs/vm') as Record<string, unknown>;
-  for (const name of ['accumulateParentBeaconBlockRoot', 'accumulateParentBlockHash', 'accumulateRequests'])
+  for (const name of [
+    'accumulateParentBeaconBlockRoot',
+    'accumulateParentBlockHash',
+    'accumulateRequests',
+    'applyDAOHardfork',
+  ])
     expect(typeof vm[name]).toBe('function');
 });
 
