@@ -670,16 +670,28 @@ describe('Chain from a genesis file', () => {
   test('the DAO fork: its block moves the DAO accounts\' balances to the refund contract, and it and the nine after carry "dao-hard-fork"', async () => {
     const DAO_ACCOUNT = '0xd4fe7bc31cedb7bfb8a345f31e668033056b2728';
     const REFUND = '0xbf4ed7b27f1d666546e30d74d50d173d20bca754';
+    // A contract returning the DAO account's balance: PUSH20 account, BALANCE, MSTORE, RETURN 32.
+    const PROBE = '0x00000000000000000000000000000000000000b0';
     const genesis = {
       config: { chainId: 1337, homesteadBlock: 0, daoForkBlock: 2, daoForkSupport: true },
       difficulty: '0x20000',
       gasLimit: '0x1c9c380',
-      alloc: { [DAO_ACCOUNT]: { balance: '0xde0b6b3a7640000' } },
+      alloc: {
+        [DAO_ACCOUNT]: { balance: '0xde0b6b3a7640000' },
+        [PROBE]: { code: `0x73${DAO_ACCOUNT.slice(2)}3160005260206000f3` },
+        '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266': { balance: '0xde0b6b3a7640000' },
+      },
     };
     const source = await Chain.create({ genesis, mining: { mode: 'manual' } });
     const target = await Chain.create({ genesis, mining: { mode: 'manual' } });
     try {
-      for (let i = 0; i < 12; i++) await source.mine();
+      await source.mine();
+      // In the fork block, a transaction reads the balance the drain left: 0, in the block and in its trace.
+      const probe = await send(source, 0, { to: hexToBytes(PROBE), gasLimit: 100_000n, gasPrice: GWEI, type: 0 });
+      await source.mine();
+      const trace = (await source.traceTransaction(probe, { tracer: 'callTracer' })) as { output: string };
+      expect(BigInt(trace.output)).toBe(0n);
+      for (let i = 0; i < 10; i++) await source.mine();
       const balance = async (address: string, n: bigint) =>
         (await source.getAccount(hexToBytes(address as `0x${string}`), n)).balance;
       expect(await balance(DAO_ACCOUNT, 1n)).toBe(10n ** 18n);

@@ -379,6 +379,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     const simulator = await Simulator.create(common, stateDb, blockchain, opts.lineCounting ?? true, tracerOf(opts));
     const chain = new Chain(common, spec?.scheduled ?? false, kv, store, stateDb, vm, simulator, opts, persisted);
     chain.daoForkBlock = spec?.daoForkBlock;
+    simulator.daoForkBlock = spec?.daoForkBlock;
 
     if (head < 0n) {
       await chain.writeGenesis(spec, opts, persisted);

@@ -106,6 +106,8 @@ export class Simulator {
   private savedPrecompiles: Map<string, unknown> | undefined;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. */
   evmTimeoutMs = RPC_EVM_TIMEOUT_MS;
+  /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
+  daoForkBlock: bigint | undefined;
 
   private constructor(
     private readonly vm: VM,
@@ -524,6 +526,7 @@ export class Simulator {
         candidates,
         lineCounter: this.counter,
         limits: undefined,
+        daoForkBlock: this.daoForkBlock,
       });
       this.forgetRoot();
       return { totals: result.lineTotals, added: result.lineAdded };
@@ -547,7 +550,7 @@ export class Simulator {
       async () => {
         this.counter.startBlock();
         // The block's own writes before its transactions (beacon root, parent hash), as when it was mined.
-        await beginBlock(this.vm, block);
+        await beginBlock(this.vm, block, this.daoForkBlock);
         const out: { txHash: string; result: unknown }[] = [];
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {
@@ -777,7 +780,15 @@ export class Simulator {
     screen: BuildInput['screen'],
   ): Promise<{ block: Block; receipts: Receipt[] }> {
     return this.withState(root, false, async () => {
-      const result = await buildBlock({ vm: this.vm, header, candidates, lineCounter: this.counter, limits, screen });
+      const result = await buildBlock({
+        vm: this.vm,
+        header,
+        candidates,
+        lineCounter: this.counter,
+        limits,
+        screen,
+        daoForkBlock: this.daoForkBlock,
+      });
       this.forgetRoot();
       return { block: result.block, receipts: result.receipts };
     });
