@@ -7,6 +7,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -102,8 +103,8 @@ export class Simulator {
   private root: Uint8Array | undefined;
   private readonly contexts = new LruCache<string, Block>(64);
   private readonly guard: ExecutionGuard;
-  /** The EVM's precompiles before this use's overrides moved or removed some, to put back after it. */
-  private savedPrecompiles: Map<string, unknown> | undefined;
+  /** This use's overrides moved or removed precompiles: the fork's set is put back after it. */
+  private precompilesChanged = false;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. */
   evmTimeoutMs = RPC_EVM_TIMEOUT_MS;
   /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
@@ -155,11 +156,13 @@ export class Simulator {
     return [...this.precompileMap.keys()];
   }
 
-  /** Puts back the precompiles state overrides moved or removed. */
+  /** Puts back the fork's precompiles (as the EVM builds them on a fork change) after overrides changed them. */
   private restorePrecompiles(): void {
-    if (this.savedPrecompiles === undefined) return;
-    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = this.savedPrecompiles;
-    this.savedPrecompiles = undefined;
+    if (!this.precompilesChanged) return;
+    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = getActivePrecompiles(
+      this.vm.common,
+    );
+    this.precompilesChanged = false;
   }
 
   /**
@@ -259,10 +262,10 @@ export class Simulator {
         throw new StateOverrideError(`account ${bytesToHex(o.address)} has already been overridden by a precompile`);
       const precompile = this.precompileMap.get(key);
       if (precompile !== undefined || o.movePrecompileTo !== undefined) {
-        // The first change of this use: keep the EVM's own map to put back afterwards.
-        if (this.savedPrecompiles === undefined) {
-          this.savedPrecompiles = this.precompileMap;
+        // The first change of this use: a map of its own, the EVM's left as it is.
+        if (!this.precompilesChanged) {
           (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = new Map(this.precompileMap);
+          this.precompilesChanged = true;
         }
       }
       if (o.movePrecompileTo !== undefined) {
