@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 
+import { ByteMap } from './byteMap';
 import { DatabaseOpenError } from './errors';
 
 export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
@@ -19,6 +20,8 @@ export interface KvStore {
   /** Keys (and values) in [gte, lt), ascending, or descending when `reverse`. */
   range(gte: Uint8Array, lt: Uint8Array, limit?: number, reverse?: boolean): AsyncIterable<[Uint8Array, Uint8Array]>;
   close(): Promise<void>;
+  /** Whether it is all in this process's memory (a read costs no more than a cache's would). */
+  readonly inMemory?: boolean;
 }
 
 // abstract-level's typings are generic over encodings; this is the one shape we use.
@@ -111,30 +114,27 @@ function isDirectory(path: string): boolean {
 /** Key tables (first byte) that are read by range: they live in the ordered store. */
 const RANGED_TABLES = new Set([0x61, 0x6f, 0x6c, 0x58, 0x63, 0x70]); // 'a' 'o' 'l' 'X' 'c' 'p'
 
-function mapKey(key: Uint8Array): string {
-  return String.fromCharCode.apply(null, key as unknown as number[]);
-}
-
 /**
- * In-memory mode: point reads and writes (state nodes, blocks, receipts) go to a plain Map, which
- * costs a fraction of an ordered tree; only the tables read by range (log index, exclusion
- * order, credits, pool) use the ordered memory-level store.
+ * In-memory mode: point reads and writes (state nodes, blocks, receipts) go to a hash map over a
+ * few large buffers (byteMap.ts), which costs a fraction of an ordered tree; only the tables read by
+ * range (log index, exclusion order, credits, pool) use the ordered memory-level store.
  */
 class MemoryKvStore implements KvStore {
-  private readonly map = new Map<string, Uint8Array>();
+  readonly inMemory = true;
+  private readonly map = new ByteMap();
 
   constructor(private readonly ordered: KvStore) {}
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    return RANGED_TABLES.has(key[0]) ? this.ordered.get(key) : this.map.get(mapKey(key));
+    return RANGED_TABLES.has(key[0]) ? this.ordered.get(key) : this.map.get(key);
   }
 
   async batch(ops: KvOp[]): Promise<void> {
     const ranged: KvOp[] = [];
     for (const op of ops) {
       if (RANGED_TABLES.has(op.key[0])) ranged.push(op);
-      else if (op.type === 'put') this.map.set(mapKey(op.key), op.value);
-      else this.map.delete(mapKey(op.key));
+      else if (op.type === 'put') this.map.set(op.key, op.value);
+      else this.map.delete(op.key);
     }
     if (ranged.length > 0) await this.ordered.batch(ranged);
   }

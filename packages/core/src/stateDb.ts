@@ -30,17 +30,20 @@ function levelKey(key: string): Uint8Array {
 
 export class StateDB implements DB<string, string | Uint8Array> {
   private pending = new Map<string, Uint8Array>();
-  private readonly cache = new LruCache<string, Uint8Array>(NODE_CACHE_ENTRIES);
+  /** None over an in-memory store, whose reads cost what a cache's would. */
+  private readonly cache: LruCache<string, Uint8Array> | undefined;
   /** Committed accounts, storage and code read from this database, for every state manager over it. */
   readonly flat = new FlatState();
 
-  constructor(private readonly kv: KvStore) {}
+  constructor(private readonly kv: KvStore) {
+    this.cache = kv.inMemory ? undefined : new LruCache(NODE_CACHE_ENTRIES);
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    const value = this.pending.get(key) ?? this.cache.get(key);
+    const value = this.pending.get(key) ?? this.cache?.get(key);
     if (value !== undefined) return value;
     const stored = await this.kv.get(levelKey(key));
-    if (stored !== undefined) this.cache.set(key, stored);
+    if (stored !== undefined) this.cache?.set(key, stored);
     return stored;
   }
 
@@ -67,7 +70,7 @@ export class StateDB implements DB<string, string | Uint8Array> {
   drainInto(ops: KvOp[]): void {
     for (const [key, value] of this.pending) {
       ops.push({ type: 'put', key: levelKey(key), value });
-      this.cache.set(key, value);
+      this.cache?.set(key, value);
     }
     this.pending = new Map();
   }
