@@ -13,17 +13,9 @@
  * The whole block runs inside one outer checkpoint that the caller commits (mining) or reverts
  * (the `pending` block preview).
  */
-import {
-  Block as BlockClass,
-  createBlock,
-  createBlockHeader,
-  genRequestsRoot,
-  genTransactionsTrieRoot,
-  genWithdrawalsTrieRoot,
-} from '@ethereumjs/block';
+import { Block as BlockClass, createBlock, createBlockHeader, genRequestsRoot } from '@ethereumjs/block';
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import { ConsensusType } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 import { sha256 } from 'ethereum-cryptography/sha256';
@@ -59,6 +51,7 @@ import type { PoolTx } from './txPool';
 import { encodeReceipt } from './receiptEncoding';
 import { STOCK_EVM } from './flatState';
 import { SYSTEM_CONTRACTS } from './systemContracts';
+import { orderedTrieRoot } from './updateTrie';
 import type { Receipt } from './types';
 
 export interface BuildInput {
@@ -374,13 +367,8 @@ export async function sealBlock(
   const stateRoot = await vm.stateManager.getStateRoot();
   const bloom = new Bloom(undefined, common);
   for (const r of receipts) bloom.or(new Bloom(r.logsBloom, common));
-  let receiptTrie = KECCAK256_RLP;
-  if (receipts.length > 0) {
-    const trie = new MerklePatriciaTrie({ common });
-    for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r));
-    receiptTrie = trie.root();
-  }
-  const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }));
+  const receiptTrie = await orderedTrieRoot(receipts.map(encodeReceipt));
+  const transactionsTrie = await orderedTrieRoot(txs.map((tx) => tx.serialize()));
   const gasUsed = receipts.at(-1)?.cumulativeGasUsed ?? 0n;
   // Built from the transaction objects already in hand (createBlock would decode each one again).
   const withdrawals = common.isActivatedEIP(4895) ? body.withdrawals : undefined;
@@ -395,9 +383,7 @@ export async function sealBlock(
       uncleHash:
         body.uncles.length === 0 ? KECCAK256_RLP_ARRAY : keccak256(RLP.encode(body.uncles.map((u) => u.raw()))),
       withdrawalsRoot:
-        withdrawals === undefined
-          ? undefined
-          : await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common })),
+        withdrawals === undefined ? undefined : await orderedTrieRoot(withdrawals.map((w) => RLP.encode(w.raw()))),
       requestsHash,
     },
     { common },

@@ -19,14 +19,19 @@ import {
   bytesToUnprefixedHex,
   concatBytes,
   createAccountFromRLP,
+  createAddressFromString,
   equalsBytes,
   KECCAK256_RLP,
+  unpadBytes,
+  unprefixedHexToBytes,
   ValueEncoding,
 } from '@ethereumjs/util';
 import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from './fastCrypto';
 import { LruCache } from './lru';
+import { updateTrie } from './updateTrie';
+import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 const EMPTY = new Uint8Array(0);
 
@@ -102,19 +107,23 @@ export class FlatStateManager extends MerkleStateManager {
   }
 
   /**
-   * A zero written where the slot is already zero changes nothing, and is not kept: ethereumjs would
-   * delete the absent key from the storage trie at the next flush, a walk ending in a thrown and
-   * caught "missing node" (the EIP-4788 write of a zero beacon root did it every block).
+   * Into the storage cache only, to reach the trie at the next flush. ethereumjs 10.1.3 means to do
+   * this, but its `cache.put(...) ?? write()` always writes the trie as well (`put` returns nothing):
+   * a trie walk, re-hash and account update for every SSTORE.
+   * A zero written where the slot is already zero changes nothing, and is not kept.
    */
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const cache = this._caches?.storage;
     if (
-      key.length === 32 &&
-      value.every((b) => b === 0) &&
-      (await this.accountToRead(address)) !== undefined &&
-      (await this.getStorage(address, key)).length === 0
+      cache === undefined ||
+      key.length !== 32 ||
+      value.length > 32 ||
+      (await this.accountToRead(address)) === undefined
     )
-      return;
-    return super.putStorage(address, key, value);
+      return super.putStorage(address, key, value); // its writes or its errors
+    const unpadded = unpadBytes(value);
+    if (unpadded.length === 0 && (await this.getStorage(address, key)).length === 0) return;
+    cache.put(address, key, RLP.encode(unpadded));
   }
 
   /**
@@ -160,6 +169,44 @@ export class FlatStateManager extends MerkleStateManager {
       if (flag >= 2) return at === nibbles ? (node[1] as Uint8Array) : null;
       node = await load(node[1]);
     }
+  }
+
+  /**
+   * Writes the caches' changes into the tries, as ethereumjs's `flush`, with each trie's changes made
+   * in one pass (updateTrie.ts): every changed node hashed and stored once, not once per key.
+   */
+  override async flush(): Promise<void> {
+    const db = this._trie.database() as unknown as TrieNodeStore;
+    for (const [addressHex, elem] of this._caches?.code?.flush() ?? []) {
+      if (elem.code === undefined) continue;
+      const address = createAddressFromString(`0x${addressHex}`);
+      const codeHash = keccak256(elem.code);
+      await db.put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, elem.code);
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+    const storage = new Map<string, TrieChange[]>();
+    for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
+      // Cached as RLP; RLP of nothing (0x80) is a zero, which deletes the slot.
+      const decoded = RLP.decode(value ?? EMPTY) as Uint8Array;
+      const change: TrieChange = [keccak256(unprefixedHexToBytes(keyHex)), decoded.length > 0 ? value! : null];
+      const changes = storage.get(addressHex);
+      if (changes === undefined) storage.set(addressHex, [change]);
+      else changes.push(change);
+    }
+    for (const [addressHex, changes] of storage) {
+      const address = createAddressFromString(`0x${addressHex}`);
+      const account = await this.getAccount(address);
+      if (account === undefined) continue;
+      account.storageRoot = await updateTrie(db, account.storageRoot, changes);
+      await this.putAccount(address, account);
+    }
+    const accounts: TrieChange[] = [];
+    for (const [addressHex, elem] of this._caches?.account?.flush() ?? [])
+      accounts.push([keccak256(unprefixedHexToBytes(addressHex)), elem.accountRLP ?? null]);
+    if (accounts.length > 0) this._trie.root(await updateTrie(db, this._trie.root(), accounts));
+    // ethereumjs's storage trie objects, kept per address, have the roots from before.
+    this._storageTries = {};
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {

@@ -1,0 +1,239 @@
+/**
+ * Merkle-Patricia trie writes in one pass: a set of changes applied to the trie at a root, the new
+ * root returned and only the nodes of the new trie written. ethereumjs's `put` walks from the root,
+ * re-encodes and re-hashes the whole path and stores every node of it, for each key: a block that
+ * changes five accounts hashed the root five times and kept four roots nobody will ever read. Here
+ * the changes are made to decoded nodes in memory, and each changed node is encoded, hashed and
+ * written once, at the end. The tries are the same, byte for byte (the tests compare with
+ * ethereumjs's); `KECCAK256_RLP` is the empty trie's root, as there.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import type { NestedUint8Array } from '@ethereumjs/util';
+
+import { keccak256 } from './fastCrypto';
+
+/** Where the nodes are: read by hash, and written by hash. */
+export interface TrieNodeStore {
+  get(hash: Uint8Array): Promise<Uint8Array | undefined>;
+  put(hash: Uint8Array, encoded: Uint8Array): Promise<void> | void;
+}
+
+/** A key of the trie (hashed already for a secure trie) and its new value, or null to delete it. */
+export type TrieChange = [key: Uint8Array, value: Uint8Array | null];
+
+type Branch = { kind: 'branch'; children: (Child | null)[]; value: Uint8Array | null };
+type Leaf = { kind: 'leaf'; path: number[]; value: Uint8Array };
+type Extension = { kind: 'extension'; path: number[]; child: Child };
+type TrieNode = Branch | Leaf | Extension;
+/** A node not read yet: its hash. */
+type Stored = { kind: 'stored'; hash: Uint8Array };
+type Child = TrieNode | Stored;
+
+/** The root of the trie at `root` with `changes` made, its new nodes written to `store`. */
+export async function updateTrie(store: TrieNodeStore, root: Uint8Array, changes: TrieChange[]): Promise<Uint8Array> {
+  let node: Child | null = equalsBytes(root, KECCAK256_RLP) ? null : { kind: 'stored', hash: root };
+  for (const [key, value] of changes) {
+    const path = nibbles(key);
+    node =
+      value === null || value.length === 0
+        ? await remove(store, node, path, 0)
+        : await insert(store, node, path, 0, value);
+  }
+  if (node === null) return KECCAK256_RLP;
+  if (node.kind === 'stored') return node.hash;
+  const writes: Write[] = [];
+  // The root is stored by its hash whatever its size.
+  const encoded = RLP.encode(raw(node, writes));
+  const hash = keccak256(encoded);
+  writes.push([hash, encoded]);
+  for (const [h, e] of writes) await store.put(h, e);
+  return hash;
+}
+
+/** The root of a trie holding `values` at keys RLP(0), RLP(1), ...: a block's transactions, receipts, withdrawals. */
+export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
+  const discard: TrieNodeStore = { get: async () => undefined, put: () => {} };
+  return updateTrie(
+    discard,
+    KECCAK256_RLP,
+    values.map((v, i) => [RLP.encode(i), v]),
+  );
+}
+
+function nibbles(key: Uint8Array): number[] {
+  const out = new Array<number>(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i] >> 4;
+    out[2 * i + 1] = key[i] & 0x0f;
+  }
+  return out;
+}
+
+function commonPrefix(a: number[], b: number[], bFrom: number): number {
+  let n = 0;
+  while (n < a.length && bFrom + n < b.length && a[n] === b[bFrom + n]) n++;
+  return n;
+}
+
+async function load(store: TrieNodeStore, child: Child): Promise<TrieNode> {
+  if (child.kind !== 'stored') return child;
+  const encoded = await store.get(child.hash);
+  if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(child.hash)}`);
+  return decodeNode(RLP.decode(encoded) as NestedUint8Array);
+}
+
+function decodeChild(ref: Uint8Array | NestedUint8Array): Child | null {
+  if (Array.isArray(ref)) return decodeNode(ref); // under 32 bytes: embedded in its parent
+  return ref.length === 0 ? null : { kind: 'stored', hash: ref };
+}
+
+function decodeNode(node: NestedUint8Array): TrieNode {
+  if (node.length === 17) {
+    const value = node[16] as Uint8Array;
+    return {
+      kind: 'branch',
+      children: node.slice(0, 16).map((c) => decodeChild(c)),
+      value: value.length > 0 ? value : null,
+    };
+  }
+  // Hex-prefix encoding: the first nibble's bit 1 marks a leaf, bit 0 an odd path length.
+  const encoded = node[0] as Uint8Array;
+  const flag = encoded[0] >> 4;
+  const path = nibbles(encoded).slice(flag & 1 ? 1 : 2);
+  if (flag >= 2) return { kind: 'leaf', path, value: node[1] as Uint8Array };
+  return { kind: 'extension', path, child: decodeChild(node[1])! };
+}
+
+/**
+ * The branch where a new key (`path` from `from`, with `value`) parts from what was there: the rest
+ * of a leaf's path and its value, or the rest of an extension's path (never empty) and its child.
+ */
+function split(path: number[], from: number, value: Uint8Array, other: number[], otherEnd: Child | Uint8Array): Branch {
+  const branch: Branch = { kind: 'branch', children: new Array<Child | null>(16).fill(null), value: null };
+  if (other.length === 0)
+    branch.value = otherEnd as Uint8Array; // only a leaf's value ends at a branch
+  else
+    branch.children[other[0]] =
+      otherEnd instanceof Uint8Array
+        ? { kind: 'leaf', path: other.slice(1), value: otherEnd }
+        : other.length === 1
+          ? otherEnd
+          : { kind: 'extension', path: other.slice(1), child: otherEnd };
+  if (from === path.length) branch.value = value;
+  else branch.children[path[from]] = { kind: 'leaf', path: path.slice(from + 1), value };
+  return branch;
+}
+
+function withPrefix(prefix: number[], node: TrieNode): TrieNode {
+  return prefix.length === 0 ? node : { kind: 'extension', path: prefix, child: node };
+}
+
+async function insert(
+  store: TrieNodeStore,
+  child: Child | null,
+  path: number[],
+  at: number,
+  value: Uint8Array,
+): Promise<TrieNode> {
+  if (child === null) return { kind: 'leaf', path: path.slice(at), value };
+  const node = await load(store, child);
+  switch (node.kind) {
+    case 'branch':
+      if (at === path.length) node.value = value;
+      else node.children[path[at]] = await insert(store, node.children[path[at]], path, at + 1, value);
+      return node;
+    case 'leaf': {
+      const n = commonPrefix(node.path, path, at);
+      if (n === node.path.length && at + n === path.length) return { kind: 'leaf', path: node.path, value };
+      return withPrefix(node.path.slice(0, n), split(path, at + n, value, node.path.slice(n), node.value));
+    }
+    case 'extension': {
+      const n = commonPrefix(node.path, path, at);
+      if (n === node.path.length) {
+        node.child = await insert(store, node.child, path, at + n, value);
+        return node;
+      }
+      return withPrefix(node.path.slice(0, n), split(path, at + n, value, node.path.slice(n), node.child));
+    }
+  }
+}
+
+/** The node with `path` removed below it: the same object when the key was not there, null when nothing is left. */
+async function remove(store: TrieNodeStore, child: Child | null, path: number[], at: number): Promise<Child | null> {
+  if (child === null) return null;
+  const node = await load(store, child);
+  switch (node.kind) {
+    case 'leaf': {
+      const n = commonPrefix(node.path, path, at);
+      return n === node.path.length && at + n === path.length ? null : child;
+    }
+    case 'extension': {
+      const n = commonPrefix(node.path, path, at);
+      if (n < node.path.length) return child;
+      const below = await remove(store, node.child, path, at + n);
+      if (below === node.child) return child;
+      if (below === null) return null;
+      return joinPath(node.path, await load(store, below));
+    }
+    case 'branch': {
+      if (at === path.length) {
+        if (node.value === null) return child;
+        node.value = null;
+      } else {
+        const old = node.children[path[at]];
+        const below = await remove(store, old, path, at + 1);
+        if (below === old) return child;
+        node.children[path[at]] = below;
+      }
+      // A branch left with one entry becomes a leaf or joins its only child.
+      const used = node.children.flatMap((c, i) => (c === null ? [] : [i]));
+      if (used.length + (node.value === null ? 0 : 1) >= 2) return node;
+      if (used.length === 0) return node.value === null ? null : { kind: 'leaf', path: [], value: node.value };
+      return joinPath([used[0]], await load(store, node.children[used[0]]!));
+    }
+  }
+}
+
+/** `node` under `prefix`: a leaf or extension takes the prefix into its own path. */
+function joinPath(prefix: number[], node: TrieNode): TrieNode {
+  if (node.kind === 'branch') return { kind: 'extension', path: prefix, child: node };
+  return { ...node, path: prefix.concat(node.path) };
+}
+
+function hexPrefix(path: number[], leaf: boolean): Uint8Array {
+  const odd = path.length % 2;
+  const out = new Uint8Array(Math.floor(path.length / 2) + 1);
+  out[0] = ((leaf ? 2 : 0) + odd) << 4;
+  let i = 0;
+  if (odd) out[0] |= path[i++];
+  for (let b = 1; i < path.length; b++, i += 2) out[b] = (path[i] << 4) | path[i + 1];
+  return out;
+}
+
+type Write = [hash: Uint8Array, encoded: Uint8Array];
+
+/** The node as RLP items, its children by reference; the nodes to store go to `writes`. */
+function raw(node: TrieNode, writes: Write[]): NestedUint8Array {
+  switch (node.kind) {
+    case 'branch':
+      return [...node.children.map((c) => (c === null ? EMPTY : reference(c, writes))), node.value ?? EMPTY];
+    case 'leaf':
+      return [hexPrefix(node.path, true), node.value];
+    case 'extension':
+      return [hexPrefix(node.path, false), reference(node.child, writes)];
+  }
+}
+
+/** How a parent holds a child: its hash (the node stored by it), or the node itself under 32 bytes. */
+function reference(child: Child, writes: Write[]): Uint8Array | NestedUint8Array {
+  if (child.kind === 'stored') return child.hash;
+  const items = raw(child, writes);
+  const encoded = RLP.encode(items);
+  if (encoded.length < 32) return items;
+  const hash = keccak256(encoded);
+  writes.push([hash, encoded]);
+  return hash;
+}
+
+const EMPTY = new Uint8Array(0);
