@@ -57,6 +57,8 @@ export class ByteMap {
     const hash = hashOf(key);
     const slot = this.find(key, hash);
     if (slot >= 0) {
+      // Content-addressed rows (state nodes, code) are written again with the same bytes: kept as they are.
+      if (this.valueIs(this.slots[slot] - 1, value)) return;
       this.forget(this.slots[slot] - 1);
       this.slots[slot] = this.append(key, value, hash) + 1;
       this.compactIfMostlyGone();
@@ -100,6 +102,15 @@ export class ByteMap {
     if (chunk[at] !== key.length || readU32(chunk, at + 5) !== hash >>> 0) return false;
     const keyAt = at + HEADER;
     for (let i = 0; i < key.length; i++) if (chunk[keyAt + i] !== key[i]) return false;
+    return true;
+  }
+
+  private valueIs(entry: number, value: Uint8Array): boolean {
+    const chunk = this.chunks[this.entryChunk[entry]];
+    const at = this.entryOffset[entry];
+    if (readU32(chunk, at + 1) !== value.length) return false;
+    const valueAt = at + HEADER + chunk[at];
+    for (let i = 0; i < value.length; i++) if (chunk[valueAt + i] !== value[i]) return false;
     return true;
   }
 
