@@ -1,6 +1,7 @@
 import { createMPT } from '@ethereumjs/mpt';
 import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
 
 import { devCommon } from './genesis';
 import { FlatState, flatStateManager } from './flatState';
@@ -53,5 +54,69 @@ test('flat reads answer as the trie does: accounts and slots present and absent,
       expect(RLP.decode((await storage.get(hexToBytes(key))) as Uint8Array)).toEqual(value);
     }
     for (let i = 0; i < 50; i++) expect(await fresh.getStorage(address, rand(32))).toEqual(new Uint8Array(0));
+  }
+});
+
+/** A flat state manager (with the main chain's LRU caches) and ethereumjs's own, over fresh databases. */
+async function bothManagers(hardfork: string) {
+  const common = devCommon(31337n, hardfork);
+  const make = async (stock: boolean) => {
+    const stateDb = new StateDB(await openKvStore(undefined));
+    const sm = flatStateManager(stateDb, new FlatState(), common, stateCaches(100_000));
+    if (!stock) return sm;
+    const trie = (sm as unknown as { _trie: unknown })._trie;
+    return new MerkleStateManager({ trie: trie as never, common, caches: stateCaches(100_000) });
+  };
+  return { flat: await make(false), stock: await make(true) };
+}
+
+const C = new Address(hexToBytes('0x000000000000000000000000000000000000000c'));
+const slot = (n: number) => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
+
+test('a flush inside a checkpoint that is then reverted (a pre-Byzantium receipt root, then an exclusion) leaves every node found', async () => {
+  await initFastCrypto();
+  const { flat, stock } = await bothManagers('homestead');
+  const seen: string[] = [];
+  for (const sm of [stock, flat]) {
+    await sm.putAccount(C, new Account(1n, 1n));
+    await sm.putStorage(C, slot(1), Uint8Array.of(1));
+    await sm.getStateRoot();
+    await sm.checkpoint(); // the block
+    await sm.checkpoint(); // the builder's, for the transaction
+    await sm.checkpoint(); // runTx's
+    await sm.putStorage(C, slot(2), Uint8Array.of(2));
+    await sm.getStateRoot(); // the receipt's intermediate root
+    await sm.commit();
+    await sm.revert(); // excluded for its lines
+    const reads = [await sm.getStorage(C, slot(2)), await sm.getStorage(C, slot(4))].map(bytesToHex);
+    await sm.putStorage(C, slot(3), Uint8Array.of(3));
+    await sm.commit();
+    seen.push(`${reads.join(' ')} ${bytesToHex(await sm.getStateRoot())}`);
+  }
+  expect(seen[1]).toBe(seen[0]);
+});
+
+test('a reverted SELFDESTRUCT or storage clear keeps the block´s earlier writes of that address', async () => {
+  await initFastCrypto();
+  for (const clear of ['deleteAccount', 'clearStorage'] as const) {
+    const { flat, stock } = await bothManagers('shanghai');
+    const seen: string[] = [];
+    for (const sm of [stock, flat]) {
+      await sm.putAccount(C, new Account(1n, 1n));
+      await sm.putCode(C, Uint8Array.of(0));
+      await sm.getStateRoot();
+      await sm.checkpoint();
+      await sm.checkpoint();
+      await sm.putStorage(C, slot(1), Uint8Array.of(5)); // the first transaction
+      await sm.commit();
+      await sm.checkpoint();
+      await sm[clear](C); // the second, excluded after it ran
+      await sm.revert();
+      const read = bytesToHex(await sm.getStorage(C, slot(1)));
+      await sm.commit();
+      seen.push(`${read} ${bytesToHex(await sm.getStateRoot())}`);
+    }
+    expect(seen[0].startsWith('0x05 ')).toBe(true);
+    expect(seen[1]).toBe(seen[0]);
   }
 });

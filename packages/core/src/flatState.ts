@@ -6,8 +6,8 @@
  *  - a storage value by (the account's storage root, slot): a contract a block did not write keeps
  *    its storage root, so its slots stay found across blocks;
  *  - code by its hash.
- * A read the maps lack goes to the trie once. Writes are untouched: they go through the state
- * manager's caches and, at commit, into the trie, which still gives every root and every proof.
+ * A read the maps lack goes to the trie once. Writes go through the state manager's caches and, at
+ * the flush, into the tries (updateTrie.ts), which still give every root and every proof.
  */
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -34,6 +34,13 @@ import { updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 const EMPTY = new Uint8Array(0);
+
+/** The parts of ethereumjs's StorageCache (cache/storage.js) a revert's record needs. */
+type StorageCacheInternals = {
+  _lruCache?: { get(addressHex: string): Map<string, Uint8Array> | undefined };
+  _orderedMapCache?: { getElementByKey(addressHex: string): Map<string, Uint8Array> | undefined };
+  _saveCachePreState(addressHex: string, keyHex: string): void;
+};
 
 /** The maps, shared by every state manager over one state database. */
 export class FlatState {
@@ -127,6 +134,29 @@ export class FlatStateManager extends MerkleStateManager {
   }
 
   /**
+   * ethereumjs's storage cache clears an address's slots without keeping them for a revert: with
+   * the writes only in the cache until the flush, a reverted SELFDESTRUCT or storage clear would
+   * lose the block's earlier writes of that address. Its slots are recorded at this checkpoint first.
+   */
+  override async clearStorage(address: Address): Promise<void> {
+    this.keepSlotsForRevert(address);
+    return super.clearStorage(address);
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.keepSlotsForRevert(address);
+    return super.deleteAccount(address);
+  }
+
+  private keepSlotsForRevert(address: Address): void {
+    const cache = this._caches?.storage as unknown as StorageCacheInternals | undefined;
+    if (cache === undefined) return;
+    const addressHex = bytesToUnprefixedHex(address.bytes);
+    const slots = cache._lruCache?.get(addressHex) ?? cache._orderedMapCache?.getElementByKey(addressHex);
+    for (const keyHex of slots?.keys() ?? []) cache._saveCachePreState(addressHex, keyHex);
+  }
+
+  /**
    * The value at `key` in the trie rooted at `root` (a state or storage trie: keys hashed), node by
    * node through the trie's own database (its open checkpoints included), or null. The same answer
    * as ethereumjs's `get`, which walks with a task queue and a promise per node and, for a storage
@@ -177,6 +207,15 @@ export class FlatStateManager extends MerkleStateManager {
    */
   override async flush(): Promise<void> {
     const db = this._trie.database() as unknown as TrieNodeStore;
+    // Storage tries' nodes go under the account trie's checkpoints, as ethereumjs's storage tries
+    // (copies without checkpoints) write them: a flush inside a checkpoint that is then reverted
+    // leaves the account cache with the new storage root (its diff was flushed), whose nodes must
+    // still be found.
+    const base = this._trie.database().db;
+    const storageDb: TrieNodeStore = {
+      get: async (hash) => (await base.get(bytesToUnprefixedHex(hash))) as Uint8Array | undefined,
+      put: (hash, encoded) => base.put(bytesToUnprefixedHex(hash), encoded),
+    };
     for (const [addressHex, elem] of this._caches?.code?.flush() ?? []) {
       if (elem.code === undefined) continue;
       const address = createAddressFromString(`0x${addressHex}`);
@@ -198,7 +237,7 @@ export class FlatStateManager extends MerkleStateManager {
       const address = createAddressFromString(`0x${addressHex}`);
       const account = await this.getAccount(address);
       if (account === undefined) continue;
-      account.storageRoot = await updateTrie(db, account.storageRoot, changes);
+      account.storageRoot = await updateTrie(storageDb, account.storageRoot, changes);
       await this.putAccount(address, account);
     }
     const accounts: TrieChange[] = [];
