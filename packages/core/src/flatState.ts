@@ -30,6 +30,7 @@ import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from './fastCrypto';
 import { LruCache } from './lru';
+import { decodeRlp } from './nodeRlp';
 import { updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 
@@ -170,7 +171,7 @@ export class FlatStateManager extends MerkleStateManager {
       if (Array.isArray(ref)) return ref; // a node under 32 bytes, embedded in its parent
       const encoded = await db.get(ref as Uint8Array);
       if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(ref as Uint8Array)}`);
-      return RLP.decode(encoded as Uint8Array) as NestedUint8Array;
+      return decodeRlp(encoded as Uint8Array) as NestedUint8Array;
     };
     const nibbleAt = (i: number) => (i % 2 === 0 ? path[i >> 1] >> 4 : path[i >> 1] & 0x0f);
     const nibbles = path.length * 2;

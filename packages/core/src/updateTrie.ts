@@ -12,6 +12,7 @@ import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/ut
 import type { NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from './fastCrypto';
+import { decodeRlp, encodeRlp } from './nodeRlp';
 
 /** Where the nodes are: read by hash, and written by hash. */
 export interface TrieNodeStore {
@@ -44,7 +45,7 @@ export async function updateTrie(store: TrieNodeStore, root: Uint8Array, changes
   if (node.kind === 'stored') return node.hash;
   const writes: Write[] = [];
   // The root is stored by its hash whatever its size.
-  const encoded = RLP.encode(raw(node, writes));
+  const encoded = encodeRlp(raw(node, writes));
   const hash = keccak256(encoded);
   writes.push([hash, encoded]);
   for (const [h, e] of writes) await store.put(h, e);
@@ -80,7 +81,7 @@ async function load(store: TrieNodeStore, child: Child): Promise<TrieNode> {
   if (child.kind !== 'stored') return child;
   const encoded = await store.get(child.hash);
   if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(child.hash)}`);
-  return decodeNode(RLP.decode(encoded) as NestedUint8Array);
+  return decodeNode(decodeRlp(encoded) as NestedUint8Array);
 }
 
 function decodeChild(ref: Uint8Array | NestedUint8Array): Child | null {
@@ -229,7 +230,7 @@ function raw(node: TrieNode, writes: Write[]): NestedUint8Array {
 function reference(child: Child, writes: Write[]): Uint8Array | NestedUint8Array {
   if (child.kind === 'stored') return child.hash;
   const items = raw(child, writes);
-  const encoded = RLP.encode(items);
+  const encoded = encodeRlp(items);
   if (encoded.length < 32) return items;
   const hash = keccak256(encoded);
   writes.push([hash, encoded]);
