@@ -27,7 +27,6 @@ import {
   GWEI_TO_WEI,
   hexToBytes,
   intToBytes,
-  KECCAK256_RLP,
   KECCAK256_RLP_ARRAY,
   setLengthLeft,
 } from '@ethereumjs/util';
@@ -339,6 +338,7 @@ const QUEUE_SLOTS = [0, 1, 2, 3].map((i) => setLengthLeft(intToBytes(i), 32));
  * calls cost ~0.5 ms a block.
  */
 async function requestQueuesIdle(vm: VM, results: Pick<RunTxResult, 'receipt'>[]): Promise<boolean> {
+  // EIP-8282 (Amsterdam) adds a request type this check does not know: the system calls run.
   if (vm.common.isActivatedEIP(8282)) return false;
   for (const r of results)
     for (const [, topics] of r.receipt.logs)

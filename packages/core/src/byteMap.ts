@@ -44,12 +44,7 @@ export class ByteMap {
 
   get(key: Uint8Array): Uint8Array | undefined {
     const slot = this.find(key, hashOf(key));
-    if (slot < 0) return undefined;
-    const entry = this.slots[slot] - 1;
-    const chunk = this.chunks[this.entryChunk[entry]];
-    const at = this.entryOffset[entry];
-    const valueAt = at + HEADER + chunk[at];
-    return chunk.subarray(valueAt, valueAt + readU32(chunk, at + 1));
+    return slot < 0 ? undefined : this.valueOf(this.slots[slot] - 1);
   }
 
   set(key: Uint8Array, value: Uint8Array): void {
@@ -67,9 +62,7 @@ export class ByteMap {
     // Grown when half full; rebuilt at the same size when deleted slots made it so.
     if ((this.used + 1) * 2 > this.slots.length)
       this.rehash(this.live * 4 >= this.slots.length ? this.slots.length * 2 : this.slots.length);
-    const entry = this.append(key, value, hash);
-    this.insertSlot(hash, entry);
-    this.used++;
+    this.insertSlot(hash, this.append(key, value, hash));
     this.live++;
   }
 
@@ -106,18 +99,31 @@ export class ByteMap {
   }
 
   private valueIs(entry: number, value: Uint8Array): boolean {
-    const chunk = this.chunks[this.entryChunk[entry]];
-    const at = this.entryOffset[entry];
-    if (readU32(chunk, at + 1) !== value.length) return false;
-    const valueAt = at + HEADER + chunk[at];
-    for (let i = 0; i < value.length; i++) if (chunk[valueAt + i] !== value[i]) return false;
+    const stored = this.valueOf(entry);
+    if (stored.length !== value.length) return false;
+    for (let i = 0; i < value.length; i++) if (stored[i] !== value[i]) return false;
     return true;
   }
 
+  private keyOf(entry: number): Uint8Array {
+    const chunk = this.chunks[this.entryChunk[entry]];
+    const at = this.entryOffset[entry];
+    return chunk.subarray(at + HEADER, at + HEADER + chunk[at]);
+  }
+
+  private valueOf(entry: number): Uint8Array {
+    const chunk = this.chunks[this.entryChunk[entry]];
+    const at = this.entryOffset[entry];
+    const valueAt = at + HEADER + chunk[at];
+    return chunk.subarray(valueAt, valueAt + readU32(chunk, at + 1));
+  }
+
+  /** Puts the entry in the first free slot of its probe sequence (an empty one counts as used now). */
   private insertSlot(hash: number, entry: number): void {
     const mask = this.slots.length - 1;
     let i = hash & mask;
     while (this.slots[i] > 0) i = (i + 1) & mask;
+    if (this.slots[i] === EMPTY_SLOT) this.used++;
     this.slots[i] = entry + 1;
   }
 
@@ -165,31 +171,14 @@ export class ByteMap {
       const entry = s - 1;
       const chunk = this.chunks[this.entryChunk[entry]];
       this.insertSlot(readU32(chunk, this.entryOffset[entry] + 5) | 0, entry);
-      this.used++;
     }
   }
 
   /** Copies the live entries into new buffers, dropping the bytes of the gone ones. */
   private compact(): void {
-    const { chunks, entryChunk, entryOffset, entries } = this;
-    this.chunks = [];
-    this.chunkEnd = CHUNK_BYTES;
-    this.entryChunk = new Int32Array(1024);
-    this.entryOffset = new Int32Array(1024);
-    this.entries = 0;
-    this.slots = new Int32Array(this.slots.length);
-    this.used = 0;
-    this.live = 0;
-    this.liveBytes = 0;
-    this.deadBytes = 0;
-    for (let e = 0; e < entries; e++) {
-      const at = entryOffset[e];
-      if (at < 0) continue;
-      const chunk = chunks[entryChunk[e]];
-      const keyAt = at + HEADER;
-      const valueAt = keyAt + chunk[at];
-      this.set(chunk.subarray(keyAt, valueAt), chunk.subarray(valueAt, valueAt + readU32(chunk, at + 1)));
-    }
+    const fresh = new ByteMap();
+    for (let e = 0; e < this.entries; e++) if (this.entryOffset[e] >= 0) fresh.set(this.keyOf(e), this.valueOf(e));
+    Object.assign(this, fresh);
   }
 }
 

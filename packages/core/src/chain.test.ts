@@ -16,7 +16,18 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { artifact, calldata, deploy, FIXTURES, GWEI, rawSigned, send, signedTx, word } from '../test/helpers';
+import {
+  artifact,
+  calldata,
+  deploy,
+  FIXTURES,
+  GWEI,
+  LONDON_AT_GENESIS,
+  rawSigned,
+  send,
+  signedTx,
+  word,
+} from '../test/helpers';
 import { Chain } from './chain';
 import { LineLimits } from './lineLimits';
 import type { Receipt } from './types';
@@ -404,11 +415,8 @@ describe('Chain', () => {
       const genesis = {
         config: {
           chainId: 31337,
-          ...Object.fromEntries(
-            ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul']
-              .concat(['berlin', 'london', 'mergeNetsplit'])
-              .map((f) => [`${f}Block`, 0]),
-          ),
+          ...LONDON_AT_GENESIS,
+          mergeNetsplitBlock: 0,
           terminalTotalDifficulty: 0,
           shanghaiTime: 0,
           cancunTime: 0,

@@ -194,8 +194,8 @@ export interface ChainEvents {
 }
 
 const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
-/** The state root reads at the head use when it differs from the head block's (state edited by anvil_set*). */
 const EMPTY_BYTES = new Uint8Array(0);
+/** The state root reads at the head use when it differs from the head block's (state edited by anvil_set*). */
 const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('root')]);
 /** `safe` and `finalized` when set (l2_setFinality, an import) rather than depths behind the head. */
 const META_FINALITY = new Uint8Array([0x6d, ...new TextEncoder().encode('finality')]);

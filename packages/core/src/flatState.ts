@@ -30,8 +30,7 @@ import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from './fastCrypto';
 import { LruCache } from './lru';
-import { decodeRlp } from './nodeRlp';
-import { updateTrie } from './updateTrie';
+import { readTrieNode, updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 const EMPTY = new Uint8Array(0);
@@ -166,12 +165,10 @@ export class FlatStateManager extends MerkleStateManager {
   private async readTrie(root: Uint8Array, key: Uint8Array): Promise<Uint8Array | null> {
     if (equalsBytes(root, KECCAK256_RLP)) return null;
     const path = keccak256(key);
-    const db = this._trie.database();
+    const db = this._trie.database() as unknown as TrieNodeStore;
     const load = async (ref: Uint8Array | NestedUint8Array): Promise<NestedUint8Array> => {
       if (Array.isArray(ref)) return ref; // a node under 32 bytes, embedded in its parent
-      const encoded = await db.get(ref as Uint8Array);
-      if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(ref as Uint8Array)}`);
-      return decodeRlp(encoded as Uint8Array) as NestedUint8Array;
+      return readTrieNode(db, ref as Uint8Array);
     };
     const nibbleAt = (i: number) => (i % 2 === 0 ? path[i >> 1] >> 4 : path[i >> 1] & 0x0f);
     const nibbles = path.length * 2;

@@ -152,16 +152,14 @@ export class Simulator {
     return (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles;
   }
 
-  private get precompiles(): string[] {
-    return [...this.precompileMap.keys()];
+  private set precompileMap(map: Map<string, unknown>) {
+    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = map;
   }
 
   /** Puts back the fork's precompiles (as the EVM builds them on a fork change) after overrides changed them. */
   private restorePrecompiles(): void {
     if (!this.precompilesChanged) return;
-    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = getActivePrecompiles(
-      this.vm.common,
-    );
+    this.precompileMap = getActivePrecompiles(this.vm.common);
     this.precompilesChanged = false;
   }
 
@@ -264,7 +262,7 @@ export class Simulator {
       if (precompile !== undefined || o.movePrecompileTo !== undefined) {
         // The first change of this use: a map of its own, the EVM's left as it is.
         if (!this.precompilesChanged) {
-          (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = new Map(this.precompileMap);
+          this.precompileMap = new Map(this.precompileMap);
           this.precompilesChanged = true;
         }
       }
@@ -309,7 +307,7 @@ export class Simulator {
     }
     // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
     const journal = this.vm.evm.journal;
-    for (const p of this.precompiles) journal.addAlwaysWarmAddress(p);
+    for (const p of this.precompileMap.keys()) journal.addAlwaysWarmAddress(p);
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
     if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
@@ -472,7 +470,7 @@ export class Simulator {
         const result = await this.runCall(req, block, gas - intrinsic.upfront);
         throwIfFailed(result);
         const skip = new Set([
-          ...this.precompiles,
+          ...this.precompileMap.keys(),
           bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
           req.to ? bytesToUnprefixedHex(req.to) : '',
         ]);
@@ -721,7 +719,7 @@ export class Simulator {
   private tracerContext(start: Uint8Array[]): TracerContext {
     return {
       start,
-      isPrecompile: (address) => this.precompiles.includes(bytesToUnprefixedHex(address)),
+      isPrecompile: (address) => this.precompileMap.has(bytesToUnprefixedHex(address)),
       counts: () => this.counter.liveCounts(),
       profile: this.counter.profile.name,
     };

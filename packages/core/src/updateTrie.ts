@@ -45,9 +45,7 @@ export async function updateTrie(store: TrieNodeStore, root: Uint8Array, changes
   if (node.kind === 'stored') return node.hash;
   const writes: Write[] = [];
   // The root is stored by its hash whatever its size.
-  const encoded = encodeRlp(raw(node, writes));
-  const hash = keccak256(encoded);
-  writes.push([hash, encoded]);
+  const hash = stored(encodeRlp(raw(node, writes)), writes);
   for (const [h, e] of writes) await store.put(h, e);
   return hash;
 }
@@ -77,11 +75,15 @@ function commonPrefix(a: number[], b: number[], bFrom: number): number {
   return n;
 }
 
+/** The node stored by `hash`, as RLP items. */
+export async function readTrieNode(store: Pick<TrieNodeStore, 'get'>, hash: Uint8Array): Promise<NestedUint8Array> {
+  const encoded = await store.get(hash);
+  if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(hash)}`);
+  return decodeRlp(encoded) as NestedUint8Array;
+}
+
 async function load(store: TrieNodeStore, child: Child): Promise<TrieNode> {
-  if (child.kind !== 'stored') return child;
-  const encoded = await store.get(child.hash);
-  if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(child.hash)}`);
-  return decodeNode(decodeRlp(encoded) as NestedUint8Array);
+  return child.kind === 'stored' ? decodeNode(await readTrieNode(store, child.hash)) : child;
 }
 
 function decodeChild(ref: Uint8Array | NestedUint8Array): Child | null {
@@ -231,7 +233,11 @@ function reference(child: Child, writes: Write[]): Uint8Array | NestedUint8Array
   if (child.kind === 'stored') return child.hash;
   const items = raw(child, writes);
   const encoded = encodeRlp(items);
-  if (encoded.length < 32) return items;
+  return encoded.length < 32 ? items : stored(encoded, writes);
+}
+
+/** The hash of an encoded node, which joins the writes. */
+function stored(encoded: Uint8Array, writes: Write[]): Uint8Array {
   const hash = keccak256(encoded);
   writes.push([hash, encoded]);
   return hash;

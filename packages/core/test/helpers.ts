@@ -140,6 +140,13 @@ export function rawSigned(
   return new Uint8Array([type, ...RLP.encode(signed)]);
 }
 
+/** A geth genesis config's entries that start every fork numbered by block, through London, at genesis. */
+export const LONDON_AT_GENESIS = Object.fromEntries(
+  ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul']
+    .concat(['berlin', 'london'])
+    .map((f) => [`${f}Block`, 0]),
+);
+
 /**
  * A proof-of-work chain (London from genesis, never merged) whose block 2 carries an ommer (block 1's
  * sibling by another miner, or what `ommerOf` makes of its fields), block 2 made by ethereumjs's own
@@ -152,20 +159,7 @@ export async function chainWithOmmer(
   const genesis = {
     config: {
       chainId: 1337,
-      ...Object.fromEntries(
-        [
-          'homestead',
-          'eip150',
-          'eip155',
-          'eip158',
-          'byzantium',
-          'constantinople',
-          'petersburg',
-          'istanbul',
-          'berlin',
-          'london',
-        ].map((f) => [`${f}Block`, 0]),
-      ),
+      ...LONDON_AT_GENESIS,
     },
     difficulty: '0x20000',
     gasLimit: '0x1c9c380',

@@ -38,6 +38,16 @@ export async function createTestRpc(chainOpts: ChainOptions = {}, rpcOpts: RpcOp
   };
 }
 
+/** Runs `fn` on a node of its own, closed after it whatever happens. */
+export async function withTestRpc(chainOpts: ChainOptions, fn: (node: TestRpc) => Promise<void>): Promise<void> {
+  const node = await createTestRpc(chainOpts);
+  try {
+    await fn(node);
+  } finally {
+    await node.close();
+  }
+}
+
 export const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 export const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 export const CAROL = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';

@@ -1,6 +1,6 @@
 /** Blocks and their receipts (spec: eth_getBlockByNumber, eth_getBlockByHash, eth_getBlockReceipts). */
 import { Block as BlockClass } from '@ethereumjs/block';
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { BlockRef, Receipt } from '@l2devnet/core';
 
 import { formatBlock, formatReceipt, quantity } from '../format';
@@ -15,11 +15,15 @@ async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block
   return block === undefined || receipts === undefined ? undefined : { block, receipts };
 }
 
+/** The total difficulty through a header the chain did not store (the pending block, an ommer): its parent's and its own. */
+async function totalDifficultyOf(ctx: RpcContext, header: BlockHeader): Promise<bigint> {
+  return (await ctx.chain.totalDifficulty(header.number - 1n)) + header.difficulty;
+}
+
 async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.pendingBlock();
-    const td = (await ctx.chain.totalDifficulty(block.header.number - 1n)) + block.header.difficulty;
-    return formatBlock(block, receipts, full, td, true);
+    return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header), true);
   }
   const found = await loadBlock(ctx, ref);
   if (found === undefined) return null;
@@ -44,8 +48,8 @@ async function uncle(ctx: RpcContext, ref: BlockRef, index: number): Promise<unk
   const found = await loadBlock(ctx, ref);
   const header = found?.block.uncleHeaders[index];
   if (header === undefined) return null;
-  const td = (await ctx.chain.totalDifficulty(header.number - 1n)) + header.difficulty;
-  return formatBlock(new BlockClass(header, [], [], undefined, { common: header.common }), [], false, td);
+  const ommer = new BlockClass(header, [], [], undefined, { common: header.common });
+  return formatBlock(ommer, [], false, await totalDifficultyOf(ctx, header));
 }
 
 const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h });

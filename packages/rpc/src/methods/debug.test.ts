@@ -7,7 +7,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { ALICE, BOB, createTestRpc } from '../../test/helpers';
+import { ALICE, BOB, createTestRpc, withTestRpc } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
 const counter = JSON.parse(
@@ -79,22 +79,16 @@ test('eth_baseFee is the next block base fee, as the pending block has it; 0 bef
   expect(next).toBe((await t.call<{ baseFeePerGas: string }>('eth_getBlockByNumber', 'pending', false)).baseFeePerGas);
   await t.call('anvil_setNextBlockBaseFeePerGas', '0x7');
   expect(await t.call('eth_baseFee')).toBe('0x7');
-  const old = await createTestRpc({ hardfork: 'berlin' });
-  try {
+  await withTestRpc({ hardfork: 'berlin' }, async (old) => {
     expect(await old.call('eth_baseFee')).toBe('0x0');
-  } finally {
-    await old.close();
-  }
+  });
 });
 
 test('eth_blobBaseFee is the next block blob base fee: the minimum, 1 wei, with no blobs; 0 before Cancun', async () => {
   expect(await t.call('eth_blobBaseFee')).toBe('0x1');
-  const london = await createTestRpc({ hardfork: 'london' });
-  try {
+  await withTestRpc({ hardfork: 'london' }, async (london) => {
     expect(await london.call('eth_blobBaseFee')).toBe('0x0');
-  } finally {
-    await london.close();
-  }
+  });
 });
 
 test('eth_getStorageValues reads many slots of many accounts at a block, within geth limits', async () => {
@@ -149,17 +143,13 @@ test('eth_config on a dev chain: its one fork from genesis, the fork id the gene
     next: null,
     last: null,
   });
-  const old = await createTestRpc({ hardfork: 'london' });
-  try {
+  await withTestRpc({ hardfork: 'london' }, async (old) => {
     expect(await old.call('eth_config')).toEqual({ current: null, next: null, last: null });
-  } finally {
-    await old.close();
-  }
+  });
 });
 
 test("a traced transaction sees its block's own system-contract writes: the beacon root of its time is there, as when it was mined", async () => {
-  const node = await createTestRpc();
-  try {
+  await withTestRpc({}, async (node) => {
     const head = await node.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false);
     const time = BigInt(head.timestamp) + 100n;
     await node.call('evm_setNextBlockTimestamp', `0x${time.toString(16)}`);
@@ -176,14 +166,11 @@ test("a traced transaction sees its block's own system-contract writes: the beac
     });
     expect(trace.error).toBeUndefined();
     expect(trace.output).toBe(`0x${'00'.repeat(32)}`);
-  } finally {
-    await node.close();
-  }
+  });
 });
 
 test('eth_simulateV1 blocks write the beacon root and parent hash before their calls, as geth simulates them', async () => {
-  const node = await createTestRpc();
-  try {
+  await withTestRpc({}, async (node) => {
     const head = await node.call<{ timestamp: string; number: string; hash: string }>(
       'eth_getBlockByNumber',
       'latest',
@@ -211,17 +198,14 @@ test('eth_simulateV1 blocks write the beacon root and parent hash before their c
     expect(simulated.calls.map((c) => c.status)).toEqual(['0x1', '0x1']);
     expect(simulated.calls[0].returnData).toBe(word(0n));
     expect(simulated.calls[1].returnData).toBe(head.hash);
-  } finally {
-    await node.close();
-  }
+  });
 });
 
 describe('movePrecompileToAddress (geth state overrides)', () => {
   const IDENTITY = '0x0000000000000000000000000000000000000004';
   const MOVED = '0x0000000000000000000000000000000000123456';
   test('eth_call: the precompile answers at its new address; its old one is an empty account, then a precompile again', async () => {
-    const node = await createTestRpc();
-    try {
+    await withTestRpc({}, async (node) => {
       const overrides = { [IDENTITY]: { movePrecompileToAddress: MOVED } };
       expect(await node.call('eth_call', { from: ALICE, to: MOVED, data: '0xdeadbeef' }, 'latest', overrides)).toBe(
         '0xdeadbeef',
@@ -239,14 +223,11 @@ describe('movePrecompileToAddress (geth state overrides)', () => {
       expect(await node.call('eth_call', { from: ALICE, to: IDENTITY, data: '0x' }, 'latest', code)).toBe(
         `0x${'2a'.padStart(64, '0')}`,
       );
-    } finally {
-      await node.close();
-    }
+    });
   });
 
   test('eth_simulateV1: a moved precompile answers in the block whose overrides moved it', async () => {
-    const node = await createTestRpc();
-    try {
+    await withTestRpc({}, async (node) => {
       const [block, next] = await node.call<{ calls: { returnData: string; status: string }[] }[]>('eth_simulateV1', {
         blockStateCalls: [
           {
@@ -271,16 +252,13 @@ describe('movePrecompileToAddress (geth state overrides)', () => {
         code: -32000,
         message: 'account 0x0000000000000000000000000000000000000abc is not a precompile',
       });
-    } finally {
-      await node.close();
-    }
+    });
   });
 });
 
 describe('eth_simulateV1 buys gas as geth does', () => {
   test("the sender's balance inside a call is less the gas it bought; what is left comes back", async () => {
-    const node = await createTestRpc();
-    try {
+    await withTestRpc({}, async (node) => {
       const SELF_BALANCE = '0x0000000000000000000000000000000000000b0b';
       const before = BigInt(await node.call<string>('eth_getBalance', ALICE, 'latest'));
       const gas = 100_000n;
@@ -303,14 +281,11 @@ describe('eth_simulateV1 buys gas as geth does', () => {
       const [two] = await simulate(2);
       const used = BigInt(block.calls[0].gasUsed);
       expect(BigInt(two.calls[1].returnData)).toBe(before - used * price - gas * price);
-    } finally {
-      await node.close();
-    }
+    });
   });
 
   test('without validation, a value above the balance is -38014, as geth (its buyGas checks the value always)', async () => {
-    const node = await createTestRpc();
-    try {
+    await withTestRpc({}, async (node) => {
       const poor = '0x00000000000000000000000000000000000f00d0';
       const error = await node.fail('eth_simulateV1', {
         blockStateCalls: [{ calls: [{ from: poor, to: ALICE, value: '0x1' }] }],
@@ -319,15 +294,12 @@ describe('eth_simulateV1 buys gas as geth does', () => {
         code: -38014,
         message: `insufficient funds for gas * price + value: address ${poor} have 0 want 1`,
       });
-    } finally {
-      await node.close();
-    }
+    });
   });
 });
 
 test("eth_simulateV1: BLOCKHASH of an earlier simulated block is that block's simulated hash, as geth's simulated chain", async () => {
-  const node = await createTestRpc();
-  try {
+  await withTestRpc({}, async (node) => {
     const PARENT_HASH = '0x0000000000000000000000000000000000000b1c';
     const code = { [PARENT_HASH]: { code: '0x43600190034060005260206000f3' } }; // BLOCKHASH(NUMBER - 1)
     const blocks = await node.call<{ hash: string; parentHash: string; calls: { returnData: string }[] }[]>(
@@ -343,14 +315,11 @@ test("eth_simulateV1: BLOCKHASH of an earlier simulated block is that block's si
     expect(blocks[0].calls[0].returnData).toBe(head.hash);
     expect(blocks[1].calls[0].returnData).toBe(blocks[0].hash);
     expect(blocks[1].parentHash).toBe(blocks[0].hash);
-  } finally {
-    await node.close();
-  }
+  });
 });
 
 test("eth_simulateV1 traceTransfers: a SELFDESTRUCT's balance is a transfer log to the beneficiary, as geth's tracer logs it", async () => {
-  const node = await createTestRpc();
-  try {
+  await withTestRpc({}, async (node) => {
     const DOOMED = '0x0000000000000000000000000000000000000d00';
     const HEIR = '0x00000000000000000000000000000000000000e1';
     const [block] = await node.call<
@@ -374,7 +343,5 @@ test("eth_simulateV1 traceTransfers: a SELFDESTRUCT's balance is a transfer log 
         data: pad('0x5'),
       }),
     ]);
-  } finally {
-    await node.close();
-  }
+  });
 });
