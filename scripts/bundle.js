@@ -7,7 +7,7 @@
  * - dist/index.js, the library (packages/l2devnet/src/index.ts), and dist/testing.js, the
  *   test-runner helpers, which require ./index.js rather than carry a second copy.
  * - fixtures/, the data files the node reads (credits table, limits files), copied from the
- *   repository's fixtures/ so the package carries them (see packages/core/src/fixtures.ts).
+ *   repository's fixtures/ so the package carries them (see packages/core/src/config/fixtures.ts).
  * Every workspace package and pure-JS dependency is bundled, so an installed package needs only
  * the native modules, which stay external and are its declared dependencies. Runs from
  * `npm run build` and `prepare` (so after `npm ci`), after `tsc -b packages/l2devnet`.

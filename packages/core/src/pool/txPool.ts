@@ -8,7 +8,7 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 
-import { AlreadyKnownError, ReplacementUnderpricedError } from './errors';
+import { AlreadyKnownError, ReplacementUnderpricedError } from '../errors';
 
 /** geth's default `txpool.pricebump`. */
 export const REPLACEMENT_BUMP_PERCENT = 10n;

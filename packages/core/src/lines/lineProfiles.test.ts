@@ -5,8 +5,8 @@
 import { hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
-import { Chain } from './chain';
-import { signedTx } from '../test/helpers';
+import { Chain } from '../chain/chain';
+import { signedTx } from '../../test/helpers';
 import { Conflation, LineCounter } from './lineCounter';
 import {
   PROFILES,

@@ -7,7 +7,7 @@ import type { Common, GethGenesis } from '@ethereumjs/common';
 import { Account, Address, hexToBytes, setLengthLeft, toBytes } from '@ethereumjs/util';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 
-import { InvalidGenesisError } from './errors';
+import { InvalidGenesisError } from '../errors';
 import { fastCrypto } from './fastCrypto';
 import { prepareCommon } from './preparedCommon';
 

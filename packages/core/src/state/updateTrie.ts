@@ -11,7 +11,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import type { NestedUint8Array } from '@ethereumjs/util';
 
-import { keccak256 } from './fastCrypto';
+import { keccak256 } from '../config/fastCrypto';
 import { decodeRlp, encodeRlp } from './nodeRlp';
 
 /** Where the nodes are: read by hash, and written by hash. */

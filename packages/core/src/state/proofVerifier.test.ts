@@ -3,8 +3,8 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { Chain } from './chain';
-import type { AccountProof } from './chain';
+import { Chain } from '../chain/chain';
+import type { AccountProof } from '../chain/chain';
 import { verifyAccountProof } from './proofVerifier';
 
 const A = hexToBytes('0x00000000000000000000000000000000000000a1');

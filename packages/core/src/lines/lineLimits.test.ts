@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LineLimits } from './lineLimits';
 import { PROFILES } from './lineProfiles';
 
-const LIMITS = join(__dirname, '..', '..', '..', 'fixtures', 'limits');
+const LIMITS = join(__dirname, '..', '..', '..', '..', 'fixtures', 'limits');
 const production = readFileSync(join(LIMITS, 'linea-mainnet.toml'), 'utf8');
 
 test('the file Linea ships for mainnet loads with the osaka tracer, every module it counts given', () => {

@@ -30,11 +30,11 @@ import {
 import { createVM } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 
-import { deriveAccounts, DEFAULT_MNEMONIC } from './accounts';
-import type { DevAccount } from './accounts';
-import { blobGasOf, buildBlock, DAO_FORK_EXTRA } from './blockBuilder';
-import type { BuildResult } from './blockBuilder';
-import { ChainStore } from './chainStore';
+import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
+import type { DevAccount } from '../config/accounts';
+import { blobGasOf, buildBlock, DAO_FORK_EXTRA } from '../exec/blockBuilder';
+import type { BuildResult } from '../exec/blockBuilder';
+import { ChainStore } from '../store/chainStore';
 import { NodeClock } from './clock';
 import {
   ChainError,
@@ -60,13 +60,13 @@ import {
   InvalidLimitsError,
   InvalidTimestampError,
   KnownLineCountOverflowError,
-} from './errors';
-import { ExclusionControl } from './exclusionControl';
-import type { ForcedExclusion } from './exclusionControl';
-import { ExclusionStore } from './exclusionStore';
-import { ExecutionGuard } from './executionGuard';
-import { initFastCrypto, keccak256 } from './fastCrypto';
-import type { ExclusionRecord, RejectionStage } from './exclusionStore';
+} from '../errors';
+import { ExclusionControl } from '../lines/exclusionControl';
+import type { ForcedExclusion } from '../lines/exclusionControl';
+import { ExclusionStore } from '../lines/exclusionStore';
+import { ExecutionGuard } from '../exec/executionGuard';
+import { initFastCrypto, keccak256 } from '../config/fastCrypto';
+import type { ExclusionRecord, RejectionStage } from '../lines/exclusionStore';
 import {
   applyAlloc,
   DEFAULT_BALANCE,
@@ -76,30 +76,30 @@ import {
   devCommon,
   gethGenesisSpec,
   INITIAL_BASE_FEE,
-} from './genesis';
-import type { GenesisSpec } from './genesis';
-import type { KvOp, KvStore } from './kvStore';
-import { openKvStore } from './kvStore';
-import { intrinsicGas } from './intrinsicGas';
-import { LineCounter } from './lineCounter';
-import type { LineCounts } from './lineCounter';
-import type { LineLimits, LineOverflow } from './lineLimits';
-import type { TracerProfileName } from './lineProfiles';
-import type { TraceOptions } from './tracing';
-import type { SimBlockInput, SimOptions, SimulatedBlock } from './simulate';
-import { LruCache } from './lru';
-import { SerialQueue } from './serialQueue';
-import { Simulator } from './simulator';
-import { dumpState, loadState } from './stateDump';
-import type { CallRequest, CallResult, StateOverride } from './simulator';
-import { flatStateManager } from './flatState';
-import { StateDB, stateCaches } from './stateDb';
-import { maxFeeOf, maxTipOf, TxPool } from './txPool';
-import type { PoolTx } from './txPool';
-import { systemContractAllocs } from './systemContracts';
-import { forkConfigs } from './forkConfig';
-import type { ForkConfigs } from './forkConfig';
-import type { BlockRef, LocatedLog, LogFilter, Receipt } from './types';
+} from '../config/genesis';
+import type { GenesisSpec } from '../config/genesis';
+import type { KvOp, KvStore } from '../store/kvStore';
+import { openKvStore } from '../store/kvStore';
+import { intrinsicGas } from '../pool/intrinsicGas';
+import { LineCounter } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/lineCounter';
+import type { LineLimits, LineOverflow } from '../lines/lineLimits';
+import type { TracerProfileName } from '../lines/lineProfiles';
+import type { TraceOptions } from '../exec/tracing';
+import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
+import { LruCache } from '../support/lru';
+import { SerialQueue } from '../support/serialQueue';
+import { Simulator } from '../exec/simulator';
+import { dumpState, loadState } from '../state/stateDump';
+import type { CallRequest, CallResult, StateOverride } from '../exec/simulator';
+import { flatStateManager } from '../state/flatState';
+import { StateDB, stateCaches } from '../state/stateDb';
+import { maxFeeOf, maxTipOf, TxPool } from '../pool/txPool';
+import type { PoolTx } from '../pool/txPool';
+import { systemContractAllocs } from '../config/systemContracts';
+import { forkConfigs } from '../config/forkConfig';
+import type { ForkConfigs } from '../config/forkConfig';
+import type { BlockRef, LocatedLog, LogFilter, Receipt } from '../types';
 
 export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
 

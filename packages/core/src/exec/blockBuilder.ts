@@ -43,15 +43,15 @@ import {
 } from '@ethereumjs/vm';
 import type { VM, RunTxResult } from '@ethereumjs/vm';
 
-import type { LineCounter, LineCounts } from './lineCounter';
-import type { LineLimits, LineOverflow } from './lineLimits';
-import { maxFeeOf } from './txPool';
-import type { PoolTx } from './txPool';
-import { encodeReceipt } from './receiptEncoding';
-import { STOCK_EVM } from './flatState';
-import { SYSTEM_CONTRACTS } from './systemContracts';
-import { orderedTrieRoot } from './updateTrie';
-import type { Receipt } from './types';
+import type { LineCounter, LineCounts } from '../lines/lineCounter';
+import type { LineLimits, LineOverflow } from '../lines/lineLimits';
+import { maxFeeOf } from '../pool/txPool';
+import type { PoolTx } from '../pool/txPool';
+import { encodeReceipt } from '../store/receiptEncoding';
+import { STOCK_EVM } from '../state/flatState';
+import { SYSTEM_CONTRACTS } from '../config/systemContracts';
+import { orderedTrieRoot } from '../state/updateTrie';
+import type { Receipt } from '../types';
 
 export interface BuildInput {
   vm: VM;

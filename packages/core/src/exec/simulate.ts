@@ -14,13 +14,13 @@ import type { VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { beginBlock, requestsHashOf, sealBlock } from './blockBuilder';
-import { ChainError } from './errors';
-import { gasSpent, intrinsicGasParts } from './intrinsicGas';
-import type { LineCounts } from './lineCounter';
+import { ChainError } from '../errors';
+import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
+import type { LineCounts } from '../lines/lineCounter';
 import type { CallRequest } from './simulator';
 import { gethError, logOfStep } from './tracing';
 import type { MessageEvent, MessageResult, StepEvent, Tracer } from './tracing';
-import type { LocatedLog, Log, Receipt } from './types';
+import type { LocatedLog, Log, Receipt } from '../types';
 
 /** The execution-apis limit on simulated blocks. */
 export const MAX_SIMULATED_BLOCKS = 256;

@@ -16,7 +16,7 @@
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 
-import { yieldIfBusy } from './eventLoop';
+import { yieldIfBusy } from '../support/eventLoop';
 
 /** JUMPDESTs between two clock reads (a clock read costs about as much as a cheap opcode). */
 const JUMPDESTS_PER_CHECK = 64;

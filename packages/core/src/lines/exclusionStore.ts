@@ -11,8 +11,8 @@
  */
 import { bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from '@ethereumjs/util';
 
-import { u64 } from './chainStore';
-import type { KvOp, KvStore } from './kvStore';
+import { u64 } from '../store/chainStore';
+import type { KvOp, KvStore } from '../store/kvStore';
 import type { LineOverflow } from './lineLimits';
 
 /** Spec: "Rejected-transaction data is retained for seven days." */

@@ -18,11 +18,11 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes, equalsBytes } from '@ethereumjs/util';
 
-import { LogQueryLimitError, LogQueryTimeoutError } from './errors';
-import { yieldIfBusy } from './eventLoop';
+import { LogQueryLimitError, LogQueryTimeoutError } from '../errors';
+import { yieldIfBusy } from '../support/eventLoop';
 import type { KvOp, KvStore } from './kvStore';
-import { LruCache } from './lru';
-import type { LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
+import { LruCache } from '../support/lru';
+import type { LocatedLog, Log, LogFilter, Receipt, TxLocation } from '../types';
 
 const P_META = 0x6d;
 const P_HASH_BY_NUMBER = 0x68;

@@ -6,7 +6,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, concatBytes } from '@ethereumjs/util';
 
-import type { Receipt } from './types';
+import type { Receipt } from '../types';
 
 export function encodeReceipt(r: Receipt): Uint8Array {
   const body = RLP.encode([

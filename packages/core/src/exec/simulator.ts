@@ -25,14 +25,14 @@ import {
   InvalidArgumentError,
   StateOverrideError,
   TracerError,
-} from './errors';
+} from '../errors';
 import { ExecutionGuard } from './executionGuard';
-import { gasSpent, intrinsicGasParts } from './intrinsicGas';
-import type { IntrinsicGas } from './intrinsicGas';
-import { LineCounter } from './lineCounter';
-import type { LineCounts } from './lineCounter';
-import type { LineLimits } from './lineLimits';
-import type { TracerProfileName } from './lineProfiles';
+import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
+import type { IntrinsicGas } from '../pool/intrinsicGas';
+import { LineCounter } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/lineCounter';
+import type { LineLimits } from '../lines/lineLimits';
+import type { TracerProfileName } from '../lines/lineProfiles';
 import { decodeRevertReason } from './revertReason';
 import { simulateBlocks } from './simulate';
 import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
@@ -47,13 +47,13 @@ import type {
   Tracer,
   TracerContext,
 } from './tracing';
-import { LruCache } from './lru';
-import { SerialQueue } from './serialQueue';
-import { flatStateManager } from './flatState';
-import { OverlayDB, stateCaches } from './stateDb';
-import type { StateDB } from './stateDb';
-import type { PoolTx } from './txPool';
-import type { Receipt } from './types';
+import { LruCache } from '../support/lru';
+import { SerialQueue } from '../support/serialQueue';
+import { flatStateManager } from '../state/flatState';
+import { OverlayDB, stateCaches } from '../state/stateDb';
+import type { StateDB } from '../state/stateDb';
+import type { PoolTx } from '../pool/txPool';
+import type { Receipt } from '../types';
 
 export interface CallRequest {
   from?: Uint8Array;

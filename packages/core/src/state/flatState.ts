@@ -28,8 +28,8 @@ import {
 } from '@ethereumjs/util';
 import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
-import { keccak256 } from './fastCrypto';
-import { LruCache } from './lru';
+import { keccak256 } from '../config/fastCrypto';
+import { LruCache } from '../support/lru';
 import { readTrieNode, updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 

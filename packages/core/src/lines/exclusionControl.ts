@@ -10,7 +10,7 @@ import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 import type { RejectionStage } from './exclusionStore';
-import type { PoolTx } from './txPool';
+import type { PoolTx } from '../pool/txPool';
 
 export interface ExclusionMatch {
   hash?: Uint8Array;

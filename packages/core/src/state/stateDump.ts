@@ -13,7 +13,7 @@ import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { concatBytes, createAccountFromRLP, equalsBytes, KECCAK256_NULL, ValueEncoding } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 
-import { InvalidGenesisError } from './errors';
+import { InvalidGenesisError } from '../errors';
 import type { StateDB } from './stateDb';
 
 function rawTrie(db: StateDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {

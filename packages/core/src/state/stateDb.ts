@@ -11,8 +11,8 @@ import { CacheType, Caches } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 
 import { FlatState } from './flatState';
-import { LruCache } from './lru';
-import type { KvStore, KvOp } from './kvStore';
+import { LruCache } from '../support/lru';
+import type { KvStore, KvOp } from '../store/kvStore';
 
 /** Level key prefix for state trie nodes and code. */
 export const STATE_PREFIX = 0x73; // 's'

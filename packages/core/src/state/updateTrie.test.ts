@@ -3,7 +3,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util';
 import fc from 'fast-check';
 
-import { initFastCrypto, keccak256 } from './fastCrypto';
+import { initFastCrypto, keccak256 } from '../config/fastCrypto';
 import { orderedTrieRoot, updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 

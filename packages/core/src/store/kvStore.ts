@@ -9,7 +9,7 @@ import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 
 import { ByteMap } from './byteMap';
-import { DatabaseOpenError } from './errors';
+import { DatabaseOpenError } from '../errors';
 
 export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 

@@ -3,12 +3,12 @@ import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethere
 import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 
-import { devCommon } from './genesis';
+import { devCommon } from '../config/genesis';
 import { FlatState, flatStateManager } from './flatState';
-import { initFastCrypto } from './fastCrypto';
-import { openKvStore } from './kvStore';
+import { initFastCrypto } from '../config/fastCrypto';
+import { openKvStore } from '../store/kvStore';
 import { StateDB, stateCaches } from './stateDb';
-import { prng } from '../test/prng';
+import { prng } from '../../test/prng';
 
 /** Seeded byte strings. */
 function bytes(seed: number): (n: number) => Uint8Array {

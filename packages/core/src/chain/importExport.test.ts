@@ -7,9 +7,9 @@ import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes } from '@ethereumjs/util';
 
-import { calldata, chainWithOmmer, deploy, send } from '../test/helpers';
+import { calldata, chainWithOmmer, deploy, send } from '../../test/helpers';
 import { Chain } from './chain';
-import { ImportError } from './errors';
+import { ImportError } from '../errors';
 
 const INCREMENT = '0xd09de08a';
 

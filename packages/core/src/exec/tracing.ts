@@ -6,10 +6,10 @@
  */
 import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
-import { TracerError } from './errors';
+import { TracerError } from '../errors';
 import { decodeRevertReason } from './revertReason';
-import type { LineCounts } from './lineCounter';
-import type { Log } from './types';
+import type { LineCounts } from '../lines/lineCounter';
+import type { Log } from '../types';
 
 type Addr = { bytes: Uint8Array };
 export interface StepEvent {

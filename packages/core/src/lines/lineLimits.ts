@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 
 import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
-import { InvalidLimitsError } from './errors';
+import { InvalidLimitsError } from '../errors';
 import type { LineCounts } from './lineCounter';
 import { PROFILES } from './lineProfiles';
 import type { TracerProfileName } from './lineProfiles';

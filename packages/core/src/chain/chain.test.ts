@@ -27,10 +27,10 @@ import {
   send,
   signedTx,
   word,
-} from '../test/helpers';
+} from '../../test/helpers';
 import { Chain } from './chain';
-import { LineLimits } from './lineLimits';
-import type { Receipt } from './types';
+import { LineLimits } from '../lines/lineLimits';
+import type { Receipt } from '../types';
 
 const ETH = 10n ** 18n;
 const COUNTER_COUNT = '0x06661abd';
