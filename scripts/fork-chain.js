@@ -108,7 +108,7 @@ const genesis = {
   let nonce = 0n;
   let logger;
   for (let n = 1; n <= BLOCKS; n++) {
-    await chain.setNextBlockTimestamp(time(n));
+    await chain.dev.setNextBlockTimestamp(time(n));
     const common = chain.common.copy();
     common.setHardforkBy({ blockNumber: BigInt(n), timestamp: time(n) });
     const is = (eip) => common.isActivatedEIP(eip);
@@ -165,12 +165,12 @@ const genesis = {
     }
     for (const tx of txs) {
       const signed = tx.sign(alice.privateKey);
-      await chain.sendRawTransaction(signed.type === 3 ? signed.serializeNetworkWrapper() : signed.serialize());
+      await chain.txs.sendRawTransaction(signed.type === 3 ? signed.serializeNetworkWrapper() : signed.serialize());
     }
     const block = await chain.mine();
     if (block.transactions.length !== txs.length)
       throw new Error(`block ${n}: ${block.transactions.length} of ${txs.length} transactions mined`);
-    const receipts = await chain.getReceipts(block.header.number);
+    const receipts = await chain.reads.getReceipts(block.header.number);
     if (n === 1) logger = receipts[0].contractAddress;
     console.log(
       `block ${n} (${common.hardfork()}): ${txs.length} transactions, types ${txs.map((t) => t.type).join(' ')}`,
@@ -178,12 +178,12 @@ const genesis = {
   }
   // The merge happens after block 9: its total difficulty is the terminal one.
   let td = 0n;
-  for (let n = 0n; n <= 9n; n++) td += (await chain.getBlockByNumber(n)).header.difficulty;
+  for (let n = 0n; n <= 9n; n++) td += (await chain.reads.getBlockByNumber(n)).header.difficulty;
   config.terminalTotalDifficulty = Number(td);
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, 'forks.genesis.json'), `${JSON.stringify(genesis, null, 2)}\n`);
-  writeFileSync(join(OUT, 'forks.rlp'), concatBytes(...(await chain.exportBlocks(0n, chain.headNumber))));
-  const head = await chain.headBlock();
+  writeFileSync(join(OUT, 'forks.rlp'), concatBytes(...(await chain.imports.exportBlocks(0n, chain.headNumber))));
+  const head = await chain.reads.headBlock();
   console.log(`head ${head.header.number} ${bytesToHex(head.hash())}; terminalTotalDifficulty ${td}`);
   await chain.close();
 })().catch((e) => {

@@ -15,11 +15,13 @@ async function table(profile) {
   const chain = await Chain.create({ lineLimits });
   const alice = signer(chain, 0);
   const token = await deploy(chain, alice, 'TestToken', ['T', 'T', 10n ** 24n]);
-  await chain.submit(alice.sign({ to: token, data: erc20Transfer(chain.accounts[1].address, 1n), gasLimit: 100_000n }));
-  const eth = await chain.transactionLineCounts(
+  await chain.txs.submit(
+    alice.sign({ to: token, data: erc20Transfer(chain.accounts[1].address, 1n), gasLimit: 100_000n }),
+  );
+  const eth = await chain.lines.transactionLineCounts(
     alice.sign({ to: chain.accounts[1].address, value: 1n, gasLimit: 21_000n }),
   );
-  const erc20 = await chain.transactionLineCounts(
+  const erc20 = await chain.lines.transactionLineCounts(
     alice.sign({ to: token, data: erc20Transfer(chain.accounts[2].address, 5n), gasLimit: 100_000n }),
   );
   console.log(`\n#### --tracer ${profile}\n`);

@@ -16,13 +16,13 @@ async function run(label, dataDir, makeTx) {
   const alice = signer(chain, 0);
   const setup = await makeTx(chain, alice);
   const txs = Array.from({ length: BLOCKS + 100 }, () => setup());
-  for (let i = 0; i < 100; i++) await chain.submit(txs[i]); // warm-up
+  for (let i = 0; i < 100; i++) await chain.txs.submit(txs[i]); // warm-up
   const before = dataDir === undefined ? 0 : dirBytes(dataDir);
   const samples = [];
   const t0 = performance.now();
   for (let i = 100; i < txs.length; i++) {
     const t = performance.now();
-    await chain.submit(txs[i]);
+    await chain.txs.submit(txs[i]);
     samples.push(performance.now() - t);
   }
   const total = performance.now() - t0;

@@ -12,11 +12,11 @@ const BLOCKS = 2000;
 (async () => {
   const source = await Chain.create({ rpcLineCheck: false });
   const next = await erc20Distribution(source, signer(source, 0));
-  for (let i = 0; i < BLOCKS; i++) await source.submit(next());
-  const file = concatBytes(...(await source.exportBlocks(0n, source.headNumber)));
+  for (let i = 0; i < BLOCKS; i++) await source.txs.submit(next());
+  const file = concatBytes(...(await source.imports.exportBlocks(0n, source.headNumber)));
   const target = await Chain.create({});
   const t = performance.now();
-  const result = await target.importBlocks(file);
+  const result = await target.imports.importBlocks(file);
   const s = (performance.now() - t) / 1000;
   console.log('## Import (l2devnet import): ERC20 transfers, one per block, in memory');
   console.log(

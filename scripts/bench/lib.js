@@ -32,8 +32,8 @@ function signer(chain, index = 0) {
 async function deploy(chain, from, name, args = []) {
   const a = artifact(name);
   const data = hexToBytes(a.bytecode + new Interface(a.abi).encodeDeploy(args).slice(2));
-  const hash = await chain.submit(from.sign({ data, gasLimit: 5_000_000n }));
-  return (await chain.getReceipt(hash)).receipt.contractAddress;
+  const hash = await chain.txs.submit(from.sign({ data, gasLimit: 5_000_000n }));
+  return (await chain.reads.getReceipt(hash)).receipt.contractAddress;
 }
 
 function erc20Transfer(to, amount) {

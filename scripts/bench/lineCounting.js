@@ -21,7 +21,7 @@ async function makeChain(mode) {
   if (mode === 'step') {
     // The same per-opcode tally, fed by the EVM's step event instead of the handler wrappers.
     const ops = new Uint32Array(256);
-    chain['vm'].evm.events.on('step', (step, resolve) => {
+    chain['head'].vm.evm.events.on('step', (step, resolve) => {
       ops[step.opcode.code]++;
       if (step.opcode.name === 'KECCAK256') void step.stack[step.stack.length - 2];
       resolve?.();
@@ -58,7 +58,7 @@ async function compare(workload, modes = MODES) {
   for (let i = 0; i < workload.blocks + 20; i++) {
     for (const run of runs) {
       const t = performance.now();
-      await run.chain.submit(run.txs[i]);
+      await run.chain.txs.submit(run.txs[i]);
       if (i >= 20) run.ms += performance.now() - t; // the first 20 blocks warm up
     }
   }

@@ -29,7 +29,7 @@ async function perCall(label, n, fn) {
   for (let i = 0; i < BLOCKS; i++) {
     const to = new Uint8Array(20);
     new DataView(to.buffer).setUint32(16, i + 1);
-    await chain.submit(
+    await chain.txs.submit(
       alice.sign({ to: i % 10 === 0 ? other : token, data: erc20Transfer(to, 1n), gasLimit: 100_000n }),
     );
   }

@@ -15,7 +15,7 @@ const N = 300;
   const rpc = createRpc(chain);
   const alice = signer(chain, 0);
   const token = await deploy(chain, alice, 'TestToken', ['Bench', 'B', 10n ** 30n]);
-  const hash = await chain.submit(alice.sign({ to: token, data: erc20Transfer(chain.accounts[1].address, 5n) }));
+  const hash = await chain.txs.submit(alice.sign({ to: token, data: erc20Transfer(chain.accounts[1].address, 5n) }));
   const hex = `0x${Buffer.from(hash).toString('hex')}`;
   const trace = async (options) => {
     const answer = await rpc.handle({

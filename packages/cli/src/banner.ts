@@ -16,17 +16,17 @@ export async function banner(
   const rule = '==================';
   lines.push('', `l2devnet v${info.version}`, '', 'Available Accounts', rule);
   for (const [i, a] of chain.accounts.entries()) {
-    const { balance } = await chain.getAccount(a.address, chain.headNumber);
+    const { balance } = await chain.reads.getAccount(a.address, chain.headNumber);
     lines.push(`(${i}) ${toChecksumAddress(bytesToHex(a.address))} (${formatEther(balance)} ETH)`);
   }
   lines.push('', 'Private Keys', rule);
   for (const [i, a] of chain.accounts.entries()) lines.push(`(${i}) ${bytesToHex(a.privateKey)}`);
   lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   m/44'/60'/0'/0/`);
-  const head = await chain.headBlock();
+  const head = await chain.reads.headBlock();
   const mining =
-    chain.mining.mode === 'interval'
-      ? `every ${chain.mining.intervalMs / 1000} s`
-      : chain.mining.mode === 'auto'
+    chain.miner.mode.mode === 'interval'
+      ? `every ${chain.miner.mode.intervalMs / 1000} s`
+      : chain.miner.mode.mode === 'auto'
         ? 'automine'
         : 'manual';
   lines.push(
@@ -39,7 +39,7 @@ export async function banner(
     rule,
     `Hardfork:          ${chain.hardfork}`,
     `Block gas limit:   ${chain.gasLimit}`,
-    `Next base fee:     ${await chain.nextBaseFee()}`,
+    `Next base fee:     ${await chain.reads.nextBaseFee()}`,
     `Head block:        ${head.header.number}`,
     `Mining:            ${mining}`,
     `Data directory:    ${info.dataDir ?? '(in memory)'}`,

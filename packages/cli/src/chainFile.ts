@@ -53,7 +53,7 @@ export async function exportCommand(argv: string[], out: (text: string) => void)
     const to = int('to', values.to) ?? chain.headNumber;
     if (to > chain.headNumber) throw new FlagError(`--to ${to} is past the head (block ${chain.headNumber})`);
     if (from > to) throw new FlagError(`--from ${from} is after --to ${to}`);
-    const blocks = await chain.exportBlocks(from, to);
+    const blocks = await chain.imports.exportBlocks(from, to);
     writeFileSync(positionals[0], Buffer.concat(blocks));
     out(`exported blocks ${from}..${to} (${blocks.length}) of ${dataDir} to ${positionals[0]}\n`);
     return 0;
@@ -108,9 +108,9 @@ export async function importBlocks(
   let blocks = 0;
   const bar = terminal ? progressBar() : undefined;
   bar?.start(rlp.length, 0, { block: '-', rate: '0' });
-  let result: Awaited<ReturnType<Chain['importBlocks']>>;
+  let result: Awaited<ReturnType<Chain['imports']['importBlocks']>>;
   try {
-    result = await chain.importBlocks(
+    result = await chain.imports.importBlocks(
       rlp,
       (block, { bytesRead, bytes }) => {
         blocks++;

@@ -134,8 +134,8 @@ export async function runScenario(file: string, hardfork?: string, tracer?: Trac
     async send(name, tx) {
       // Into the pool, counted on the head state as the next block's only transaction, then mined.
       const hash = (await request(name, 'eth_sendTransaction', [withFrom(tx)])) as string;
-      const pooled = chain.pool.get(hexToBytes(hash as `0x${string}`));
-      record(name, pooled === undefined ? undefined : await chain.transactionLineCounts(pooled.tx));
+      const pooled = chain.reads.pooled(hexToBytes(hash as `0x${string}`));
+      record(name, pooled === undefined ? undefined : await chain.lines.transactionLineCounts(pooled.tx));
       await chain.mine();
       const receipt = (await request(name, 'eth_getTransactionReceipt', [hash])) as {
         status: string;
@@ -148,7 +148,7 @@ export async function runScenario(file: string, hardfork?: string, tracer?: Trac
       let result: CallResult;
       try {
         const parsed = params.callObject()(withFrom(req), { position: 1, name: 'call' });
-        result = await chain.call(parsed, chain.headNumber, { countLines: true });
+        result = await chain.calls.call(parsed, chain.headNumber, { countLines: true });
       } catch (e) {
         throw new FlagError(`scenario ${file}: "${name}": ${(e as Error).message}`);
       }

@@ -193,7 +193,10 @@ async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts:
   // One replay of the block traces every transaction in it.
   const traces =
     opts.level >= 2 && block.transactions.length > 0
-      ? ((await chain.traceBlock(block.header.number, { tracer: 'callTracer', tracerConfig: { withLog: true } })) ?? [])
+      ? ((await chain.traces.traceBlock(block.header.number, {
+          tracer: 'callTracer',
+          tracerConfig: { withLog: true },
+        })) ?? [])
       : [];
   for (const [i, tx] of block.transactions.entries()) {
     const receipt = receipts[i];
@@ -218,7 +221,7 @@ async function printExclusion(chain: Chain, record: ExclusionRecord, opts: Trace
   const [overflow] = record.overflows;
   const lines = [`Transaction ${bytesToHex(record.txHash)} excluded at stage ${record.stage}: ${record.reasonMessage}`];
   if (overflow !== undefined && opts.level >= 3) {
-    const traced = (await chain.traceRawTransaction(record.rawTx, { tracer: 'lineCountTracer' })) as {
+    const traced = (await chain.traces.traceRawTransaction(record.rawTx, { tracer: 'lineCountTracer' })) as {
       frames: LineFrame | null;
     };
     const heaviest = traced.frames === null ? undefined : heaviestFrame(traced.frames, overflow.module);
@@ -260,7 +263,7 @@ async function contractNames(chain: Chain, frame: CallFrame, decoder: Decoder): 
   const names = new Map<string, string>();
   const walk = async (f: CallFrame) => {
     if (f.to !== undefined && !names.has(f.to)) {
-      const code = await chain.getCode(hexToBytes(f.to as `0x${string}`), chain.headNumber);
+      const code = await chain.reads.getCode(hexToBytes(f.to as `0x${string}`), chain.headNumber);
       const name = decoder.contractOf(bytesToHex(code));
       if (name !== undefined) names.set(f.to, name);
     }

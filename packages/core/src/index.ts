@@ -1,7 +1,14 @@
 export { deriveAccounts, DEFAULT_MNEMONIC } from './config/accounts';
 export type { DevAccount } from './config/accounts';
-export { Chain, withSender, CALL_GAS_CAP_FACTOR, LOG_QUERY_TIMEOUT_MS, MAX_LOG_RESULTS, SUGGESTED_TIP } from './chain/chain';
-export type { AccountProof, AccountState, ChainOptions, ChainTransaction, MiningMode } from './chain/chain';
+export { Chain, SUGGESTED_TIP } from './chain/chain';
+export type { ChainOptions } from './chain/chain';
+export { CALL_GAS_CAP_FACTOR } from './chain/head';
+export type { ChainEvents } from './chain/head';
+export { LOG_QUERY_TIMEOUT_MS, MAX_LOG_RESULTS } from './chain/reads';
+export type { AccountState, ChainTransaction } from './chain/reads';
+export type { MiningMode } from './chain/miner';
+export type { Finality } from './chain/finality';
+export { withSender } from './pool/txCodec';
 export { effectiveGasPrice } from './exec/blockBuilder';
 export { NodeClock } from './chain/clock';
 export * from './errors';
@@ -10,7 +17,13 @@ export { EXCLUSION_RETENTION_MS, ExclusionStore } from './lines/exclusionStore';
 export type { ExclusionFilter, ExclusionRecord, RejectionStage } from './lines/exclusionStore';
 export { ExclusionControl } from './lines/exclusionControl';
 export type { ExclusionMatch, ForcedExclusion } from './lines/exclusionControl';
-export { DEFAULT_BALANCE, DEFAULT_CHAIN_ID, DEFAULT_GAS_LIMIT, DEFAULT_HARDFORK, SUPPORTED_HARDFORKS } from './config/genesis';
+export {
+  DEFAULT_BALANCE,
+  DEFAULT_CHAIN_ID,
+  DEFAULT_GAS_LIMIT,
+  DEFAULT_HARDFORK,
+  SUPPORTED_HARDFORKS,
+} from './config/genesis';
 export { Conflation, LineCounter } from './lines/lineCounter';
 export type { LineCounts } from './lines/lineCounter';
 export { LineLimits } from './lines/lineLimits';
@@ -24,11 +37,18 @@ export { effectiveTip, maxFeeOf, maxTipOf } from './pool/txPool';
 export type { PoolTx } from './pool/txPool';
 export { matchesLog } from './store/chainStore';
 export type { KvOp, KvStore } from './store/kvStore';
-export type { BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
+export type { AccountProof, BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './config/units';
 export { encodeReceipt } from './store/receiptEncoding';
 export { MAX_SIMULATED_BLOCKS, SimulateError } from './exec/simulate';
-export type { SimBlockInput, SimBlockOverrides, SimCall, SimCallResult, SimOptions, SimulatedBlock } from './exec/simulate';
+export type {
+  SimBlockInput,
+  SimBlockOverrides,
+  SimCall,
+  SimCallResult,
+  SimOptions,
+  SimulatedBlock,
+} from './exec/simulate';
 export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './exec/tracing';
 export { verifyAccountProof } from './state/proofVerifier';
 export { SYSTEM_CONTRACTS } from './config/systemContracts';

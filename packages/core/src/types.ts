@@ -58,3 +58,14 @@ export interface LogFilter {
 }
 
 export type { Block };
+
+/** EIP-1186: an account and storage slots with their Merkle proofs against a state root. */
+export interface AccountProof {
+  address: Uint8Array;
+  balance: bigint;
+  nonce: bigint;
+  codeHash: Uint8Array;
+  storageHash: Uint8Array;
+  accountProof: Uint8Array[];
+  storageProof: { key: Uint8Array; value: bigint; proof: Uint8Array[] }[];
+}

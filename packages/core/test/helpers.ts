@@ -43,7 +43,7 @@ export interface TxFields {
 /** A signed transaction from dev account `from` (index). Nonce defaults to the pending nonce. */
 export async function signedTx(chain: Chain, from: number, fields: TxFields): Promise<TypedTransaction> {
   const account = chain.accounts[from];
-  const nonce = fields.nonce ?? (await chain.pendingNonce(account.address));
+  const nonce = fields.nonce ?? (await chain.reads.pendingNonce(account.address));
   const base = {
     nonce,
     to: fields.to,
@@ -67,7 +67,7 @@ export async function signedTx(chain: Chain, from: number, fields: TxFields): Pr
 }
 
 export async function send(chain: Chain, from: number, fields: TxFields): Promise<Uint8Array> {
-  return chain.submit(await signedTx(chain, from, fields));
+  return chain.txs.submit(await signedTx(chain, from, fields));
 }
 
 /** Deploys a fixture contract; returns its address. */
@@ -82,7 +82,7 @@ export async function deploy(
   data.set(code);
   data.set(args, code.length);
   const hash = await send(chain, from, { data, gasLimit: 5_000_000n });
-  const found = await chain.getReceipt(hash);
+  const found = await chain.reads.getReceipt(hash);
   if (found?.receipt.contractAddress === undefined || found.receipt.status !== 1)
     throw new Error(`deploying ${name} failed`);
   return found.receipt.contractAddress;
@@ -174,7 +174,7 @@ export async function chainWithOmmer(
   const ommerMiner = createAddressFromString('0x00000000000000000000000000000000000000bb');
   const source = await Chain.create({ genesis, mining: { mode: 'manual' } });
   try {
-    const genesisBlock = (await source.getBlockByNumber(0n))!;
+    const genesisBlock = (await source.reads.getBlockByNumber(0n))!;
     const first = await source.mine();
     const common = createCommonFromGethGenesis(genesis as never, { chain: 'pow' });
     common.setHardfork('london');

@@ -531,3 +531,33 @@ export const storageRequests: Parser<[Uint8Array, Uint8Array[]][]> = (value, slo
     const at = { position: slot.position, name: `${slot.name}[${key}]` };
     return [address(key, { ...at, name: `${slot.name} key` }), arrayOf(hash, 10_000)(keys, at)];
   });
+
+// ---------------------------------------------------------------- devnet control (Anvil's and Hardhat's methods)
+
+/** A number of seconds or blocks given as a JSON number or a hex quantity. */
+export const amount = (value: unknown, slot: ParamSlot): bigint => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string') return quantity(value, slot);
+  return fail(slot, 'a non-negative integer or hex quantity', value);
+};
+
+/** `amount`, below `limit`: the message names the bound and why it is there. */
+function amountBelow(limit: bigint, bound: string): (value: unknown, slot: ParamSlot) => bigint {
+  return (value, slot) => {
+    const n = amount(value, slot);
+    return n < limit ? n : fail(slot, `below ${bound}`, value);
+  };
+}
+
+/** A block timestamp: the header field is a uint64. */
+export const timestamp = amountBelow(1n << 64n, '2^64 (a block timestamp is a uint64)');
+/** EIP-2681: an account nonce stays below 2^64-1. */
+export const nonce = amountBelow((1n << 64n) - 1n, '2^64-1 (EIP-2681)');
+/** EIP-1985: a block gas limit is at most 2^63-1. */
+export const gasLimit = amountBelow(1n << 63n, '2^63 (EIP-1985: at most 2^63-1)');
+
+/** A 32-byte word given as any hex quantity (storage values). */
+export const word = (value: unknown, slot: ParamSlot): Uint8Array => {
+  const n = quantity(value, slot);
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+};

@@ -17,8 +17,10 @@ import { executionMethods } from './methods/execution';
 import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
+import { miningMethods } from './methods/mining';
 import { stateMethods } from './methods/state';
 import { transactionMethods } from './methods/transactions';
+import { txpoolMethods } from './methods/txpool';
 import { ChainFeed } from './subscriptions';
 import type { Session } from './subscriptions';
 
@@ -87,7 +89,9 @@ export class Rpc {
       ...logMethods,
       ...l2Methods,
       ...filterMethods,
+      ...miningMethods,
       ...devnetMethods,
+      ...txpoolMethods,
       ...debugMethods,
       ...opts.extraMethods,
     };

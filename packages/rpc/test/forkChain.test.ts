@@ -35,7 +35,7 @@ let t: TestRpc;
 
 beforeAll(async () => {
   t = await createTestRpc({ genesis, mining: { mode: 'manual' } });
-  const result = await t.chain.importBlocks(file);
+  const result = await t.chain.imports.importBlocks(file);
   expect(result).toMatchObject({ imported: HEAD, skipped: 1 });
 });
 afterAll(() => t.close());
@@ -152,7 +152,7 @@ test('the system contracts hold what the blocks wrote: beacon roots from Cancun,
 });
 
 test('the imported chain exports to the same file', async () => {
-  const out = await t.chain.exportBlocks(0n, BigInt(HEAD));
+  const out = await t.chain.imports.exportBlocks(0n, BigInt(HEAD));
   expect(Buffer.concat(out).equals(Buffer.from(file))).toBe(true);
 });
 
@@ -174,7 +174,7 @@ test.each([
   header[index] = bigIntToUnpaddedBytes(change(before));
   const fresh = await createTestRpc({ genesis, mining: { mode: 'manual' } });
   try {
-    await expect(fresh.chain.importBlocks(concatBytes(...blocks.map((b) => RLP.encode(b))))).rejects.toThrow(
+    await expect(fresh.chain.imports.importBlocks(concatBytes(...blocks.map((b) => RLP.encode(b))))).rejects.toThrow(
       `block ${number}: ${field} is ${change(before)} in the block, ${before} by the rules`,
     );
     // The blocks before it stay.
@@ -218,7 +218,7 @@ test('a proof-of-work block with an ommer: listed in the block, counted, and ans
   const made = await chainWithOmmer();
   const pow = await createTestRpc({ genesis: made.genesis, mining: { mode: 'manual' } });
   try {
-    await pow.chain.importBlocks(made.file);
+    await pow.chain.imports.importBlocks(made.file);
     const ommerHash = bytesToHex(made.ommer.hash());
     const b = await pow.call<Json>('eth_getBlockByNumber', '0x2', false);
     expect(b.uncles).toEqual([ommerHash]);

@@ -40,17 +40,17 @@ async function observe(): Promise<string> {
   const head = chain.headNumber;
   return JSON.stringify({
     head: head.toString(),
-    hash: bytesToHex((await chain.headBlock()).hash()),
-    root: bytesToHex(await chain.stateRootAt(head)),
-    pool: chain.pool
-      .all()
+    hash: bytesToHex((await chain.reads.headBlock()).hash()),
+    root: bytesToHex(await chain.reads.stateRootAt(head)),
+    pool: Object.values(await chain.reads.poolContent())
+      .flat()
       .map((p) => bytesToHex(p.hash))
       .sort(),
     clock: chain.clock.offset,
-    mining: chain.mining,
+    mining: chain.miner.mode,
     gasLimit: chain.gasLimit.toString(),
-    limits: chain.lineLimits?.limits,
-    deny: chain.exclusionControl.denyList(),
+    limits: chain.lines.limits?.limits,
+    deny: chain.lines.control.denyList(),
   });
 }
 
@@ -172,7 +172,7 @@ test('every method, given random params, answers well-formed and never changes s
       if ('error' in answer) expect(await observe()).toBe(before);
       // A random valid value may switch on interval mining: blocks mined meanwhile would be
       // mistaken for a refused call's doing.
-      if (t.chain.mining.mode === 'interval') t.chain.setMining({ mode: 'auto' });
+      if (t.chain.miner.mode.mode === 'interval') t.chain.miner.setMining({ mode: 'auto' });
     }),
     { seed: SEED, numRuns: 4_000 },
   );

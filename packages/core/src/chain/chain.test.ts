@@ -67,12 +67,12 @@ describe('Chain', () => {
     expect(chain.hardfork).toBe('osaka');
     expect(chain.headNumber).toBe(0n);
     expect(chain.accounts).toHaveLength(10);
-    const genesis = await chain.headBlock();
+    const genesis = await chain.reads.headBlock();
     expect(genesis.header.gasLimit).toBe(30_000_000n);
     expect(genesis.header.baseFeePerGas).toBe(GWEI);
     expect(genesis.header.transactionsTrie).toEqual(KECCAK256_RLP);
     for (const a of chain.accounts) {
-      expect((await chain.getAccount(a.address, 0n)).balance).toBe(10_000n * ETH);
+      expect((await chain.reads.getAccount(a.address, 0n)).balance).toBe(10_000n * ETH);
     }
   });
 
@@ -80,15 +80,15 @@ describe('Chain', () => {
     const manual = await Chain.create({ mining: { mode: 'manual' } });
     try {
       const to = manual.accounts[1].address;
-      await manual.submit(await signedTx(manual, 0, { nonce: 0n, to, value: 1n }));
-      await manual.submit(await signedTx(manual, 0, { nonce: 1n, to, value: 1n }));
-      const first = await manual.pendingBlock();
-      const second = await manual.pendingBlock();
+      await manual.txs.submit(await signedTx(manual, 0, { nonce: 0n, to, value: 1n }));
+      await manual.txs.submit(await signedTx(manual, 0, { nonce: 1n, to, value: 1n }));
+      const first = await manual.miner.pendingBlock();
+      const second = await manual.miner.pendingBlock();
       expect(second.block.transactions).toHaveLength(2);
       expect(second.block.hash()).toEqual(first.block.hash());
       await manual.mine();
-      const once = await manual.blockLineCounts(1n);
-      const again = await manual.blockLineCounts(1n);
+      const once = await manual.lines.blockLineCounts(1n);
+      const again = await manual.lines.blockLineCounts(1n);
       expect(once?.added).toHaveLength(2);
       expect(again).toEqual(once);
     } finally {
@@ -100,12 +100,12 @@ describe('Chain', () => {
     const to = chain.accounts[1].address;
     const hash = await send(chain, 0, { to, value: 5n, gasLimit: 21_000n });
     expect(chain.headNumber).toBe(1n);
-    const found = await chain.getReceipt(hash);
+    const found = await chain.reads.getReceipt(hash);
     expect(found?.receipt).toMatchObject({ status: 1, gasUsed: 21_000n, cumulativeGasUsed: 21_000n });
     expect(found?.block.header.number).toBe(1n);
-    expect((await chain.getAccount(to, 1n)).balance).toBe(10_000n * ETH + 5n);
-    expect((await chain.getAccount(to, 0n)).balance).toBe(10_000n * ETH);
-    const tx = await chain.getTransaction(hash);
+    expect((await chain.reads.getAccount(to, 1n)).balance).toBe(10_000n * ETH + 5n);
+    expect((await chain.reads.getAccount(to, 0n)).balance).toBe(10_000n * ETH);
+    const tx = await chain.reads.getTransaction(hash);
     expect(bytesToHex(tx?.sender as Uint8Array)).toBe(bytesToHex(chain.accounts[0].address));
   });
 
@@ -113,7 +113,7 @@ describe('Chain', () => {
     const to = chain.accounts[2].address;
     for (const type of [0, 1, 2] as const) {
       const hash = await send(chain, 0, { to, value: 1n, gasLimit: 21_000n, type });
-      expect((await chain.getReceipt(hash))?.receipt.type).toBe(type);
+      expect((await chain.reads.getReceipt(hash))?.receipt.type).toBe(type);
     }
     expect(chain.headNumber).toBe(3n);
   });
@@ -128,7 +128,7 @@ describe('Chain', () => {
     const alice = chain.accounts[0];
     const tx = createEOACode7702Tx(
       {
-        nonce: await chain.pendingNonce(alice.address),
+        nonce: await chain.reads.pendingNonce(alice.address),
         to: bob.address,
         data: hexToBytes(COUNTER_INCREMENT),
         gasLimit: 200_000n,
@@ -138,12 +138,12 @@ describe('Chain', () => {
       },
       { common: chain.common },
     ).sign(alice.privateKey);
-    const hash = await chain.sendRawTransaction(tx.serialize());
-    expect((await chain.getReceipt(hash))?.receipt).toMatchObject({ status: 1, type: 4 });
-    expect(bytesToHex(await chain.getCode(bob.address, chain.headNumber))).toBe(
+    const hash = await chain.txs.sendRawTransaction(tx.serialize());
+    expect((await chain.reads.getReceipt(hash))?.receipt).toMatchObject({ status: 1, type: 4 });
+    expect(bytesToHex(await chain.reads.getCode(bob.address, chain.headNumber))).toBe(
       `0xef0100${bytesToHex(counter).slice(2)}`,
     );
-    expect(bytesToBigInt(await chain.getStorage(bob.address, new Uint8Array(32), chain.headNumber))).toBe(1n);
+    expect(bytesToBigInt(await chain.reads.getStorage(bob.address, new Uint8Array(32), chain.headNumber))).toBe(1n);
   });
 
   test("a deployed contract's storage is readable at the deploying block and absent before it", async () => {
@@ -151,25 +151,25 @@ describe('Chain', () => {
     const deployedAt = chain.headNumber;
     await send(chain, 0, { to: counter, data: calldata(COUNTER_SET, 42n) });
     const slot0 = new Uint8Array(32);
-    expect(bytesToBigInt(await chain.getStorage(counter, slot0, chain.headNumber))).toBe(42n);
-    expect(bytesToBigInt(await chain.getStorage(counter, slot0, deployedAt))).toBe(0n);
-    expect((await chain.getCode(counter, deployedAt)).length).toBeGreaterThan(0);
-    expect((await chain.getCode(counter, deployedAt - 1n)).length).toBe(0);
-    const call = await chain.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+    expect(bytesToBigInt(await chain.reads.getStorage(counter, slot0, chain.headNumber))).toBe(42n);
+    expect(bytesToBigInt(await chain.reads.getStorage(counter, slot0, deployedAt))).toBe(0n);
+    expect((await chain.reads.getCode(counter, deployedAt)).length).toBeGreaterThan(0);
+    expect((await chain.reads.getCode(counter, deployedAt - 1n)).length).toBe(0);
+    const call = await chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
     expect(bytesToBigInt(call.returnValue)).toBe(42n);
-    const before = await chain.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, deployedAt);
+    const before = await chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, deployedAt);
     expect(bytesToBigInt(before.returnValue)).toBe(0n);
   });
 
   test('block roots equal an independent trie computation over the same data', async () => {
     const counter = await deploy(chain, 'Counter');
     // Two transactions in one block, one of them with a log.
-    chain.setMining({ mode: 'manual' });
+    chain.miner.setMining({ mode: 'manual' });
     await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
     await send(chain, 1, { to: chain.accounts[3].address, value: 7n, gasLimit: 21_000n });
     const block = await chain.mine();
     expect(block.transactions).toHaveLength(2);
-    const receipts = (await chain.getReceipts(block.header.number)) as Receipt[];
+    const receipts = (await chain.reads.getReceipts(block.header.number)) as Receipt[];
     expect(receipts[0].logs).toHaveLength(1);
 
     const txTrie = new MerklePatriciaTrie();
@@ -194,12 +194,12 @@ describe('Chain', () => {
     // its timestamp (the beacon root, zero, is no entry), EIP-2935 its parent's hash; the request
     // queues stay empty.
     const slots = new Map<string, [Uint8Array, Uint8Array][]>();
-    const value = await chain.getStorage(counter, new Uint8Array(32), block.header.number);
+    const value = await chain.reads.getStorage(counter, new Uint8Array(32), block.header.number);
     slots.set(bytesToHex(counter), [[new Uint8Array(32), value]]);
     const beaconRoots: [Uint8Array, Uint8Array][] = [];
     const history: [Uint8Array, Uint8Array][] = [];
     for (let n = 1n; n <= block.header.number; n++) {
-      const b = (await chain.getBlockByNumber(n))!;
+      const b = (await chain.reads.getBlockByNumber(n))!;
       beaconRoots.push([word(b.header.timestamp % 8191n), word(b.header.timestamp)]);
       history.push([word(n - 1n), b.header.parentHash]);
     }
@@ -216,7 +216,7 @@ describe('Chain', () => {
     const stateTrie = new MerklePatriciaTrie();
     const addresses = [...chain.accounts.map((a) => a.address), new Uint8Array(20), counter, ...systemContracts];
     for (const address of addresses) {
-      const a = await chain.getAccount(address, block.header.number);
+      const a = await chain.reads.getAccount(address, block.header.number);
       let storageRoot = KECCAK256_RLP;
       const entries = slots.get(bytesToHex(address)) ?? [];
       if (entries.length > 0) {
@@ -262,16 +262,16 @@ describe('Chain', () => {
         { ...tx.toJSON(), blobs: tx.blobs, kzgCommitments: tx.kzgCommitments, kzgProofs: proofs } as never,
         { common: forked.common },
       );
-      await expect(forked.sendRawTransaction(tampered.serializeNetworkWrapper())).rejects.toMatchObject({
+      await expect(forked.txs.sendRawTransaction(tampered.serializeNetworkWrapper())).rejects.toMatchObject({
         kind: 'invalidTransaction',
       });
       expect(forked.headNumber).toBe(0n);
 
-      const hash = await forked.sendRawTransaction(wrapper);
+      const hash = await forked.txs.sendRawTransaction(wrapper);
       expect(bytesToHex(hash)).toBe(bytesToHex(tx.hash()));
-      const mined = await forked.getReceipt(hash);
+      const mined = await forked.reads.getReceipt(hash);
       expect(mined?.receipt).toMatchObject({ status: 1, type: 3, blobGasUsed: 131_072n, blobGasPrice: 1n });
-      const block = await forked.headBlock();
+      const block = await forked.reads.headBlock();
       expect(block.header.blobGasUsed).toBe(131_072n);
       // The block holds the transaction without its blobs (as geth), and it reads back the same.
       expect(bytesToHex(block.transactions[0].serialize())).toBe(bytesToHex(tx.serialize()));
@@ -286,21 +286,21 @@ describe('Chain', () => {
     test('nonce too low', async () => {
       await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
       const tx = await signedTx(chain, 0, { nonce: 0n, to: chain.accounts[1].address, gasLimit: 21_000n });
-      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'nonceTooLow', txNonce: 0n, stateNonce: 1n });
-      await expect(chain.submit(tx)).rejects.toThrow(/^nonce too low: address 0x[0-9a-f]{40}, tx: 0 state: 1$/);
+      await expect(chain.txs.submit(tx)).rejects.toMatchObject({ kind: 'nonceTooLow', txNonce: 0n, stateNonce: 1n });
+      await expect(chain.txs.submit(tx)).rejects.toThrow(/^nonce too low: address 0x[0-9a-f]{40}, tx: 0 state: 1$/);
     });
 
     test('insufficient funds for gas * price + value', async () => {
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 20_000n * ETH, gasLimit: 21_000n });
-      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'insufficientFunds' });
-      await expect(chain.submit(tx)).rejects.toThrow(
+      await expect(chain.txs.submit(tx)).rejects.toMatchObject({ kind: 'insufficientFunds' });
+      await expect(chain.txs.submit(tx)).rejects.toThrow(
         /^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 10000000000000000000000 want 20000000210000000000000$/,
       );
     });
 
     test('intrinsic gas too low', async () => {
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 20_999n });
-      await expect(chain.submit(tx)).rejects.toThrow('intrinsic gas too low: gas 20999, minimum needed 21000');
+      await expect(chain.txs.submit(tx)).rejects.toThrow('intrinsic gas too low: gas 20999, minimum needed 21000');
     });
 
     const raw = (f: { chainId?: bigint; tip?: bigint; maxFee?: bigint; gas?: bigint; type?: 2 | 3 }) =>
@@ -314,18 +314,18 @@ describe('Chain', () => {
       });
 
     test('a hand-encoded valid transaction is accepted', async () => {
-      const hash = await chain.sendRawTransaction(raw({}));
-      expect((await chain.getReceipt(hash))?.receipt.status).toBe(1);
+      const hash = await chain.txs.sendRawTransaction(raw({}));
+      expect((await chain.reads.getReceipt(hash))?.receipt.status).toBe(1);
     });
 
     test('gas limit above the block gas limit', async () => {
-      await expect(chain.sendRawTransaction(raw({ gas: 30_000_001n }))).rejects.toThrow(
+      await expect(chain.txs.sendRawTransaction(raw({ gas: 30_000_001n }))).rejects.toThrow(
         'exceeds block gas limit: gas 30000001, limit 30000000',
       );
     });
 
     test('gas limit above the EIP-7825 transaction cap', async () => {
-      await expect(chain.sendRawTransaction(raw({ gas: 16_777_217n }))).rejects.toThrow(
+      await expect(chain.txs.sendRawTransaction(raw({ gas: 16_777_217n }))).rejects.toThrow(
         'exceeds transaction gas limit cap: gas 16777217, limit 16777216',
       );
     });
@@ -337,20 +337,20 @@ describe('Chain', () => {
         maxFeePerGas: 1n,
         maxPriorityFeePerGas: 1n,
       });
-      await expect(chain.submit(tx)).rejects.toMatchObject({ kind: 'feeCapTooLow', maxFeePerGas: 1n });
-      await expect(chain.submit(tx)).rejects.toThrow(/^max fee per gas less than block base fee/);
+      await expect(chain.txs.submit(tx)).rejects.toMatchObject({ kind: 'feeCapTooLow', maxFeePerGas: 1n });
+      await expect(chain.txs.submit(tx)).rejects.toThrow(/^max fee per gas less than block base fee/);
     });
 
     test('tip above fee cap', async () => {
-      await expect(chain.sendRawTransaction(raw({ tip: 3n * GWEI, maxFee: 2n * GWEI }))).rejects.toThrow(
+      await expect(chain.txs.sendRawTransaction(raw({ tip: 3n * GWEI, maxFee: 2n * GWEI }))).rejects.toThrow(
         'max priority fee per gas higher than max fee per gas: maxPriorityFeePerGas: 3000000000, maxFeePerGas: 2000000000',
       );
     });
 
     test('replacement of a pending transaction needs a 10% higher fee', async () => {
-      chain.setMining({ mode: 'manual' });
+      chain.miner.setMining({ mode: 'manual' });
       const to = chain.accounts[1].address;
-      await chain.submit(
+      await chain.txs.submit(
         await signedTx(chain, 0, {
           nonce: 0n,
           to,
@@ -367,7 +367,7 @@ describe('Chain', () => {
         maxFeePerGas: 10n * GWEI + 1n,
         maxPriorityFeePerGas: GWEI + 1n,
       });
-      await expect(chain.submit(cheap)).rejects.toThrow('replacement transaction underpriced');
+      await expect(chain.txs.submit(cheap)).rejects.toThrow('replacement transaction underpriced');
       const better = await signedTx(chain, 0, {
         nonce: 0n,
         to,
@@ -376,21 +376,21 @@ describe('Chain', () => {
         maxFeePerGas: 11n * GWEI,
         maxPriorityFeePerGas: 2n * GWEI,
       });
-      const hash = await chain.submit(better);
-      expect(chain.pool.size).toBe(1);
+      const hash = await chain.txs.submit(better);
+      expect(chain.reads.poolSize).toBe(1);
       const block = await chain.mine();
       expect(bytesToHex(block.transactions[0].hash())).toBe(bytesToHex(hash));
     });
 
     test('the same transaction twice is already known', async () => {
-      chain.setMining({ mode: 'manual' });
+      chain.miner.setMining({ mode: 'manual' });
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
-      await chain.submit(tx);
-      await expect(chain.submit(tx)).rejects.toThrow('already known');
+      await chain.txs.submit(tx);
+      await expect(chain.txs.submit(tx)).rejects.toThrow('already known');
     });
 
     test('a transaction signed for another chain', async () => {
-      await expect(chain.sendRawTransaction(raw({ chainId: 1n }))).rejects.toMatchObject({
+      await expect(chain.txs.sendRawTransaction(raw({ chainId: 1n }))).rejects.toMatchObject({
         kind: 'chainIdMismatch',
         got: 1n,
         expected: 31337n,
@@ -403,8 +403,8 @@ describe('Chain', () => {
         { to: chain.accounts[1].address, gasLimit: 21_000n, gasPrice: 10n * GWEI },
         { common: chain.common },
       );
-      await expect(chain.sendRawTransaction(unsigned.serialize())).rejects.toMatchObject({ kind: 'invalidSender' });
-      await expect(chain.sendRawTransaction(hexToBytes('0xdeadbeef'))).rejects.toMatchObject({
+      await expect(chain.txs.sendRawTransaction(unsigned.serialize())).rejects.toMatchObject({ kind: 'invalidSender' });
+      await expect(chain.txs.sendRawTransaction(hexToBytes('0xdeadbeef'))).rejects.toMatchObject({
         kind: 'invalidTransaction',
       });
     });
@@ -429,7 +429,7 @@ describe('Chain', () => {
       };
       const blobs = await Chain.create({ genesis });
       try {
-        expect(await blobs.nextBlobBaseFee()).toBe(17n);
+        expect(await blobs.reads.nextBlobBaseFee()).toBe(17n);
         const blobTx = (maxFeePerBlobGas: bigint, from: number) =>
           createBlob4844Tx(
             {
@@ -445,68 +445,69 @@ describe('Chain', () => {
           )
             .sign(chain.accounts[from].privateKey)
             .serializeNetworkWrapper();
-        await expect(blobs.sendRawTransaction(blobTx(0n, 0))).rejects.toThrow(
+        await expect(blobs.txs.sendRawTransaction(blobTx(0n, 0))).rejects.toThrow(
           'transaction gas price below minimum: blob fee cap 0, minimum needed 1',
         );
-        const waiting = await blobs.sendRawTransaction(blobTx(5n, 0));
-        expect(await blobs.getReceipt(waiting)).toBeUndefined();
-        expect(blobs.pool.size).toBe(1);
+        const waiting = await blobs.txs.sendRawTransaction(blobTx(5n, 0));
+        expect(await blobs.reads.getReceipt(waiting)).toBeUndefined();
+        expect(blobs.reads.poolSize).toBe(1);
         // Another sender's that pays the blob price is mined at it; the first still waits.
-        const price = await blobs.nextBlobBaseFee();
+        const price = await blobs.reads.nextBlobBaseFee();
         expect(price).toBeGreaterThan(5n);
-        const paying = await blobs.sendRawTransaction(blobTx(100n, 1));
-        expect((await blobs.getReceipt(paying))?.receipt).toMatchObject({ status: 1, blobGasPrice: price });
-        expect(await blobs.getReceipt(waiting)).toBeUndefined();
-        expect(blobs.pool.size).toBe(1);
+        const paying = await blobs.txs.sendRawTransaction(blobTx(100n, 1));
+        expect((await blobs.reads.getReceipt(paying))?.receipt).toMatchObject({ status: 1, blobGasPrice: price });
+        expect(await blobs.reads.getReceipt(waiting)).toBeUndefined();
+        expect(blobs.reads.poolSize).toBe(1);
       } finally {
         await blobs.close();
       }
     });
 
     test('a blob transaction without its blobs is refused', async () => {
-      await expect(chain.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('blob transaction without blobs');
+      await expect(chain.txs.sendRawTransaction(raw({ type: 3 }))).rejects.toThrow('blob transaction without blobs');
     });
   });
 
   test('a nonce gap is queued until it is filled', async () => {
     const to = chain.accounts[1].address;
     const later = await signedTx(chain, 0, { nonce: 1n, to, gasLimit: 21_000n });
-    await chain.submit(later);
+    await chain.txs.submit(later);
     expect(chain.headNumber).toBe(0n);
-    expect(await chain.pendingNonce(chain.accounts[0].address)).toBe(0n);
-    await chain.submit(await signedTx(chain, 0, { nonce: 0n, to, gasLimit: 21_000n }));
+    expect(await chain.reads.pendingNonce(chain.accounts[0].address)).toBe(0n);
+    await chain.txs.submit(await signedTx(chain, 0, { nonce: 0n, to, gasLimit: 21_000n }));
     expect(chain.headNumber).toBe(1n);
-    const block = await chain.headBlock();
+    const block = await chain.reads.headBlock();
     expect(block.transactions.map((t) => t.nonce)).toEqual([0n, 1n]);
-    expect(chain.pool.size).toBe(0);
+    expect(chain.reads.poolSize).toBe(0);
   });
 
   test('empty blocks leave nothing behind in the EVM journal (it grew by two entries a block)', async () => {
-    const journal = (chain as unknown as { vm: { evm: { journal: { journalDiff: unknown[] } } } }).vm.evm.journal;
+    const journal = (chain as unknown as { head: { vm: { evm: { journal: { journalDiff: unknown[] } } } } }).head.vm.evm
+      .journal;
     for (let i = 0; i < 50; i++) await chain.mine();
     expect(chain.headNumber).toBe(50n);
     expect(journal.journalDiff.length).toBeLessThanOrEqual(1);
   });
 
   test('manual mining builds blocks only on request', async () => {
-    chain.setMining({ mode: 'manual' });
+    chain.miner.setMining({ mode: 'manual' });
     await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
     await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
     expect(chain.headNumber).toBe(0n);
-    expect(chain.pool.size).toBe(2);
+    expect(chain.reads.poolSize).toBe(2);
     const block = await chain.mine();
     expect(block.transactions).toHaveLength(2);
-    expect(chain.pool.size).toBe(0);
+    expect(chain.reads.poolSize).toBe(0);
   });
 
   test('interval mining mines pending transactions together', async () => {
-    chain.setMining({ mode: 'manual' });
+    chain.miner.setMining({ mode: 'manual' });
     await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
     await send(chain, 1, { to: chain.accounts[1].address, gasLimit: 21_000n });
     const mined = new Promise<number>((resolve) => chain.once('block', (b) => resolve(b.transactions.length)));
-    chain.setMining({ mode: 'interval', intervalMs: 20 });
+    chain.miner.setMining({ mode: 'interval', intervalMs: 20 });
     expect(await mined).toBe(2);
-    chain.setMining({ mode: 'manual' });
+    chain.miner.setMining({ mode: 'manual' });
   });
 
   test('transactions that do not fit the block gas limit wait for the next block', async () => {
@@ -523,14 +524,18 @@ describe('Chain', () => {
 
   test('eth_call reverts carry the decoded reason and the raw data', async () => {
     const reverter = await deploy(chain, 'Reverter');
-    await expect(chain.call({ to: reverter, data: hexToBytes('0x5b2dd100') }, chain.headNumber)).rejects.toMatchObject({
+    await expect(
+      chain.calls.call({ to: reverter, data: hexToBytes('0x5b2dd100') }, chain.headNumber),
+    ).rejects.toMatchObject({
       kind: 'executionReverted',
       message: 'execution reverted: nope',
     });
-    await expect(chain.call({ to: reverter, data: hexToBytes('0x33fe3fbd') }, chain.headNumber)).rejects.toMatchObject({
+    await expect(
+      chain.calls.call({ to: reverter, data: hexToBytes('0x33fe3fbd') }, chain.headNumber),
+    ).rejects.toMatchObject({
       message: 'execution reverted: panic: 0x11',
     });
-    const custom = chain.call({ to: reverter, data: hexToBytes('0x0e64d54c') }, chain.headNumber);
+    const custom = chain.calls.call({ to: reverter, data: hexToBytes('0x0e64d54c') }, chain.headNumber);
     await expect(custom).rejects.toMatchObject({ message: 'execution reverted' });
     await custom.catch((e: { data: Uint8Array }) => {
       expect(bytesToHex(e.data)).toBe(`0xcb362b34${bytesToHex(word(42n)).slice(2)}`);
@@ -539,12 +544,12 @@ describe('Chain', () => {
 
   test('estimateGas finds a limit the transaction succeeds with', async () => {
     const counter = await deploy(chain, 'Counter');
-    const { gas } = await chain.estimateGas(
+    const { gas } = await chain.calls.estimateGas(
       { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) },
       chain.headNumber,
     );
     const hash = await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT), gasLimit: gas });
-    const { receipt } = (await chain.getReceipt(hash))!;
+    const { receipt } = (await chain.reads.getReceipt(hash))!;
     expect(receipt.status).toBe(1);
     expect(gas).toBeGreaterThanOrEqual(receipt.gasUsed);
     expect(gas).toBeLessThan((receipt.gasUsed * 110n) / 100n + 3_000n);
@@ -554,19 +559,19 @@ describe('Chain', () => {
     const counter = await deploy(chain, 'Counter');
     await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
     for (let i = 0; i < 3; i++) await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
-    const all = await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber });
+    const all = await chain.reads.getLogs({ fromBlock: 0n, toBlock: chain.headNumber });
     expect(all).toHaveLength(3);
-    const byAddress = await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [counter] });
+    const byAddress = await chain.reads.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [counter] });
     expect(byAddress.map((l) => bytesToBigInt(l.data))).toEqual([1n, 2n, 3n]);
     const topic = all[0].topics[0];
-    expect(await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[topic]] })).toHaveLength(3);
+    expect(await chain.reads.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[topic]] })).toHaveLength(3);
     expect(
-      await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[new Uint8Array(32)]] }),
+      await chain.reads.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, topics: [[new Uint8Array(32)]] }),
     ).toHaveLength(0);
     expect(
-      await chain.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [chain.accounts[0].address] }),
+      await chain.reads.getLogs({ fromBlock: 0n, toBlock: chain.headNumber, addresses: [chain.accounts[0].address] }),
     ).toHaveLength(0);
-    expect(await chain.getLogs({ fromBlock: all[1].blockNumber, toBlock: all[1].blockNumber })).toHaveLength(1);
+    expect(await chain.reads.getLogs({ fromBlock: all[1].blockNumber, toBlock: all[1].blockNumber })).toHaveLength(1);
   });
 
   test('a log query over the result limit fails', async () => {
@@ -574,7 +579,7 @@ describe('Chain', () => {
     try {
       const counter = await deploy(limited, 'Counter');
       for (let i = 0; i < 3; i++) await send(limited, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
-      await expect(limited.getLogs({ fromBlock: 0n, toBlock: limited.headNumber })).rejects.toThrow(
+      await expect(limited.reads.getLogs({ fromBlock: 0n, toBlock: limited.headNumber })).rejects.toThrow(
         'query returned more than 2 results',
       );
     } finally {
@@ -594,22 +599,22 @@ describe('Chain on disk', () => {
     const first = await Chain.create({ dataDir: dir });
     const counter = await deploy(first, 'Counter');
     const hash = await send(first, 0, { to: counter, data: calldata(COUNTER_SET, 7n) });
-    first.setMining({ mode: 'manual' });
+    first.miner.setMining({ mode: 'manual' });
     const pending = await send(first, 1, { to: first.accounts[2].address, value: 3n, gasLimit: 21_000n });
     const head = first.headNumber;
-    const root = (await first.headBlock()).header.stateRoot;
-    await first.setFinality({ safe: head, finalized: 1n });
+    const root = (await first.reads.headBlock()).header.stateRoot;
+    await first.dev.setFinality({ safe: head, finalized: 1n });
     await first.close();
 
     const second = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
     try {
       expect(second.headNumber).toBe(head);
-      expect(await second.resolveNumber({ kind: 'safe' })).toBe(head);
-      expect(await second.resolveNumber({ kind: 'finalized' })).toBe(1n);
-      expect(bytesToHex((await second.headBlock()).header.stateRoot)).toBe(bytesToHex(root));
-      expect(bytesToBigInt(await second.getStorage(counter, new Uint8Array(32), head))).toBe(7n);
-      expect((await second.getReceipt(hash))?.receipt.status).toBe(1);
-      expect(second.pool.size).toBe(1);
+      expect(await second.reads.resolveNumber({ kind: 'safe' })).toBe(head);
+      expect(await second.reads.resolveNumber({ kind: 'finalized' })).toBe(1n);
+      expect(bytesToHex((await second.reads.headBlock()).header.stateRoot)).toBe(bytesToHex(root));
+      expect(bytesToBigInt(await second.reads.getStorage(counter, new Uint8Array(32), head))).toBe(7n);
+      expect((await second.reads.getReceipt(hash))?.receipt.status).toBe(1);
+      expect(second.reads.poolSize).toBe(1);
       const block = await second.mine();
       expect(bytesToHex(block.transactions[0].hash())).toBe(bytesToHex(pending));
     } finally {
@@ -624,18 +629,18 @@ describe('Chain on disk', () => {
     const first = await Chain.create({ dataDir: dir, lineLimits: limits, mining: { mode: 'manual' } });
     const to = first.accounts[2].address;
     for (let i = 0; i < 4; i++) await send(first, 0, { to, value: 1n, gasLimit: 21_000n });
-    first.setMining({ mode: 'auto' });
+    first.miner.setMining({ mode: 'auto' });
     const late = await send(first, 0, { to, value: 1n, gasLimit: 21_000n });
     expect(first.headNumber).toBe(1n);
-    expect(first.pool.size).toBe(2);
+    expect(first.reads.poolSize).toBe(2);
     await first.close();
 
     const second = await Chain.create({ dataDir: dir, lineLimits: limits, mining: { mode: 'manual' } });
     try {
-      expect((await second.getTransaction(late))?.tx.nonce).toBe(4n);
-      expect(second.pool.size).toBe(2);
+      expect((await second.reads.getTransaction(late))?.tx.nonce).toBe(4n);
+      expect(second.reads.poolSize).toBe(2);
       await second.mine();
-      expect((await second.getReceipt(late))?.receipt.status).toBe(1);
+      expect((await second.reads.getReceipt(late))?.receipt.status).toBe(1);
     } finally {
       await second.close();
     }
@@ -645,7 +650,7 @@ describe('Chain on disk', () => {
     const first = await Chain.create({ dataDir: dir, hardfork: 'london', mining: { mode: 'manual' } });
     for (let i = 0; i < 3; i++) await first.mine();
     const totals = [];
-    for (let n = 0n; n <= 3n; n++) totals.push(await first.totalDifficulty(n));
+    for (let n = 0n; n <= 3n; n++) totals.push(await first.reads.totalDifficulty(n));
     expect(totals[3]).toBeGreaterThan(totals[1]);
     // The rows as an older version left them: none.
     const kv = (first as unknown as { kv: { batch(ops: unknown[]): Promise<void> } }).kv;
@@ -653,9 +658,9 @@ describe('Chain on disk', () => {
     await first.close();
     const second = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
     try {
-      for (let n = 0n; n <= 3n; n++) expect(await second.totalDifficulty(n)).toBe(totals[Number(n)]);
+      for (let n = 0n; n <= 3n; n++) expect(await second.reads.totalDifficulty(n)).toBe(totals[Number(n)]);
       const next = await second.mine();
-      expect(await second.totalDifficulty(4n)).toBe(totals[3] + next.header.difficulty);
+      expect(await second.reads.totalDifficulty(4n)).toBe(totals[3] + next.header.difficulty);
     } finally {
       await second.close();
     }
@@ -697,15 +702,16 @@ describe('Chain from a genesis file', () => {
       // In the fork block, a transaction reads the balance the drain left: 0, in the block and in its trace.
       const probe = await send(source, 0, { to: hexToBytes(PROBE), gasLimit: 100_000n, gasPrice: GWEI, type: 0 });
       await source.mine();
-      const trace = (await source.traceTransaction(probe, { tracer: 'callTracer' })) as { output: string };
+      const trace = (await source.traces.traceTransaction(probe, { tracer: 'callTracer' })) as { output: string };
       expect(BigInt(trace.output)).toBe(0n);
       for (let i = 0; i < 10; i++) await source.mine();
       const balance = async (address: string, n: bigint) =>
-        (await source.getAccount(hexToBytes(address as `0x${string}`), n)).balance;
+        (await source.reads.getAccount(hexToBytes(address as `0x${string}`), n)).balance;
       expect(await balance(DAO_ACCOUNT, 1n)).toBe(10n ** 18n);
       expect(await balance(DAO_ACCOUNT, 2n)).toBe(0n);
       expect(await balance(REFUND, 2n)).toBe(10n ** 18n);
-      const extra = async (n: bigint) => new TextDecoder().decode((await source.getBlockByNumber(n))!.header.extraData);
+      const extra = async (n: bigint) =>
+        new TextDecoder().decode((await source.reads.getBlockByNumber(n))!.header.extraData);
       expect([await extra(1n), await extra(2n), await extra(11n), await extra(12n)]).toEqual([
         '',
         'dao-hard-fork',
@@ -713,9 +719,11 @@ describe('Chain from a genesis file', () => {
         '',
       ]);
       // The chain imports into a fresh node: the same blocks.
-      const blocks = await source.exportBlocks(0n, 12n);
-      await target.importBlocks(concatBytes(...blocks));
-      expect(bytesToHex((await target.headBlock()).hash())).toBe(bytesToHex((await source.headBlock()).hash()));
+      const blocks = await source.imports.exportBlocks(0n, 12n);
+      await target.imports.importBlocks(concatBytes(...blocks));
+      expect(bytesToHex((await target.reads.headBlock()).hash())).toBe(
+        bytesToHex((await source.reads.headBlock()).hash()),
+      );
       // Without daoForkSupport the chain is the side that did not fork: no drain, no extra data.
       const noFork = await Chain.create({
         genesis: { ...genesis, config: { ...genesis.config, daoForkSupport: false } },
@@ -723,9 +731,9 @@ describe('Chain from a genesis file', () => {
       });
       try {
         for (let i = 0; i < 3; i++) await noFork.mine();
-        const dao = await noFork.getAccount(hexToBytes(DAO_ACCOUNT as `0x${string}`), 3n);
+        const dao = await noFork.reads.getAccount(hexToBytes(DAO_ACCOUNT as `0x${string}`), 3n);
         expect(dao.balance).toBe(10n ** 18n);
-        expect((await noFork.getBlockByNumber(2n))!.header.extraData).toHaveLength(0);
+        expect((await noFork.reads.getBlockByNumber(2n))!.header.extraData).toHaveLength(0);
       } finally {
         await noFork.close();
       }
@@ -734,7 +742,7 @@ describe('Chain from a genesis file', () => {
       third[0][12] = new Uint8Array();
       const other = await Chain.create({ genesis, mining: { mode: 'manual' } });
       try {
-        await expect(other.importBlocks(concatBytes(...blocks.slice(0, 3), RLP.encode(third)))).rejects.toThrow(
+        await expect(other.imports.importBlocks(concatBytes(...blocks.slice(0, 3), RLP.encode(third)))).rejects.toThrow(
           "block 3: extraData should be 'dao-hard-fork', got  (hex: 0x)",
         );
         expect(other.headNumber).toBe(2n);
@@ -752,7 +760,7 @@ describe('Chain from a genesis file', () => {
     const hashOf = async (genesis: unknown) => {
       const chain = await Chain.create({ genesis, mining: { mode: 'manual' } });
       try {
-        return bytesToHex((await chain.headBlock()).hash());
+        return bytesToHex((await chain.reads.headBlock()).hash());
       } finally {
         await chain.close();
       }
@@ -801,10 +809,10 @@ describe('Chain from a genesis file', () => {
     try {
       expect(chain.chainId).toBe(4242n);
       expect(chain.hardfork).toBe('prague');
-      const a = await chain.getAccount(hexToBytes('0x1000000000000000000000000000000000000001'), 0n);
+      const a = await chain.reads.getAccount(hexToBytes('0x1000000000000000000000000000000000000001'), 0n);
       expect(a).toMatchObject({ balance: 256n, nonce: 5n });
       const c = hexToBytes('0x2000000000000000000000000000000000000002');
-      const count = await chain.call({ to: c, data: hexToBytes(COUNTER_COUNT) }, 0n);
+      const count = await chain.calls.call({ to: c, data: hexToBytes(COUNTER_COUNT) }, 0n);
       expect(bytesToBigInt(count.returnValue)).toBe(42n);
     } finally {
       await chain.close();
@@ -826,7 +834,7 @@ describe('Chain from a genesis file', () => {
     });
     try {
       expect(chain.hardfork).toBe('london');
-      expect((await chain.headBlock()).header.baseFeePerGas).toBe(GWEI);
+      expect((await chain.reads.headBlock()).header.baseFeePerGas).toBe(GWEI);
     } finally {
       await chain.close();
     }

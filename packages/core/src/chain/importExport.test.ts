@@ -28,24 +28,24 @@ describe('export and import', () => {
     const source = await madeChain();
     const target = await Chain.create({});
     try {
-      const blocks = await source.exportBlocks(0n, source.headNumber);
+      const blocks = await source.imports.exportBlocks(0n, source.headNumber);
       expect(blocks).toHaveLength(Number(source.headNumber) + 1);
       const seen: bigint[] = [];
-      const result = await target.importBlocks(concatBytes(...blocks), (b) => seen.push(b.header.number));
+      const result = await target.imports.importBlocks(concatBytes(...blocks), (b) => seen.push(b.header.number));
       expect(result).toMatchObject({ imported: Number(source.headNumber), skipped: 1 });
       expect(result.gas).toBeGreaterThan(0n);
       expect(seen).toEqual(Array.from({ length: Number(source.headNumber) }, (_, i) => BigInt(i + 1)));
       expect(target.headNumber).toBe(source.headNumber);
       for (let n = 0n; n <= source.headNumber; n++) {
         const ref = { kind: 'number' as const, number: n };
-        const [a, b] = [await source.getBlock(ref), await target.getBlock(ref)];
+        const [a, b] = [await source.reads.getBlock(ref), await target.reads.getBlock(ref)];
         expect(bytesToHex(b!.hash())).toBe(bytesToHex(a!.hash()));
-        expect(await target.getReceipts(n)).toEqual(await source.getReceipts(n));
+        expect(await target.reads.getReceipts(n)).toEqual(await source.reads.getReceipts(n));
       }
       const bob = source.accounts[1].address;
-      expect(await target.getProof(bob, [], 2n)).toEqual(await source.getProof(bob, [], 2n));
+      expect(await target.reads.getProof(bob, [], 2n)).toEqual(await source.reads.getProof(bob, [], 2n));
       // Importing the same file again changes nothing.
-      expect(await target.importBlocks(concatBytes(...blocks))).toMatchObject({ imported: 0 });
+      expect(await target.imports.importBlocks(concatBytes(...blocks))).toMatchObject({ imported: 0 });
     } finally {
       await source.close();
       await target.close();
@@ -57,20 +57,20 @@ describe('export and import', () => {
     const target = await Chain.create({});
     try {
       // From genesis, so the new node takes the file's genesis whatever second each was made in.
-      const blocks = await source.exportBlocks(0n, source.headNumber);
+      const blocks = await source.imports.exportBlocks(0n, source.headNumber);
       // Block 3's header: change one byte of its state root.
       const decoded = RLP.decode(blocks[3]) as unknown as Uint8Array[][];
       const root = Uint8Array.from(decoded[0][3]);
       root[31] ^= 1;
       decoded[0][3] = root;
       blocks[3] = RLP.encode(decoded as never);
-      const error = await target.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
+      const error = await target.imports.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ImportError);
       expect((error as Error).message).toMatch(
         new RegExp(`^block 3: stateRoot is 0x[0-9a-f]{64} in the block, 0x[0-9a-f]{64} when run$`),
       );
       expect(target.headNumber).toBe(2n);
-      const garbage = await target.importBlocks(new Uint8Array([0xf9, 0xff])).catch((e: unknown) => e);
+      const garbage = await target.imports.importBlocks(new Uint8Array([0xf9, 0xff])).catch((e: unknown) => e);
       expect((garbage as Error).message).toMatch(/^block 3: not a block's RLP/);
     } finally {
       await source.close();
@@ -82,8 +82,8 @@ describe('export and import', () => {
     const source = await madeChain();
     const target = await Chain.create({ chainId: 7n });
     try {
-      const blocks = await source.exportBlocks(0n, 1n);
-      const error = await target.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
+      const blocks = await source.imports.exportBlocks(0n, 1n);
+      const error = await target.imports.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
       expect((error as Error).message).toBe(
         'block 1: a transaction is signed for another chain than this one (chain id 7)',
       );
@@ -112,7 +112,7 @@ describe('proof-of-work blocks with ommers', () => {
     const made = await chainWithOmmer(ommerOf as never);
     const target = await Chain.create({ genesis: made.genesis, mining: { mode: 'manual' } });
     try {
-      await expect(target.importBlocks(made.file)).rejects.toThrow(
+      await expect(target.imports.importBlocks(made.file)).rejects.toThrow(
         new RegExp(`^block 2: ommer 0x[0-9a-f]{64}.* ${message.replace(/[()']/g, '.')}`),
       );
       expect(target.headNumber).toBe(1n);
@@ -125,14 +125,14 @@ describe('proof-of-work blocks with ommers', () => {
     const made = await chainWithOmmer();
     const target = await Chain.create({ genesis: made.genesis, mining: { mode: 'manual' } });
     try {
-      expect(await target.importBlocks(made.file)).toMatchObject({ imported: 2 });
-      const imported = await target.getBlockByNumber(2n);
+      expect(await target.imports.importBlocks(made.file)).toMatchObject({ imported: 2 });
+      const imported = await target.reads.getBlockByNumber(2n);
       expect(bytesToHex(imported!.hash())).toBe(bytesToHex(made.block.hash()));
       expect(imported!.uncleHeaders.map((u) => bytesToHex(u.hash()))).toEqual([bytesToHex(made.ommer.hash())]);
       // London's 2 ETH: the miner 1/32 more for the ommer, the ommer's miner (8 - 1)/8.
       const reward = 2n * 10n ** 18n;
-      expect((await target.getAccount(made.miner, 2n)).balance).toBe(reward + reward / 32n);
-      expect((await target.getAccount(made.ommerMiner, 2n)).balance).toBe((reward * 7n) / 8n);
+      expect((await target.reads.getAccount(made.miner, 2n)).balance).toBe(reward + reward / 32n);
+      expect((await target.reads.getAccount(made.ommerMiner, 2n)).balance).toBe((reward * 7n) / 8n);
     } finally {
       await target.close();
     }

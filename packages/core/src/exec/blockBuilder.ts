@@ -96,6 +96,30 @@ export interface BuildResult {
   lineAdded: LineCounts[];
 }
 
+/** The fields a block's header was built from: all but what sealing it computes. */
+export function buildFields(h: BlockHeader): HeaderData {
+  return {
+    parentHash: h.parentHash,
+    coinbase: h.coinbase,
+    number: h.number,
+    gasLimit: h.gasLimit,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    difficulty: h.difficulty,
+    mixHash: h.mixHash,
+    nonce: h.nonce,
+    baseFeePerGas: h.baseFeePerGas,
+    parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+    excessBlobGas: h.excessBlobGas,
+    blobGasUsed: h.blobGasUsed,
+  };
+}
+
+/** A mined block's transactions as candidates to run again, with their senders. */
+export function asCandidates(txs: readonly TypedTransaction[], senders: Uint8Array[]): PoolTx[] {
+  return txs.map((tx, i) => ({ tx, hash: tx.hash(), sender: senders[i], nonce: tx.nonce, addedAt: 0 }));
+}
+
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if ('maxFeePerGas' in tx) {
     const tip =

@@ -98,6 +98,17 @@ const ESTIMATE_ERROR_RATIO = 0.015;
 /** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
 export const RPC_EVM_TIMEOUT_MS = 5_000;
 
+export interface SimulatorOptions {
+  /** Count lines at all; default true. */
+  lineCounting?: boolean;
+  /** Which Linea tracer the line counter follows; default osaka. */
+  tracer?: TracerProfileName;
+  /** The chain's DAO fork block (a genesis that supports it). */
+  daoForkBlock?: bigint;
+  /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */
+  evmTimeoutMs?: number;
+}
+
 export class Simulator {
   private readonly queue = new SerialQueue();
   private root: Uint8Array | undefined;
@@ -106,9 +117,9 @@ export class Simulator {
   /** This use's overrides moved or removed precompiles: the fork's set is put back after it. */
   private precompilesChanged = false;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. */
-  evmTimeoutMs = RPC_EVM_TIMEOUT_MS;
+  private readonly evmTimeoutMs: number;
   /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
-  daoForkBlock: bigint | undefined;
+  private readonly daoForkBlock: bigint | undefined;
 
   private constructor(
     private readonly vm: VM,
@@ -116,16 +127,18 @@ export class Simulator {
     private readonly overlay: OverlayDB,
     /** Hashes of blocks eth_simulateV1 made, by number, for BLOCKHASH while it runs. */
     private readonly simulatedHashes: Map<bigint, Uint8Array>,
+    opts: SimulatorOptions,
   ) {
     this.guard = new ExecutionGuard(vm.evm);
+    this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
+    this.daoForkBlock = opts.daoForkBlock;
   }
 
   static async create(
     common: Common,
     stateDb: StateDB,
     blockchain: Blockchain,
-    lineCounting = true,
-    tracer: TracerProfileName = 'osaka',
+    opts: SimulatorOptions = {},
   ): Promise<Simulator> {
     // Its own scratch layer: nothing it computes may reach the block the miner commits next.
     const overlay = new OverlayDB(stateDb);
@@ -144,7 +157,8 @@ export class Simulator {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain: chain });
-    return new Simulator(vm, new LineCounter(vm.evm, lineCounting, tracer), overlay, simulatedHashes);
+    const counter = new LineCounter(vm.evm, opts.lineCounting ?? true, opts.tracer ?? 'osaka');
+    return new Simulator(vm, counter, overlay, simulatedHashes, opts);
   }
 
   /** The EVM's precompiles: address (unprefixed hex) to function; state overrides may change them for one use. */

@@ -185,9 +185,9 @@ describe('the profiles on programs run through the chain', () => {
     const chain = await Chain.create({ tracer: profile, hardfork });
     try {
       const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
-      await chain.setCode(target, hexToBytes(code));
-      if (callee !== undefined) await chain.setCode(hexToBytes(CALLEE), hexToBytes(callee));
-      const result = await chain.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
+      await chain.dev.setCode(target, hexToBytes(code));
+      if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
+      const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
         countLines: true,
       });
       return result.lineCounts as Record<string, number>;
@@ -290,7 +290,7 @@ describe('the profiles on programs run through the chain', () => {
     const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
     try {
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 1n });
-      const counts = (await chain.transactionLineCounts(tx)) as Record<string, number>;
+      const counts = (await chain.lines.transactionLineCounts(tx)) as Record<string, number>;
       const encoded = tx.serialize().length;
       const preimage = (tx.getMessageToSign() as Uint8Array).length;
       expect(counts.BLOCK_L1_SIZE).toBe(encoded + 20 + 38);

@@ -4,7 +4,7 @@ import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes, KECCAK256_RLP } fro
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { Chain } from '../chain/chain';
-import type { AccountProof } from '../chain/chain';
+import type { AccountProof } from '../types';
 import { verifyAccountProof } from './proofVerifier';
 
 const A = hexToBytes('0x00000000000000000000000000000000000000a1');
@@ -24,16 +24,16 @@ const roots: Uint8Array[] = [];
 beforeAll(async () => {
   chain = await Chain.create({ mining: { mode: 'manual' } });
   // Block 1: 300 slots (a storage trie several levels deep). Block 2: slot 7 changed, slot 8 deleted.
-  await chain.editState(async (sm) => {
+  await chain.dev.editState(async (sm) => {
     const { Address, createAccount } = await import('@ethereumjs/util');
     await sm.putAccount(new Address(A), createAccount({ balance: 5n, nonce: 1n }));
     for (let i = 1; i <= 300; i++) await sm.putStorage(new Address(A), slot(i), word(i * 3));
   });
   await chain.mine();
-  await chain.setStorageAt(A, slot(7), word(777));
-  await chain.setStorageAt(A, slot(8), new Uint8Array(32));
+  await chain.dev.setStorageAt(A, slot(7), word(777));
+  await chain.dev.setStorageAt(A, slot(8), new Uint8Array(32));
   await chain.mine();
-  for (let n = 0n; n <= chain.headNumber; n++) roots.push((await chain.getBlockByNumber(n))!.header.stateRoot);
+  for (let n = 0n; n <= chain.headNumber; n++) roots.push((await chain.reads.getBlockByNumber(n))!.header.stateRoot);
 });
 afterAll(() => chain.close());
 
@@ -43,7 +43,7 @@ test.each([
   ['an account that never existed', NEVER, [0, 1], 2n],
   ['an account before it existed', A, [1], 0n],
 ])('%s verifies, and agrees with @ethereumjs/mpt', async (_what, address, slots, n) => {
-  const proof = await chain.getProof(address, slots.map(slot), n);
+  const proof = await chain.reads.getProof(address, slots.map(slot), n);
   const report = verifyAccountProof(proof, roots[Number(n)]);
   expect(report).toEqual({ ok: true, failures: [], accountExists: !(address === NEVER || n === 0n) });
   // Independently: the trie library's own verification finds the same account and values.
@@ -56,8 +56,8 @@ test.each([
 });
 
 test('the values it proves are the chain values at that block', async () => {
-  const old = await chain.getProof(A, [slot(7), slot(8)], 1n);
-  const now = await chain.getProof(A, [slot(7), slot(8)], 2n);
+  const old = await chain.reads.getProof(A, [slot(7), slot(8)], 1n);
+  const now = await chain.reads.getProof(A, [slot(7), slot(8)], 2n);
   expect(old.storageProof.map((s) => s.value)).toEqual([21n, 24n]);
   expect(now.storageProof.map((s) => s.value)).toEqual([777n, 0n]);
 });
@@ -65,7 +65,7 @@ test('the values it proves are the chain values at that block', async () => {
 describe('a proof that does not hold says which node of which proof failed, and why', () => {
   let proof: AccountProof;
   beforeAll(async () => {
-    proof = await chain.getProof(A, [slot(1), slot(2)], 2n);
+    proof = await chain.reads.getProof(A, [slot(1), slot(2)], 2n);
   });
   const check = (p: AccountProof) => verifyAccountProof(p, roots[2]).failures;
 

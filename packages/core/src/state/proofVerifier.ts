@@ -9,7 +9,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, bytesToHex, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 
 import { keccak256 } from 'ethereum-cryptography/keccak';
-import type { AccountProof } from '../chain/chain';
+import type { AccountProof } from '../types';
 
 export interface ProofReport {
   /** True when every proof holds and every claimed value is what the proofs show. */

@@ -9,29 +9,34 @@ import { method, required } from '../method';
 import { blockRef, bool, hash, smallQuantity } from '../params';
 
 async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
-  const n = await ctx.chain.resolveNumber(ref);
+  const n = await ctx.chain.reads.resolveNumber(ref);
   if (n === undefined) return undefined;
-  const [block, receipts] = await Promise.all([ctx.chain.getBlockByNumber(n), ctx.chain.getReceipts(n)]);
+  const [block, receipts] = await Promise.all([ctx.chain.reads.getBlockByNumber(n), ctx.chain.reads.getReceipts(n)]);
   return block === undefined || receipts === undefined ? undefined : { block, receipts };
 }
 
 /** The total difficulty through a header the chain did not store (the pending block, an ommer): its parent's and its own. */
 async function totalDifficultyOf(ctx: RpcContext, header: BlockHeader): Promise<bigint> {
-  return (await ctx.chain.totalDifficulty(header.number - 1n)) + header.difficulty;
+  return (await ctx.chain.reads.totalDifficulty(header.number - 1n)) + header.difficulty;
 }
 
 async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
-    const { block, receipts } = await ctx.chain.pendingBlock();
+    const { block, receipts } = await ctx.chain.miner.pendingBlock();
     return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header), true);
   }
   const found = await loadBlock(ctx, ref);
   if (found === undefined) return null;
-  return formatBlock(found.block, found.receipts, full, await ctx.chain.totalDifficulty(found.block.header.number));
+  return formatBlock(
+    found.block,
+    found.receipts,
+    full,
+    await ctx.chain.reads.totalDifficulty(found.block.header.number),
+  );
 }
 
 async function txCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
-  if (ref.kind === 'pending') return quantity((await ctx.chain.pendingBlock()).block.transactions.length);
+  if (ref.kind === 'pending') return quantity((await ctx.chain.miner.pendingBlock()).block.transactions.length);
   const found = await loadBlock(ctx, ref);
   return found === undefined ? null : quantity(found.block.transactions.length);
 }

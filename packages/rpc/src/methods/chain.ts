@@ -46,16 +46,16 @@ export const chainMethods: Record<string, Method> = {
   eth_blockNumber: method([], ({ chain }) => quantity(chain.headNumber)),
   eth_accounts: method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
   eth_syncing: method([], () => false),
-  eth_mining: method([], ({ chain }) => chain.mining.mode !== 'manual'),
+  eth_mining: method([], ({ chain }) => chain.miner.mode.mode !== 'manual'),
   eth_hashrate: method([], () => quantity(0)),
-  eth_coinbase: method([], ({ chain }) => hex(chain.coinbase)),
+  eth_coinbase: method([], ({ chain }) => hex(chain.reads.coinbase)),
   eth_protocolVersion: method([], () => quantity(68)),
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
-  eth_gasPrice: method([], async ({ chain }) => quantity((await chain.nextBaseFee()) + SUGGESTED_TIP)),
+  eth_gasPrice: method([], async ({ chain }) => quantity((await chain.reads.nextBaseFee()) + SUGGESTED_TIP)),
   eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
   /** eth_config (EIP-7910): the current, next and last fork's configuration, as geth answers it. */
   eth_config: method([], async ({ chain }) => {
-    const configs = await chain.forkConfigs();
+    const configs = await chain.reads.forkConfigs();
     return {
       current: formatForkConfig(configs.current),
       next: formatForkConfig(configs.next),
@@ -63,27 +63,27 @@ export const chainMethods: Record<string, Method> = {
     };
   }),
   /** eth_baseFee: the next block's base fee (EIP-1559), as eth_blobBaseFee is for blobs; 0 before London. */
-  eth_baseFee: method([], async ({ chain }) => quantity(await chain.nextBaseFee())),
+  eth_baseFee: method([], async ({ chain }) => quantity(await chain.reads.nextBaseFee())),
   /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */
-  eth_blobBaseFee: method([], async ({ chain }) => quantity(await chain.nextBlobBaseFee())),
+  eth_blobBaseFee: method([], async ({ chain }) => quantity(await chain.reads.nextBlobBaseFee())),
   /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */
   eth_feeHistory: method(
     [required('blockCount', count), required('newestBlock', blockRef()), optional('rewardPercentiles', percentiles)],
     async ({ chain }, blockCount, newest, rewardPercentiles) => {
-      const newestNumber = (await chain.resolveNumber(newest)) ?? chain.headNumber;
+      const newestNumber = (await chain.reads.resolveNumber(newest)) ?? chain.headNumber;
       const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newestNumber) + 1);
       const oldest = newestNumber - BigInt(n) + 1n;
       const baseFees: string[] = [];
       const ratios: number[] = [];
       const rewards: string[][] = [];
       for (let b = oldest; b <= newestNumber; b++) {
-        const block = await chain.getBlockByNumber(b);
+        const block = await chain.reads.getBlockByNumber(b);
         if (block === undefined) break;
         const baseFee = block.header.baseFeePerGas ?? 0n;
         baseFees.push(quantity(baseFee));
         ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit));
         if (rewardPercentiles !== undefined) {
-          const receipts = (await chain.getReceipts(b)) ?? [];
+          const receipts = (await chain.reads.getReceipts(b)) ?? [];
           const tips = receipts
             .map((r) => ({ tip: r.effectiveGasPrice - baseFee, gas: r.gasUsed }))
             .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
@@ -101,7 +101,7 @@ export const chainMethods: Record<string, Method> = {
           );
         }
       }
-      const last = await chain.getBlockByNumber(newestNumber);
+      const last = await chain.reads.getBlockByNumber(newestNumber);
       baseFees.push(
         quantity(last !== undefined && chain.common.isActivatedEIP(1559) ? last.header.calcNextBaseFee() : 0n),
       );

@@ -4,7 +4,7 @@
  * BlockNumberOrHash takes them: a number, a tag, a 32-byte hash or an EIP-1898 object.
  */
 import { encodeReceipt, HeaderNotFoundError, TransactionNotFoundError } from '@l2devnet/core';
-import type { TraceOptions } from '@l2devnet/core';
+import type { BlockRef, TraceOptions } from '@l2devnet/core';
 import type { Block } from '@ethereumjs/block';
 
 import { hex } from '../format';
@@ -15,8 +15,8 @@ import { stateBlock } from './resolve';
 
 const numberOrHash = blockRef({ allowObject: true, allowHash: true, allowSafe: true });
 
-async function blockOf(ctx: RpcContext, ref: Parameters<RpcContext['chain']['getBlock']>[0]): Promise<Block> {
-  const block = await ctx.chain.getBlock(ref);
+async function blockOf(ctx: RpcContext, ref: BlockRef): Promise<Block> {
+  const block = await ctx.chain.reads.getBlock(ref);
   if (block === undefined) throw new HeaderNotFoundError();
   return block;
 }
@@ -24,7 +24,7 @@ async function blockOf(ctx: RpcContext, ref: Parameters<RpcContext['chain']['get
 const noOptions = {};
 
 async function traceBlock(ctx: RpcContext, block: Block, options: TraceOptions) {
-  const traces = await ctx.chain.traceBlock(block.header.number, options);
+  const traces = await ctx.chain.traces.traceBlock(block.header.number, options);
   if (traces === undefined) throw new HeaderNotFoundError();
   return traces;
 }
@@ -38,7 +38,7 @@ export const debugMethods: Record<string, Method> = {
   debug_traceTransaction: method(
     [required('transactionHash', hash), optional('options', traceOptions)],
     async ({ chain }, h, options) => {
-      const result = await chain.traceTransaction(h, options ?? noOptions);
+      const result = await chain.traces.traceTransaction(h, options ?? noOptions);
       if (result === undefined) throw new TransactionNotFoundError();
       return result;
     },
@@ -51,7 +51,7 @@ export const debugMethods: Record<string, Method> = {
       optional('options', traceOptions),
     ],
     async (ctx, req, ref, options) =>
-      ctx.chain.traceCall(req, await stateBlock(ctx, ref), options?.stateOverrides ?? [], options ?? noOptions),
+      ctx.chain.traces.traceCall(req, await stateBlock(ctx, ref), options?.stateOverrides ?? [], options ?? noOptions),
   ),
   /** debug_traceBlockByNumber(block, options?): each transaction traced, as `[{ txHash, result }]`. */
   debug_traceBlockByNumber: method(
@@ -74,12 +74,12 @@ export const debugMethods: Record<string, Method> = {
   /** debug_getRawReceipts: each receipt of the block in its consensus encoding. */
   debug_getRawReceipts: method([required('block', numberOrHash)], async (ctx, ref) => {
     const block = await blockOf(ctx, ref);
-    const receipts = (await ctx.chain.getReceipts(block.header.number)) ?? [];
+    const receipts = (await ctx.chain.reads.getReceipts(block.header.number)) ?? [];
     return receipts.map((r) => hex(encodeReceipt(r)));
   }),
   /** debug_getRawTransaction: the transaction's EIP-2718 encoding, mined or pending; "0x" if unknown (as geth). */
   debug_getRawTransaction: method([required('transactionHash', hash)], async (ctx, h) => {
-    const found = await ctx.chain.getTransaction(h);
+    const found = await ctx.chain.reads.getTransaction(h);
     return found === undefined ? '0x' : hex(found.tx.serialize());
   }),
 };

@@ -23,19 +23,19 @@ export const executionMethods: Record<string, Method> = {
     ],
     async (ctx, req, ref, overrides) => {
       if (ctx.requireCallFrom && req.from === undefined) throw invalidParams('param 1 (transaction.from) is required');
-      const result = await ctx.chain.call(req, await stateBlock(ctx, ref), { overrides });
+      const result = await ctx.chain.calls.call(req, await stateBlock(ctx, ref), { overrides });
       return hex(result.returnValue);
     },
   ),
   /** eth_estimateGas: the smallest gas (within 1.5%) at which the call succeeds; capped as eth_call. */
   eth_estimateGas: method(
     [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
-    async (ctx, req, ref) => quantity((await ctx.chain.estimateGas(req, await stateBlock(ctx, ref))).gas),
+    async (ctx, req, ref) => quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref))).gas),
   ),
   eth_createAccessList: method(
     [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
     async (ctx, req, ref) => {
-      const { accessList, gasUsed } = await ctx.chain.createAccessList(req, await stateBlock(ctx, ref));
+      const { accessList, gasUsed } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
       return {
         accessList: accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) })),
         gasUsed: quantity(gasUsed),
@@ -54,14 +54,14 @@ export const executionMethods: Record<string, Method> = {
     ],
     async (ctx, payload, ref) => {
       const base = await stateBlock(ctx, ref);
-      const simulated = await ctx.chain.simulate(base, payload.blocks, payload);
+      const simulated = await ctx.chain.calls.simulate(base, payload.blocks, payload);
       // Simulated blocks add no difficulty: the total is their base block's.
       const first = simulated[0]?.block.header.number;
-      const td = first === undefined ? 0n : await ctx.chain.totalDifficulty(first - 1n);
+      const td = first === undefined ? 0n : await ctx.chain.reads.totalDifficulty(first - 1n);
       return simulated.map(({ block, receipts, calls }) => ({
         ...formatBlock(block, receipts, payload.returnFullTransactions, td),
         calls: calls.map((c) => {
-          const overflow = ctx.chain.lineLimits?.txOverflow(c.lineCounts);
+          const overflow = ctx.chain.lines.limits?.txOverflow(c.lineCounts);
           return {
             returnData: hex(c.returnData),
             logs: c.logs.map(formatLog),

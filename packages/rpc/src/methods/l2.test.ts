@@ -49,7 +49,7 @@ function tx(contract: string, fn: string, args: unknown[], extra: Record<string,
 async function hashOf(t: TestRpc, request: Record<string, string>): Promise<string> {
   const nonce = await t.call<string>('eth_getTransactionCount', ALICE, 'pending');
   const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
-  const baseFee = await t.chain.nextBaseFee();
+  const baseFee = await t.chain.reads.nextBaseFee();
   const signed = createFeeMarket1559Tx(
     {
       nonce: BigInt(nonce),
@@ -85,7 +85,7 @@ describe('stage RPC: refusal at submission', () => {
         message: `Transaction ${hash} line count for module ${module}=${count} is above the limit ${limit}`,
       });
       expect(t.chain.headNumber).toBe(head);
-      expect(t.chain.pool.size).toBe(0);
+      expect(t.chain.reads.poolSize).toBe(0);
       expect(await t.call('eth_getTransactionCount', ALICE, 'latest')).toBe(nonce);
       expect(await t.call('eth_getTransactionByHash', hash)).toBeNull();
       expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
@@ -103,14 +103,14 @@ describe('stage RPC: refusal at submission', () => {
   );
 
   test('without automine the check simulates on the pending state before the pool', async () => {
-    t.chain.setMining({ mode: 'manual' });
+    t.chain.miner.setMining({ mode: 'manual' });
     try {
       await t.call('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
       const error = await t.fail('eth_sendTransaction', tx(contract, 'logs', [5_000]));
       expect(error.message).toMatch(
         /^Transaction 0x[0-9a-f]{64} line count for module LOG_INFO=20005 is above the limit 4096$/,
       );
-      expect(t.chain.pool.size).toBe(1);
+      expect(t.chain.reads.poolSize).toBe(1);
       const record = await t.call<Record<string, string>>(
         'l2_getTransactionExclusionStatusV1',
         /(0x[0-9a-f]{64})/.exec(error.message)?.[1],
@@ -118,7 +118,7 @@ describe('stage RPC: refusal at submission', () => {
       expect(record.txRejectionStage).toBe('RPC');
       expect((await t.chain.mine()).transactions).toHaveLength(1);
     } finally {
-      t.chain.setMining({ mode: 'auto' });
+      t.chain.miner.setMining({ mode: 'auto' });
     }
   });
 
@@ -184,11 +184,11 @@ describe('stage SEQUENCER: exclusion while building a block', () => {
 describe('block-wide limits', () => {
   test('two transactions that each fit but not together land in consecutive blocks', async () => {
     const { t, contract } = await setup({});
-    t.chain.setMining({ mode: 'manual' });
+    t.chain.miner.setMining({ mode: 'manual' });
     try {
       const first = await t.call<string>('eth_sendTransaction', tx(contract, 'modexp', [3]));
       const second = await t.call<string>('eth_sendTransaction', tx(contract, 'modexp', [3], { from: BOB }));
-      expect(t.chain.pool.size).toBe(2);
+      expect(t.chain.reads.poolSize).toBe(2);
       const a = await t.chain.mine();
       const b = await t.chain.mine();
       expect(a.transactions.map((x) => `0x${Buffer.from(x.hash()).toString('hex')}`)).toEqual([first]);

@@ -25,8 +25,8 @@ import type { Chain, LineCounts } from '@l2devnet/core';
  * reports), and the module that binds (the largest share of its limit).
  */
 function lineReport(chain: Chain, counts: LineCounts) {
-  const profile = PROFILES[chain.tracer];
-  const limits = chain.lineLimits?.limits;
+  const profile = PROFILES[chain.lines.tracer];
+  const limits = chain.lines.limits?.limits;
   const modules: Record<string, { count: number; limit: number | null; exact: boolean }> = {};
   let overflow: { module: string; count: number; limit: number } | null = null;
   let binding: string | null = null;
@@ -44,7 +44,7 @@ function lineReport(chain: Chain, counts: LineCounts) {
 }
 
 const exclusionStatus = method([required('transactionHash', hash)], async ({ chain }, h) => {
-  const record = await chain.exclusions.get(h);
+  const record = await chain.lines.exclusions.get(h);
   return record === undefined ? null : formatExclusion(record);
 });
 
@@ -54,20 +54,20 @@ const estimate = method(
     withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
   ],
   async (ctx, req, ref) => {
-    const { gas } = await ctx.chain.estimateGas(req, await stateBlock(ctx, ref));
+    const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref));
     return {
       gasLimit: quantity(gas),
-      baseFeePerGas: quantity(await ctx.chain.nextBaseFee()),
+      baseFeePerGas: quantity(await ctx.chain.reads.nextBaseFee()),
       priorityFeePerGas: quantity(SUGGESTED_TIP),
     };
   },
 );
 
 const blockCounters = method([required('request', tracesCountersRequest)], async ({ chain }, req) => {
-  const lines = await chain.blockLineCounts(req.blockNumber);
+  const lines = await chain.lines.blockLineCounts(req.blockNumber);
   if (lines === undefined) throw new HeaderNotFoundError();
   return {
-    tracesEngineVersion: req.expectedTracesEngineVersion ?? TRACER_VERSIONS[chain.tracer],
+    tracesEngineVersion: req.expectedTracesEngineVersion ?? TRACER_VERSIONS[chain.lines.tracer],
     blockNumber: Number(req.blockNumber),
     tracesCounters: lines.totals,
   };
@@ -79,7 +79,7 @@ export const l2Methods: Record<string, Method> = {
    * as its builder ran it), with limits, the first overflow and the binding module; null if not mined.
    */
   l2_traceLineCounts: method([required('transactionHash', hash)], async ({ chain }, h) => {
-    const found = await chain.transactionLinesInBlock(h);
+    const found = await chain.lines.transactionLinesInBlock(h);
     if (found === undefined) return null;
     return { ...lineReport(chain, found.counts), blockNumber: quantity(found.blockNumber) };
   }),
@@ -89,7 +89,8 @@ export const l2Methods: Record<string, Method> = {
       required('transaction', callObject()),
       withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
     ],
-    async (ctx, req, ref) => lineReport(ctx.chain, await ctx.chain.callLineCounts(req, await stateBlock(ctx, ref))),
+    async (ctx, req, ref) =>
+      lineReport(ctx.chain, await ctx.chain.lines.callLineCounts(req, await stateBlock(ctx, ref))),
   ),
   /** linea_getBlockTracesCountersV2({ blockNumber }): a mined block's counts per module, as Linea's tracer plugin answers. */
   linea_getBlockTracesCountersV2: blockCounters,
@@ -105,36 +106,38 @@ export const l2Methods: Record<string, Method> = {
   // Limits that tests change at run time.
   /** l2_setLineLimits({ MODULE: limit, ... }): changes those modules' limits until l2_resetLineLimits. */
   l2_setLineLimits: method([required('limits', lineLimitChanges)], async ({ chain }, changes) => {
-    await chain.setLineLimits(changes);
+    await chain.lines.setLineLimits(changes);
     return true;
   }),
   /** l2_resetLineLimits: the limits of the limits file again. */
   l2_resetLineLimits: method([], async ({ chain }) => {
-    await chain.resetLineLimits();
+    await chain.lines.resetLineLimits();
     return true;
   }),
   /** l2_getLineLimits: the limits in force, per module; null when line-count checks are off. */
-  l2_getLineLimits: method([], ({ chain }) => (chain.lineLimits === undefined ? null : { ...chain.lineLimits.limits })),
+  l2_getLineLimits: method([], ({ chain }) =>
+    chain.lines.limits === undefined ? null : { ...chain.lines.limits.limits },
+  ),
 
   // Exclusion control for test suites.
   /** l2_forceExclusion(rule): the next transaction matching the rule is excluded at its stage; returns the rule's id. */
   l2_forceExclusion: method([required('rule', exclusionRule)], ({ chain }, rule) =>
-    quantity(chain.exclusionControl.force(rule)),
+    quantity(chain.lines.control.force(rule)),
   ),
   /** l2_clearForcedExclusions: drops the rules not used yet; returns how many there were. */
-  l2_clearForcedExclusions: method([], ({ chain }) => chain.exclusionControl.clearForced()),
+  l2_clearForcedExclusions: method([], ({ chain }) => chain.lines.control.clearForced()),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
   l2_setDenyList: method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
-    chain.exclusionControl.setDenyList(addresses);
+    chain.lines.control.setDenyList(addresses);
     return true;
   }),
-  l2_getDenyList: method([], ({ chain }) => chain.exclusionControl.denyList()),
+  l2_getDenyList: method([], ({ chain }) => chain.lines.control.denyList()),
   /** l2_getExclusions(filter?): the exclusion records kept, oldest first, by stage and block range. */
   l2_getExclusions: method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
-    (await chain.exclusions.list(filter)).map(formatExclusion),
+    (await chain.lines.exclusions.list(filter)).map(formatExclusion),
   ),
   /** l2_getExclusionCount(filter?): how many records l2_getExclusions would return. */
   l2_getExclusionCount: method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
-    quantity((await chain.exclusions.list(filter)).length),
+    quantity((await chain.lines.exclusions.list(filter)).length),
   ),
 };

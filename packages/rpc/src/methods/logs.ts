@@ -11,21 +11,26 @@ async function numberOf(ctx: RpcContext, ref: BlockRef | undefined): Promise<big
   if (ref === undefined) return ctx.chain.headNumber;
   // A number past the head is a range end the chain has not reached: nothing there yet.
   if (ref.kind === 'number') return ref.number;
-  return (await ctx.chain.resolveNumber(ref)) ?? ctx.chain.headNumber;
+  return (await ctx.chain.reads.resolveNumber(ref)) ?? ctx.chain.headNumber;
 }
 
 export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<unknown[]> {
   let fromBlock: bigint;
   let toBlock: bigint;
   if (filter.blockHash !== undefined) {
-    const n = await ctx.chain.resolveNumber({ kind: 'hash', hash: filter.blockHash });
+    const n = await ctx.chain.reads.resolveNumber({ kind: 'hash', hash: filter.blockHash });
     if (n === undefined) return [];
     fromBlock = toBlock = n;
   } else {
     fromBlock = await numberOf(ctx, filter.fromBlock);
     toBlock = await numberOf(ctx, filter.toBlock);
   }
-  const logs = await ctx.chain.getLogs({ fromBlock, toBlock, addresses: filter.addresses, topics: filter.topics });
+  const logs = await ctx.chain.reads.getLogs({
+    fromBlock,
+    toBlock,
+    addresses: filter.addresses,
+    topics: filter.topics,
+  });
   return logs.map(formatLog);
 }
 

@@ -15,24 +15,24 @@ const stateRef = blockRef({ allowObject: true });
 
 export const stateMethods: Record<string, Method> = {
   eth_getBalance: method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
-    quantity((await ctx.chain.getAccount(a, await stateBlock(ctx, ref))).balance),
+    quantity((await ctx.chain.reads.getAccount(a, await stateBlock(ctx, ref))).balance),
   ),
   eth_getCode: method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
-    hex(await ctx.chain.getCode(a, await stateBlock(ctx, ref))),
+    hex(await ctx.chain.reads.getCode(a, await stateBlock(ctx, ref))),
   ),
   /** eth_getTransactionCount: with `pending`, counts the pool's ready transactions too. */
   eth_getTransactionCount: method(
     [required('address', address), withDefault('block', stateRef, latest)],
     async (ctx, a, ref) => {
-      if (ref.kind === 'pending') return quantity(await ctx.chain.pendingNonce(a));
-      return quantity((await ctx.chain.getAccount(a, await stateBlock(ctx, ref))).nonce);
+      if (ref.kind === 'pending') return quantity(await ctx.chain.reads.pendingNonce(a));
+      return quantity((await ctx.chain.reads.getAccount(a, await stateBlock(ctx, ref))).nonce);
     },
   ),
   /** eth_getStorageAt (spec: eth_getStorageAt): all three params required; `safe` unsupported. */
   eth_getStorageAt: method(
     [required('address', address), required('position', storageKey), required('block', stateRef)],
     async (ctx, a, position, ref) => {
-      const value = await ctx.chain.getStorage(a, position, await stateBlock(ctx, ref));
+      const value = await ctx.chain.reads.getStorage(a, position, await stateBlock(ctx, ref));
       return `0x${bytesToBigInt(value).toString(16).padStart(64, '0')}`;
     },
   ),
@@ -53,7 +53,7 @@ export const stateMethods: Record<string, Method> = {
         out[hex(a)] = await Promise.all(
           keys.map(
             async (k) =>
-              `0x${bytesToBigInt(await ctx.chain.getStorage(a, k, n))
+              `0x${bytesToBigInt(await ctx.chain.reads.getStorage(a, k, n))
                 .toString(16)
                 .padStart(64, '0')}`,
           ),
@@ -66,7 +66,7 @@ export const stateMethods: Record<string, Method> = {
   eth_getProof: method(
     [required('address', address), required('storageKeys', arrayOf(proofKey)), required('block', stateRef)],
     async (ctx, a, keys, ref) => {
-      const proof = await ctx.chain.getProof(
+      const proof = await ctx.chain.reads.getProof(
         a,
         keys.map((k) => k.key),
         await stateBlock(ctx, ref),

@@ -61,13 +61,13 @@ function mined(
 
 async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Promise<unknown> {
   if (ref.kind === 'pending') {
-    const { block, receipts } = await ctx.chain.pendingBlock();
+    const { block, receipts } = await ctx.chain.miner.pendingBlock();
     const tx = block.transactions[index];
     return tx === undefined ? null : formatTransaction(tx, receipts[index].from);
   }
-  const n = await ctx.chain.resolveNumber(ref);
+  const n = await ctx.chain.reads.resolveNumber(ref);
   if (n === undefined) return null;
-  const [block, receipts] = await Promise.all([ctx.chain.getBlockByNumber(n), ctx.chain.getReceipts(n)]);
+  const [block, receipts] = await Promise.all([ctx.chain.reads.getBlockByNumber(n), ctx.chain.reads.getReceipts(n)]);
   const tx = block?.transactions[index];
   if (block === undefined || receipts === undefined || tx === undefined) return null;
   return formatTransaction(tx, receipts[index].from, { block, index });
@@ -81,24 +81,24 @@ async function buildTransaction(
 ): Promise<TypedTransaction> {
   const { chain } = ctx;
   const nonce = req.nonce ?? nextNonce;
-  const gasLimit = req.gas ?? (await chain.estimateGas(req, chain.headNumber)).gas;
+  const gasLimit = req.gas ?? (await chain.calls.estimateGas(req, chain.headNumber)).gas;
   const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
   const opts = { common: chain.common };
   const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !chain.common.isActivatedEIP(1559);
   if (legacy) {
-    const gasPrice = req.gasPrice ?? (await chain.nextBaseFee()) + SUGGESTED_TIP;
-    return chain.constructTransaction({ gasLimit, maxFee: gasPrice, maxTip: gasPrice }, () =>
+    const gasPrice = req.gasPrice ?? (await chain.reads.nextBaseFee()) + SUGGESTED_TIP;
+    return chain.txs.constructTransaction({ gasLimit, maxFee: gasPrice, maxTip: gasPrice }, () =>
       req.type === 1
         ? createAccessList2930Tx({ ...base, gasPrice }, opts)
         : createLegacyTx({ ...base, gasPrice }, opts),
     );
   }
-  const baseFee = await chain.nextBaseFee();
+  const baseFee = await chain.reads.nextBaseFee();
   let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? SUGGESTED_TIP;
   const maxFeePerGas = req.maxFeePerGas ?? 2n * baseFee + maxPriorityFeePerGas;
   if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas)
     maxPriorityFeePerGas = maxFeePerGas;
-  return chain.constructTransaction({ gasLimit, maxFee: maxFeePerGas, maxTip: maxPriorityFeePerGas }, () =>
+  return chain.txs.constructTransaction({ gasLimit, maxFee: maxFeePerGas, maxTip: maxPriorityFeePerGas }, () =>
     createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas }, opts),
   );
 }
@@ -106,7 +106,7 @@ async function buildTransaction(
 export const transactionMethods: Record<string, Method> = {
   /** eth_getTransactionByHash (spec): mined or pending; `null` when unknown (or excluded). */
   eth_getTransactionByHash: method([required('transactionHash', hash)], async ({ chain }, h) => {
-    const found = await chain.getTransaction(h);
+    const found = await chain.reads.getTransaction(h);
     if (found === undefined) return null;
     const at = found.block === undefined ? undefined : { block: found.block, index: found.index as number };
     return formatTransaction(found.tx, found.sender, at);
@@ -123,13 +123,13 @@ export const transactionMethods: Record<string, Method> = {
   ),
   /** eth_getTransactionReceipt (spec): `null` for pending and unknown transactions. */
   eth_getTransactionReceipt: method([required('transactionHash', hash)], async ({ chain }, h) => {
-    const found = await chain.getReceipt(h);
+    const found = await chain.reads.getReceipt(h);
     if (found === undefined) return null;
-    const receipts = (await chain.getReceipts(found.block.header.number)) ?? [];
+    const receipts = (await chain.reads.getReceipts(found.block.header.number)) ?? [];
     return formatReceipt(found.block, receipts, found.index);
   }),
   eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) =>
-    hex(await chain.sendRawTransaction(raw)),
+    hex(await chain.txs.sendRawTransaction(raw)),
   ),
   /**
    * eth_sendRawTransactionSync (EIP-7966): submits, then answers with the receipt once the
@@ -139,19 +139,19 @@ export const transactionMethods: Record<string, Method> = {
   eth_sendRawTransactionSync: method(
     [required('transaction', data), optional('timeout', syncTimeout)],
     async ({ chain }, raw, timeoutMs) => {
-      const tx = chain.decodeTransaction(raw);
+      const tx = chain.txs.decodeTransaction(raw);
       const h = tx.hash();
       const wait = timeoutMs ?? SYNC_TIMEOUT_MS;
       // Listening before submitting: with automine the block is mined before submit returns.
       const outcome = mined(chain, h, wait);
       try {
-        await chain.submit(tx);
+        await chain.txs.submit(tx);
       } catch (e) {
         outcome.cancel();
         throw e;
       }
-      const pooled = chain.pool.get(h);
-      if (pooled !== undefined && !(await chain.isReady(pooled))) {
+      const pooled = chain.reads.pooled(h);
+      if (pooled !== undefined && !(await chain.reads.isReady(pooled))) {
         outcome.cancel();
         throw new RpcError(
           EIP7966_NOT_READY,
@@ -168,20 +168,20 @@ export const transactionMethods: Record<string, Method> = {
         );
       }
       if (record !== undefined) throw new RpcError(SERVER_ERROR, record.reasonMessage, hex(h));
-      const found = await chain.getReceipt(h);
+      const found = await chain.reads.getReceipt(h);
       if (found === undefined) throw new Error('a mined transaction has no receipt');
-      return formatReceipt(found.block, (await chain.getReceipts(found.block.header.number)) ?? [], found.index);
+      return formatReceipt(found.block, (await chain.reads.getReceipts(found.block.header.number)) ?? [], found.index);
     },
   ),
   /** eth_sendTransaction: signed by the node for its dev accounts, or sent as an impersonated address. */
   eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
     const from = req.from as Uint8Array;
-    if (!ctx.chain.canSendFrom(from)) throw new UnknownAccountError(from);
+    if (!ctx.chain.txs.canSendFrom(from)) throw new UnknownAccountError(from);
     if (req.chainId !== undefined && req.chainId !== ctx.chain.chainId) {
       throw invalidParams(
         `param 1 (transaction.chainId) is ${req.chainId} but this chain's id is ${ctx.chain.chainId}`,
       );
     }
-    return hex(await ctx.chain.sendAs(from, (nextNonce) => buildTransaction(ctx, { ...req, from }, nextNonce)));
+    return hex(await ctx.chain.txs.sendAs(from, (nextNonce) => buildTransaction(ctx, { ...req, from }, nextNonce)));
   }),
 };

@@ -1,0 +1,280 @@
+/**
+ * Devnet control: what test suites do to the chain that no transaction can (Anvil's and Hardhat's
+ * evm_* and anvil_* methods). State edits at the head, time, the next block's fields, snapshots,
+ * rollbacks and reorgs, the pool, finality. Every change runs in the chain's queue, so none lands in
+ * the middle of a block being built.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, createAccount } from '@ethereumjs/util';
+
+import { InvalidArgumentError, InvalidTimestampError } from '../errors';
+import { delPoolRow } from '../pool/poolRows';
+import type { PoolTx } from '../pool/txPool';
+import { dumpState, loadState } from '../state/stateDump';
+import type { Admission } from './admission';
+import type { Finality, FinalityTags } from './finality';
+import type { ChainHead } from './head';
+import type { Miner } from './miner';
+
+interface Snapshot {
+  head: bigint;
+  root: Uint8Array;
+  pool: PoolTx[];
+  clockOffsetMs: number;
+  nextTimestamp: bigint | undefined;
+  nextBaseFee: bigint | undefined;
+}
+
+export class DevControl {
+  private readonly snapshots = new Map<bigint, Snapshot>();
+  private nextSnapshotId = 1n;
+
+  constructor(
+    private readonly head: ChainHead,
+    private readonly finality: FinalityTags,
+    private readonly miner: Miner,
+    private readonly txs: Admission,
+  ) {}
+
+  // ---------------------------------------------------------------- the next block
+
+  /** Sets the timestamp of the next block (evm_setNextBlockTimestamp); it must be after the head's. */
+  setNextBlockTimestamp(timestamp: bigint): Promise<void> {
+    return this.head.exclusive(async () => {
+      const head = await this.head.block();
+      if (timestamp <= head.header.timestamp) throw new InvalidTimestampError(timestamp, head.header.timestamp);
+      this.head.nextTimestamp = timestamp;
+      // Transactions sent from now on are checked under the next block's fork.
+      this.head.setForkAt(head.header.number + 1n, timestamp);
+    });
+  }
+
+  /** The next block's base fee (anvil_setNextBlockBaseFeePerGas); one block only. */
+  setNextBlockBaseFee(baseFee: bigint): Promise<void> {
+    return this.head.exclusive(async () => {
+      this.head.nextBaseFeeOverride = baseFee;
+    });
+  }
+
+  /** The gas limit of the blocks from the next one on (evm_setBlockGasLimit). */
+  setBlockGasLimit(gasLimit: bigint): Promise<void> {
+    return this.head.exclusive(async () => {
+      this.head.gasLimit = gasLimit;
+    });
+  }
+
+  /** The beneficiary of the blocks from the next one on (anvil_setCoinbase). */
+  setCoinbase(address: Uint8Array): Promise<void> {
+    return this.head.exclusive(async () => {
+      this.head.coinbase = address;
+    });
+  }
+
+  // ---------------------------------------------------------------- time
+
+  /** Moves node time to `ms` since the epoch (anvil_setTime, evm_increaseTime); returns the offset from the wall clock in ms. */
+  setTime(ms: number): Promise<number> {
+    return this.head.exclusive(async () => {
+      this.head.clock.set(ms);
+      return this.head.clock.offset;
+    });
+  }
+
+  // ---------------------------------------------------------------- accounts and the pool
+
+  /** eth_sendTransaction may send from `address` without its key (anvil_impersonateAccount). */
+  impersonate(address: Uint8Array): void {
+    this.txs.impersonate(address);
+  }
+
+  stopImpersonating(address: Uint8Array): void {
+    this.txs.stopImpersonating(address);
+  }
+
+  /** Transactions whose fee cap is below `price` are refused from now on (anvil_setMinGasPrice). */
+  setMinGasPrice(price: bigint): Promise<void> {
+    return this.txs.setMinGasPrice(price);
+  }
+
+  /** Removes a transaction from the pool (anvil_dropTransaction); false if it was not there. */
+  dropTransaction(hash: Uint8Array): Promise<boolean> {
+    return this.head.exclusive(async () => {
+      if (this.head.pool.remove(hash) === undefined) return false;
+      await this.head.store.write([delPoolRow(hash)]);
+      return true;
+    });
+  }
+
+  // ---------------------------------------------------------------- state at the head
+
+  /**
+   * Edits the head state directly (anvil_setBalance and friends). No block is mined: reads at the
+   * head see the edit at once and the next block includes it. The edited root is kept in the
+   * database with the nodes it created.
+   */
+  editState(edit: (sm: MerkleStateManager) => Promise<void>): Promise<void> {
+    return this.head.exclusive(async () => {
+      const sm = this.head.state;
+      await sm.checkpoint();
+      try {
+        await edit(sm);
+        await sm.commit();
+      } catch (e) {
+        await sm.revert();
+        throw e;
+      }
+      await this.head.setWorkingRoot(await sm.getStateRoot());
+    });
+  }
+
+  /** Sets an account's balance and/or nonce, creating the account if need be. */
+  async setAccount(address: Uint8Array, fields: { balance?: bigint; nonce?: bigint }): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      const account = (await sm.getAccount(a)) ?? createAccount({});
+      if (fields.balance !== undefined) account.balance = fields.balance;
+      if (fields.nonce !== undefined) account.nonce = fields.nonce;
+      await sm.putAccount(a, account);
+    });
+  }
+
+  async setCode(address: Uint8Array, code: Uint8Array): Promise<void> {
+    await this.editState((sm) => sm.putCode(new Address(address), code));
+  }
+
+  async setStorageAt(address: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, createAccount({}));
+      await sm.putStorage(a, slot, value);
+    });
+  }
+
+  /** The whole head state as one blob (anvil_dumpState). */
+  dumpState(): Promise<Uint8Array> {
+    return this.head.exclusive(() => dumpState(this.head.stateDb, this.head.common, this.head.workingRoot));
+  }
+
+  /** Merges a dump into the head state (anvil_loadState, as Anvil); returns the new state root. */
+  loadState(blob: Uint8Array): Promise<Uint8Array> {
+    return this.head.exclusive(async () => {
+      let root: Uint8Array;
+      try {
+        root = await loadState(this.head.stateDb, this.head.common, blob, this.head.workingRoot);
+      } catch (e) {
+        this.head.stateDb.discardPending();
+        throw e;
+      }
+      await this.head.setWorkingRoot(root);
+      return root;
+    });
+  }
+
+  // ---------------------------------------------------------------- finality
+
+  /**
+   * Sets `safe` and `finalized` to these blocks (finalized ≤ safe ≤ head), kept across restarts, as a
+   * node following a chain hears them from its consensus client; undefined goes back to depths
+   * behind the head (--safe-depth, --finality-depth).
+   */
+  setFinality(finality: Finality | undefined): Promise<void> {
+    return this.head.exclusive(() => this.finality.set(finality, this.head.number));
+  }
+
+  // ---------------------------------------------------------------- snapshots, rollbacks, reorgs
+
+  /** Remembers the chain as it is now; `revertTo(id)` comes back to it (evm_snapshot). */
+  snapshot(): Promise<bigint> {
+    return this.head.exclusive(async () => {
+      const id = this.nextSnapshotId++;
+      this.snapshots.set(id, {
+        head: this.head.number,
+        root: this.head.workingRoot,
+        pool: this.head.pool.all(),
+        clockOffsetMs: this.head.clock.offset,
+        nextTimestamp: this.head.nextTimestamp,
+        nextBaseFee: this.head.nextBaseFeeOverride,
+      });
+      return id;
+    });
+  }
+
+  /**
+   * Goes back to snapshot `id`: later blocks, their indexes and the pool are dropped, the clock
+   * offset restored. The snapshot and every later one are used up (as in Hardhat and Anvil).
+   * Returns false for an unknown id.
+   */
+  revertTo(id: bigint): Promise<boolean> {
+    return this.head.exclusive(async () => {
+      const snap = this.snapshots.get(id);
+      if (snap === undefined) return false;
+      for (const later of [...this.snapshots.keys()]) if (later >= id) this.snapshots.delete(later);
+      await this.dropAbove(snap.head, snap.root);
+      const { pool } = this.head;
+      pool.clear();
+      for (const ptx of snap.pool) pool.add(ptx);
+      await this.head.persistPool();
+      this.head.clock.offset = snap.clockOffsetMs;
+      this.head.nextTimestamp = snap.nextTimestamp;
+      this.head.nextBaseFeeOverride = snap.nextBaseFee;
+      return true;
+    });
+  }
+
+  /** Drops the last `depth` blocks (anvil_rollback). */
+  rollback(depth: bigint): Promise<void> {
+    return this.head.exclusive(() => this.dropLast(depth, 'roll back'));
+  }
+
+  /**
+   * Replaces the last `depth` blocks with `depth` new ones (anvil_reorg); `txs[i]` go into the
+   * i-th new block.
+   */
+  reorg(depth: bigint, txs: { tx: TypedTransaction; sender: Uint8Array; block: number }[]): Promise<void> {
+    return this.head.exclusive(async () => {
+      await this.dropLast(depth, 'reorganise');
+      const { pool, clock } = this.head;
+      const saved = pool.all();
+      pool.clear();
+      try {
+        for (let i = 0; i < Number(depth); i++) {
+          for (const t of txs.filter((x) => x.block === i)) {
+            pool.add({ tx: t.tx, hash: t.tx.hash(), sender: t.sender, nonce: t.tx.nonce, addedAt: clock.now() });
+          }
+          await this.miner.mineLocked();
+        }
+      } finally {
+        for (const ptx of saved) {
+          try {
+            if (pool.get(ptx.hash) === undefined) pool.add(ptx);
+          } catch {
+            // Its (sender, nonce) slot was taken by a reorg transaction: the reorg wins.
+          }
+        }
+        await this.head.dropStale();
+        await this.head.persistPool();
+      }
+    });
+  }
+
+  /** Drops the last `depth` blocks, back to the state of the block below them. */
+  private async dropLast(depth: bigint, what: string): Promise<void> {
+    const target = this.head.number - depth;
+    if (depth <= 0n || target < 0n)
+      throw new InvalidArgumentError(`cannot ${what} ${depth} blocks from block ${this.head.number}`);
+    const block = (await this.head.store.getBlock(target)) as Block;
+    await this.dropAbove(target, block.header.stateRoot);
+  }
+
+  /** Drops the blocks above `n`; `safe`, `finalized` and snapshots come down with them. */
+  private async dropAbove(n: bigint, root: Uint8Array): Promise<void> {
+    const clamp = this.finality.clampTo(n);
+    const removedLogs = await this.head.dropAbove(n, root, clamp.ops);
+    clamp.apply();
+    // Snapshots of blocks that no longer exist cannot be gone back to.
+    for (const [id, snap] of this.snapshots) if (snap.head > n) this.snapshots.delete(id);
+    this.head.events.emit('reorg', n, removedLogs);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The miner: builds the next block from the pool's ready transactions and commits it (block, receipts,
+ * indexes, the state it created and its exclusion records in one atomic write). Automine, interval
+ * and manual mining decide when; a build is inside the chain's queue, and one that is not committed
+ * is thrown away without a trace.
+ */
+import type { Block } from '@ethereumjs/block';
+
+import { InvalidTimestampError } from '../errors';
+import { buildBlock } from '../exec/blockBuilder';
+import type { BuildResult } from '../exec/blockBuilder';
+import type { Simulator } from '../exec/simulator';
+import { putPoolRow } from '../pool/poolRows';
+import type { PoolTx } from '../pool/txPool';
+import type { Receipt } from '../types';
+import type { ChainHead } from './head';
+import type { LineGate } from './lineGate';
+import type { Reads } from './reads';
+
+export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
+
+export class Miner {
+  private current: MiningMode = { mode: 'auto' };
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly head: ChainHead,
+    private readonly lines: LineGate,
+    private readonly simulator: Simulator,
+    private readonly reads: Reads,
+  ) {}
+
+  /** When blocks are mined: one per transaction, on an interval, or on request. */
+  get mode(): MiningMode {
+    return this.current;
+  }
+
+  setMining(mode: MiningMode): void {
+    this.current = mode;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    if (mode.mode === 'interval') {
+      this.timer = setInterval(() => {
+        if (this.stopped) return;
+        this.mine().catch((e: Error) => {
+          if (this.head.events.listenerCount('error') > 0) this.head.events.emit('error', e);
+          else console.error('interval mining failed:', e);
+        });
+      }, mode.intervalMs);
+    }
+  }
+
+  /** Mines one block with the pool's ready transactions that fit. */
+  mine(opts: { timestamp?: bigint } = {}): Promise<Block> {
+    return this.head.exclusive(() => this.mineLocked(opts));
+  }
+
+  /** Mines one block; inside the chain's queue. */
+  async mineLocked(opts: { timestamp?: bigint } = {}): Promise<Block> {
+    return this.commit(await this.build(opts.timestamp));
+  }
+
+  /**
+   * Builds the next block (at `timestamp`, if given) on the head state, not committed yet: the caller
+   * commits it or throws it away (head.discardBuild). Inside the chain's queue.
+   */
+  async build(timestamp?: bigint): Promise<BuildResult> {
+    const { head } = this;
+    const parent = await head.block();
+    if (timestamp !== undefined && timestamp <= parent.header.timestamp) {
+      throw new InvalidTimestampError(timestamp, parent.header.timestamp);
+    }
+    const header = head.nextHeader(parent, timestamp);
+    head.setForkAt(header.number as bigint, header.timestamp as bigint);
+    const candidates = await head.pool.ordered(
+      (header.baseFeePerGas as bigint | undefined) ?? 0n,
+      async (sender) => (await head.account(sender)).nonce,
+    );
+    try {
+      return await buildBlock({
+        vm: head.vm,
+        header,
+        candidates,
+        lineCounter: this.lines.counter,
+        limits: this.lines.limits,
+        screen: this.lines.screen(true),
+        daoForkBlock: head.daoForkBlock,
+      });
+    } catch (e) {
+      await head.discardBuild();
+      throw e;
+    }
+  }
+
+  /**
+   * Commits a built block: its transactions (included, excluded or dropped) leave the pool, its
+   * exclusion records are written with it. `submitted`, a transaction just acknowledged that waits
+   * for a later block (this one is full), gets its pool row written with the block, so the hash its
+   * sender holds survives a restart.
+   */
+  async commit(build: BuildResult, submitted?: PoolTx): Promise<Block> {
+    const { head } = this;
+    const { block, receipts } = build;
+    const removed = [...build.included, ...build.excluded.map((e) => e.ptx), ...build.dropped.map((d) => d.ptx)];
+    const { records, ops } = this.lines.sequencerRecords(build);
+    if (submitted !== undefined && !removed.includes(submitted)) ops.push(putPoolRow(submitted));
+    await head.commitBlock(block, receipts, removed, ops);
+    head.nextTimestamp = undefined;
+    head.nextBaseFeeOverride = undefined;
+    await head.dropStale();
+    this.lines.excluded(records);
+    head.events.emit('block', block, receipts);
+    return block;
+  }
+
+  /** The block that would be mined next from the pool, built on a scratch state and thrown away. */
+  async pendingBlock(): Promise<{ block: Block; receipts: Receipt[] }> {
+    const { head } = this;
+    const parent = await head.block();
+    const header = head.nextHeader(parent);
+    // Outside the chain's queue: nonces are read from the head block's state, not the mining VM's.
+    const candidates = await head.pool.ordered(
+      (header.baseFeePerGas as bigint | undefined) ?? 0n,
+      async (sender) => (await this.reads.getAccount(sender, parent.header.number)).nonce,
+    );
+    return this.simulator.preview(head.workingRoot, header, candidates, this.lines.limits, this.lines.screen(false));
+  }
+
+  /** Stops interval mining for good (the chain is closing). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+  }
+}

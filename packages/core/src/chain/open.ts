@@ -1,0 +1,198 @@
+/**
+ * Opening a chain: a new database gets its genesis (a dev chain's, or a genesis file's) and the
+ * configuration it was created with; an existing one resumes at its last committed block, with the
+ * chain id, accounts and genesis it was created with, its edited head state and its pool.
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { HeaderData } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { createVM } from '@ethereumjs/vm';
+
+import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
+import type { DevAccount } from '../config/accounts';
+import {
+  applyAlloc,
+  DEFAULT_BALANCE,
+  DEFAULT_CHAIN_ID,
+  DEFAULT_GAS_LIMIT,
+  DEFAULT_HARDFORK,
+  devCommon,
+  gethGenesisSpec,
+  INITIAL_BASE_FEE,
+} from '../config/genesis';
+import type { GenesisSpec } from '../config/genesis';
+import { systemContractAllocs } from '../config/systemContracts';
+import { InvalidLimitsError } from '../errors';
+import { ExecutionGuard } from '../exec/executionGuard';
+import { Simulator } from '../exec/simulator';
+import { LineCounter } from '../lines/lineCounter';
+import type { LineLimits } from '../lines/lineLimits';
+import type { TracerProfileName } from '../lines/lineProfiles';
+import { flatStateManager } from '../state/flatState';
+import { StateDB, stateCaches } from '../state/stateDb';
+import { ChainStore } from '../store/chainStore';
+import type { KvOp, KvStore } from '../store/kvStore';
+import type { NodeClock } from './clock';
+import { ChainHead } from './head';
+
+const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
+
+/** What a chain is created with, kept in its database: a reopened chain is the same chain. */
+interface PersistedConfig {
+  chainId: string;
+  hardfork: string | null;
+  mnemonic: string;
+  accounts: number;
+  genesis: unknown;
+}
+
+/** What a new chain is made of; a reopened chain keeps what it was created with (PersistedConfig). */
+export interface GenesisOptions {
+  /** Default DEFAULT_CHAIN_ID. Ignored when `genesis` is given (its config.chainId wins). */
+  chainId?: bigint;
+  /** Default DEFAULT_HARDFORK. With `genesis`, a fixed fork overriding its schedule. */
+  hardfork?: string;
+  /** Block gas limit; default DEFAULT_GAS_LIMIT (a reopened chain: its head's, unless given). */
+  gasLimit?: bigint;
+  mnemonic?: string;
+  /** Dev accounts derived and funded; default 10. */
+  accounts?: number;
+  /** Wei per dev account; default DEFAULT_BALANCE. */
+  balance?: bigint;
+  /** A parsed geth-style genesis.json. */
+  genesis?: unknown;
+  /** Count lines at all; default true. Off only to measure what counting costs. */
+  lineCounting?: boolean;
+  /** Which Linea tracer the line counter follows; default the line limits' profile, else osaka. */
+  tracer?: TracerProfileName;
+  /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
+  rpcEvmTimeoutMs?: number;
+}
+
+export interface OpenedChain {
+  head: ChainHead;
+  accounts: DevAccount[];
+  mnemonic: string;
+  simulator: Simulator;
+  /** The mining VM's line counter. */
+  counter: LineCounter;
+}
+
+/** The tracer profile the chain counts with; its line limits must be for the same one. */
+export function tracerOf(tracer: TracerProfileName | undefined, limits: LineLimits | undefined): TracerProfileName {
+  const name = tracer ?? limits?.profile ?? 'osaka';
+  if (limits !== undefined && limits.profile !== name)
+    throw new InvalidLimitsError(`the line limits are for the ${limits.profile} tracer, not ${name}`);
+  return name;
+}
+
+/** Opens the chain in `kv`, writing its genesis if it is new. */
+export async function openChain(
+  kv: KvStore,
+  opts: GenesisOptions & { lineLimits?: LineLimits },
+  clock: NodeClock,
+): Promise<OpenedChain> {
+  const tracer = tracerOf(opts.tracer, opts.lineLimits);
+  const stored = await kv.get(META_CONFIG);
+  const persisted: PersistedConfig =
+    stored !== undefined
+      ? (JSON.parse(new TextDecoder().decode(stored)) as PersistedConfig)
+      : {
+          chainId: String(opts.chainId ?? DEFAULT_CHAIN_ID),
+          hardfork: opts.hardfork ?? null,
+          mnemonic: opts.mnemonic ?? DEFAULT_MNEMONIC,
+          accounts: opts.accounts ?? 10,
+          genesis: opts.genesis ?? null,
+        };
+  const spec: GenesisSpec | undefined =
+    persisted.genesis !== null ? gethGenesisSpec(persisted.genesis, persisted.hardfork ?? undefined) : undefined;
+  const common = spec?.common ?? devCommon(BigInt(persisted.chainId), persisted.hardfork ?? DEFAULT_HARDFORK);
+  const scheduled = spec?.scheduled ?? false;
+  if (scheduled) common.setHardforkBy({ blockNumber: 0n, timestamp: spec?.timestamp ?? 0n });
+  const stateDb = new StateDB(kv);
+  const store = new ChainStore(kv, common, scheduled);
+  const headNumber = await store.open();
+
+  const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(100_000));
+  const blockchain = {
+    getBlock: async (n: number) => {
+      const hash = await store.getBlockHash(BigInt(n));
+      return { hash: () => hash ?? new Uint8Array(32) };
+    },
+    putBlock: async () => {},
+    shallowCopy() {
+      return this;
+    },
+  };
+  const vm = await createVM({ common, stateManager: sm, blockchain });
+  const lineCounting = opts.lineCounting ?? true;
+  const simulator = await Simulator.create(common, stateDb, blockchain, {
+    lineCounting,
+    tracer,
+    daoForkBlock: spec?.daoForkBlock,
+    evmTimeoutMs: opts.rpcEvmTimeoutMs,
+  });
+  const counter = new LineCounter(vm.evm, lineCounting, tracer);
+  // Mining runs to the end of every transaction, but lets the event loop in between slices.
+  new ExecutionGuard(vm.evm);
+  const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
+  const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
+
+  if (headNumber < 0n) {
+    await writeGenesis(head, spec, opts, persisted, accounts);
+  } else {
+    const headBlock = await head.block();
+    head.setForkAt(headBlock.header.number + 1n, headBlock.header.timestamp);
+    await head.resumeWorkingRoot(headBlock);
+    head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
+    await head.restorePool();
+  }
+  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter };
+}
+
+async function writeGenesis(
+  head: ChainHead,
+  spec: GenesisSpec | undefined,
+  opts: GenesisOptions,
+  persisted: PersistedConfig,
+  accounts: DevAccount[],
+): Promise<void> {
+  const sm = head.state;
+  const balance = opts.balance ?? DEFAULT_BALANCE;
+  // A dev chain gets the system contracts of its fork, as geth's dev mode; a genesis file says its own.
+  const alloc = spec?.alloc ?? [
+    ...systemContractAllocs(head.common),
+    ...accounts.map((a) => ({ address: a.address, balance })),
+  ];
+  await sm.checkpoint();
+  await applyAlloc(sm, alloc);
+  await sm.commit();
+  const stateRoot = await sm.getStateRoot();
+  head.gasLimit = opts.gasLimit ?? spec?.gasLimit ?? DEFAULT_GAS_LIMIT;
+  const timestamp = spec?.timestamp ?? head.clock.nowSeconds();
+  head.setForkAt(0n, timestamp);
+  const header: HeaderData = {
+    number: 0n,
+    gasLimit: head.gasLimit,
+    timestamp,
+    stateRoot,
+    extraData: spec?.extraData ?? new TextEncoder().encode('l2devnet'),
+    coinbase: spec?.coinbase,
+    difficulty: spec?.difficulty ?? 0n,
+    nonce: spec?.nonce,
+    mixHash: spec?.mixHash,
+  };
+  const common: Common = head.common;
+  if (common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? INITIAL_BASE_FEE;
+  if (common.isActivatedEIP(4844)) {
+    header.excessBlobGas = spec?.excessBlobGas ?? 0n;
+    header.blobGasUsed = spec?.blobGasUsed ?? 0n;
+  }
+  const genesis = createBlock({ header }, { common });
+  const ops: KvOp[] = [];
+  head.stateDb.drainInto(ops);
+  ops.push(...head.store.blockOps(genesis, []));
+  ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
+  await head.store.commit(ops, genesis, []);
+  head.workingRoot = stateRoot;
+}

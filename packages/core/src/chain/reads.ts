@@ -1,0 +1,244 @@
+/**
+ * Reads: blocks, receipts, transactions, logs and the state at any block. Reads never wait for the
+ * chain's queue: they see the state of the block they name, through tries rooted at that block's
+ * stateRoot (the working root at the head).
+ */
+import type { Block } from '@ethereumjs/block';
+import { getMerkleStateProof } from '@ethereumjs/statemanager';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+
+import { forkConfigs } from '../config/forkConfig';
+import type { ForkConfigs } from '../config/forkConfig';
+import type { PoolTx } from '../pool/txPool';
+import { flatStateManager } from '../state/flatState';
+import { stateCaches } from '../state/stateDb';
+import { LruCache } from '../support/lru';
+import type { AccountProof, BlockRef, LocatedLog, LogFilter, Receipt } from '../types';
+import type { FinalityTags } from './finality';
+import type { ChainHead } from './head';
+
+/** Spec, Limits: at most 10,000 results per eth_getLogs query. */
+export const MAX_LOG_RESULTS = 10_000;
+/** Spec, Limits: an eth_getLogs query must not run longer than 10 seconds. */
+export const LOG_QUERY_TIMEOUT_MS = 10_000;
+
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+  storageRoot: Uint8Array;
+}
+
+export interface ChainTransaction {
+  tx: TypedTransaction;
+  sender: Uint8Array;
+  /** Undefined while pending. */
+  block?: Block;
+  index?: number;
+}
+
+export interface LogQueryOptions {
+  /** eth_getLogs limits; defaults from the spec (10,000 results, 10 s). */
+  maxLogResults?: number;
+  logQueryTimeoutMs?: number;
+}
+
+export class Reads {
+  readonly maxLogResults: number;
+  readonly logQueryTimeoutMs: number;
+  /** Read-only state views by state root, for the blocks read most. */
+  private readonly readers = new LruCache<string, MerkleStateManager>(32);
+
+  constructor(
+    private readonly head: ChainHead,
+    private readonly finality: FinalityTags,
+    opts: LogQueryOptions,
+  ) {
+    this.maxLogResults = opts.maxLogResults ?? MAX_LOG_RESULTS;
+    this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
+  }
+
+  headBlock(): Promise<Block> {
+    return this.head.block();
+  }
+
+  /** The block number a tag or number stands for; undefined when no such block exists. */
+  async resolveNumber(ref: BlockRef): Promise<bigint | undefined> {
+    const head = this.head.number;
+    switch (ref.kind) {
+      case 'latest':
+      case 'pending':
+        return head;
+      case 'earliest':
+        return 0n;
+      case 'finalized':
+      case 'safe':
+        return this.finality.resolve(ref.kind, head);
+      case 'number':
+        return ref.number <= head && ref.number >= 0n ? ref.number : undefined;
+      case 'hash':
+        return this.head.store.getBlockNumber(ref.hash);
+    }
+  }
+
+  async getBlock(ref: BlockRef): Promise<Block | undefined> {
+    const n = await this.resolveNumber(ref);
+    return n === undefined ? undefined : this.head.store.getBlock(n);
+  }
+
+  getBlockByNumber(n: bigint): Promise<Block | undefined> {
+    return this.head.store.getBlock(n);
+  }
+
+  /** The sum of the difficulties of blocks 0..n (proof of work; constant after the merge). */
+  totalDifficulty(n: bigint): Promise<bigint> {
+    return this.head.store.totalDifficulty(n);
+  }
+
+  getReceipts(n: bigint): Promise<Receipt[] | undefined> {
+    return this.head.store.getReceipts(n);
+  }
+
+  /** A mined transaction with its block, or a pending one from the pool. */
+  async getTransaction(hash: Uint8Array): Promise<ChainTransaction | undefined> {
+    const { store } = this.head;
+    const loc = await store.getTxLocation(hash);
+    if (loc !== undefined) {
+      const block = await store.getBlock(loc.blockNumber);
+      const receipts = await store.getReceipts(loc.blockNumber);
+      if (block !== undefined && receipts !== undefined) {
+        return { tx: block.transactions[loc.index], sender: receipts[loc.index].from, block, index: loc.index };
+      }
+    }
+    const pending = this.head.pool.get(hash);
+    return pending === undefined ? undefined : { tx: pending.tx, sender: pending.sender };
+  }
+
+  async getReceipt(hash: Uint8Array): Promise<{ receipt: Receipt; block: Block; index: number } | undefined> {
+    const { store } = this.head;
+    const loc = await store.getTxLocation(hash);
+    if (loc === undefined) return undefined;
+    const [block, receipts] = await Promise.all([store.getBlock(loc.blockNumber), store.getReceipts(loc.blockNumber)]);
+    if (block === undefined || receipts === undefined) return undefined;
+    return { receipt: receipts[loc.index], block, index: loc.index };
+  }
+
+  /** The state root reads at block `n` use: the working root at the head, the block's own otherwise. */
+  stateRootAt(n: bigint): Promise<Uint8Array> {
+    return this.head.stateRootAt(n);
+  }
+
+  /** A read-only view of the state after block `n`. */
+  private async stateAt(n: bigint): Promise<MerkleStateManager> {
+    const root = await this.head.stateRootAt(n);
+    const key = bytesToHex(root);
+    let sm = this.readers.get(key);
+    if (sm === undefined) {
+      const { stateDb, common } = this.head;
+      sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(0), root);
+      this.readers.set(key, sm);
+    }
+    return sm;
+  }
+
+  async getAccount(address: Uint8Array, n: bigint): Promise<AccountState> {
+    const account = await (await this.stateAt(n)).getAccount(new Address(address));
+    return {
+      nonce: account?.nonce ?? 0n,
+      balance: account?.balance ?? 0n,
+      codeHash: account?.codeHash ?? KECCAK256_NULL,
+      storageRoot: account?.storageRoot ?? KECCAK256_RLP,
+    };
+  }
+
+  async getCode(address: Uint8Array, n: bigint): Promise<Uint8Array> {
+    return (await this.stateAt(n)).getCode(new Address(address));
+  }
+
+  async getStorage(address: Uint8Array, slot: Uint8Array, n: bigint): Promise<Uint8Array> {
+    return (await this.stateAt(n)).getStorage(new Address(address), slot);
+  }
+
+  /** The nonce the sender's next transaction should carry, counting pool transactions. */
+  async pendingNonce(address: Uint8Array): Promise<bigint> {
+    const { nonce } = await this.getAccount(address, this.head.number);
+    return this.head.pool.nextNonce(address, nonce);
+  }
+
+  /** Whether a pool transaction can go into the next block: no nonce gap before it. */
+  async isReady(ptx: PoolTx): Promise<boolean> {
+    const { nonce } = await this.getAccount(ptx.sender, this.head.number);
+    return this.head.pool.nextNonce(ptx.sender, nonce) > ptx.nonce;
+  }
+
+  /** The pool split into transactions ready for the next block and those behind a nonce gap. */
+  poolContent(): Promise<{ ready: PoolTx[]; queued: PoolTx[] }> {
+    return this.head.pool.partition(async (sender) => (await this.getAccount(sender, this.head.number)).nonce);
+  }
+
+  /** How many transactions the pool holds. */
+  get poolSize(): number {
+    return this.head.pool.size;
+  }
+
+  /** The beneficiary of the next block (eth_coinbase). */
+  get coinbase(): Uint8Array {
+    return this.head.coinbase;
+  }
+
+  /** A transaction in the pool; undefined when it is not there. */
+  pooled(hash: Uint8Array): PoolTx | undefined {
+    return this.head.pool.get(hash);
+  }
+
+  /** EIP-1186 proof of an account and storage slots at block `n`. */
+  async getProof(address: Uint8Array, slots: Uint8Array[], n: bigint): Promise<AccountProof> {
+    const sm = await this.stateAt(n);
+    const proof = await getMerkleStateProof(sm, new Address(address), slots);
+    const hex = (h: string) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
+    return {
+      address,
+      balance: BigInt(proof.balance),
+      nonce: BigInt(proof.nonce),
+      codeHash: hex(proof.codeHash),
+      storageHash: hex(proof.storageHash),
+      accountProof: proof.accountProof.map(hex),
+      // An absent account has the empty storage trie: every slot is zero, with nothing to show.
+      storageProof: slots.map((key, i) => {
+        const s = proof.storageProof[i];
+        return { key, value: s === undefined ? 0n : BigInt(s.value), proof: s === undefined ? [] : s.proof.map(hex) };
+      }),
+    };
+  }
+
+  getLogs(filter: LogFilter): Promise<LocatedLog[]> {
+    return this.head.store.queryLogs(filter, {
+      maxResults: this.maxLogResults,
+      deadline: performance.now() + this.logQueryTimeoutMs,
+    });
+  }
+
+  /** Base fee of the next block. */
+  nextBaseFee(): Promise<bigint> {
+    return this.head.nextBaseFee();
+  }
+
+  /** Blob base fee of the next block (EIP-4844); 0 before Cancun. */
+  async nextBlobBaseFee(): Promise<bigint> {
+    const head = await this.head.block();
+    const common = this.head.vm.common;
+    return common.isActivatedEIP(4844) && head.header.excessBlobGas !== undefined
+      ? head.header.calcNextBlobGasPrice(common)
+      : 0n;
+  }
+
+  /** EIP-7910 (eth_config): the current, next and last fork's configuration. */
+  async forkConfigs(): Promise<ForkConfigs> {
+    const { store, common, scheduled } = this.head;
+    const genesis = (await store.getBlock(0n)) as Block;
+    const head = await this.head.block();
+    return forkConfigs(common, scheduled, genesis.header, head.header.timestamp);
+  }
+}

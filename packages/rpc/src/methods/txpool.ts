@@ -1,0 +1,42 @@
+/** The pool as geth's txpool API shows it: txpool_status, txpool_content, txpool_inspect (chain.reads). */
+import { bytesToHex } from '@ethereumjs/util';
+import type { PoolTx } from '@l2devnet/core';
+
+import { formatTransaction, quantity } from '../format';
+import type { Method } from '../method';
+import { method } from '../method';
+
+/** txpool_content / txpool_inspect layout: { pending, queued } by sender, then by nonce. */
+function poolContent(ready: PoolTx[], queued: PoolTx[], shape: (p: PoolTx) => unknown) {
+  const group = (list: PoolTx[]) => {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const p of list) {
+      const sender = bytesToHex(p.sender);
+      (out[sender] ??= {})[p.nonce.toString()] = shape(p);
+    }
+    return out;
+  };
+  return { pending: group(ready), queued: group(queued) };
+}
+
+export const txpoolMethods: Record<string, Method> = {
+  /** txpool_status: how many transactions are ready for the next block (pending) and behind a nonce gap (queued). */
+  txpool_status: method([], async ({ chain }) => {
+    const { ready, queued } = await chain.reads.poolContent();
+    return { pending: quantity(ready.length), queued: quantity(queued.length) };
+  }),
+  /** txpool_content: every pool transaction, by sender and nonce. */
+  txpool_content: method([], async ({ chain }) => {
+    const { ready, queued } = await chain.reads.poolContent();
+    return poolContent(ready, queued, (p) => formatTransaction(p.tx, p.sender));
+  }),
+  /** txpool_inspect: geth's one-line summary of each pool transaction. */
+  txpool_inspect: method([], async ({ chain }) => {
+    const { ready, queued } = await chain.reads.poolContent();
+    return poolContent(ready, queued, (p) => {
+      const gasPrice = 'maxFeePerGas' in p.tx ? p.tx.maxFeePerGas : (p.tx as unknown as { gasPrice: bigint }).gasPrice;
+      const to = p.tx.to === undefined ? 'contract creation' : bytesToHex(p.tx.to.bytes);
+      return `${to}: ${p.tx.value} wei + ${p.tx.gasLimit} gas × ${gasPrice} wei`;
+    });
+  }),
+};
