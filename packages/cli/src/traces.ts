@@ -13,7 +13,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import type { CallFrame, Chain, ExclusionRecord, LineFrame, Receipt } from '@l2devnet/core';
+import type { Chain, ExclusionRecord, LineFrame, Receipt } from '@l2devnet/core';
+import { formatCallFrame } from '@l2devnet/rpc';
+import type { RpcCallFrame as CallFrame } from '@l2devnet/rpc';
 import type { Block } from '@ethereumjs/block';
 import type * as Viem from 'viem' with { 'resolution-mode': 'import' };
 
@@ -205,7 +207,8 @@ async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts:
     const lines = [
       `Transaction ${hash} in block ${block.header.number}: ${ok ? 'success' : 'reverted'}, gas ${receipt.gasUsed}`,
     ];
-    const frame = traces[i]?.result as CallFrame | undefined;
+    const traced = traces[i]?.result;
+    const frame = traced?.tracer === 'callTracer' ? formatCallFrame(traced.frame) : undefined;
     if (frame !== undefined) {
       for (const text of consoleLogs(frame, opts.decoder)) lines.push(`  console.log: ${text}`);
       if (opts.level >= 4 || (opts.level >= 3 && !ok)) {
@@ -221,13 +224,12 @@ async function printExclusion(chain: Chain, record: ExclusionRecord, opts: Trace
   const [overflow] = record.overflows;
   const lines = [`Transaction ${bytesToHex(record.txHash)} excluded at stage ${record.stage}: ${record.reasonMessage}`];
   if (overflow !== undefined && opts.level >= 3) {
-    const traced = (await chain.traces.traceRawTransaction(record.rawTx, { tracer: 'lineCountTracer' })) as {
-      frames: LineFrame | null;
-    };
-    const heaviest = traced.frames === null ? undefined : heaviestFrame(traced.frames, overflow.module);
+    const traced = await chain.traces.traceRawTransaction(record.rawTx, { tracer: 'lineCountTracer' });
+    const frames = traced.tracer === 'lineCountTracer' ? traced.frames : null;
+    const heaviest = frames === null ? undefined : heaviestFrame(frames, overflow.module);
     if (heaviest !== undefined)
       lines.push(
-        `  most ${overflow.module} lines (${heaviest.own}) came from the ${heaviest.frame.type} to ${heaviest.frame.to ?? '(creation)'}`,
+        `  most ${overflow.module} lines (${heaviest.own}) came from the ${heaviest.frame.type} to ${heaviest.frame.to === undefined ? '(creation)' : bytesToHex(heaviest.frame.to)}`,
       );
   }
   opts.write(`${lines.join('\n')}\n`);

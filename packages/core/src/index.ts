@@ -49,7 +49,17 @@ export type {
   SimOptions,
   SimulatedBlock,
 } from './exec/simulate';
-export type { BlockOverrides, CallFrame, LineFrame, TraceOptions } from './exec/tracing';
+export type {
+  BlockOverrides,
+  CallFrame,
+  CallLog,
+  FlatTrace,
+  LineFrame,
+  PrestateAccount,
+  StructLog,
+  TraceOptions,
+  TraceResult,
+} from './exec/tracers/tracer';
 export { verifyAccountProof } from './state/proofVerifier';
 export { SYSTEM_CONTRACTS } from './config/systemContracts';
 export { lazyKzg } from './config/kzg';

@@ -5,7 +5,18 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
-import type { AccountProof, ExclusionRecord, LocatedLog, Receipt } from '@l2devnet/core';
+import type {
+  AccountProof,
+  CallFrame,
+  ExclusionRecord,
+  FlatTrace,
+  LineFrame,
+  LocatedLog,
+  PrestateAccount,
+  Receipt,
+  StructLog,
+  TraceResult,
+} from '@l2devnet/core';
 import { effectiveGasPrice } from '@l2devnet/core';
 
 export type Hex = `0x${string}`;
@@ -287,4 +298,178 @@ export function formatExclusion(r: ExclusionRecord): Record<string, string> {
   if (r.blockNumber !== undefined) out.blockNumber = quantity(r.blockNumber);
   out.timestamp = new Date(r.timestamp).toISOString();
   return out;
+}
+
+// ---------------------------------------------------------------- traces, as geth's tracers answer
+
+/** A 32-byte word: storage slots and values, memory words. */
+function word(n: bigint): Hex {
+  return `0x${n.toString(16).padStart(64, '0')}`;
+}
+
+/** A tracer's result in geth's JSON: debug_traceTransaction, debug_traceCall, debug_traceBlock*. */
+export function formatTrace(r: TraceResult): unknown {
+  switch (r.tracer) {
+    case 'structLogger':
+      return {
+        failed: r.failed,
+        gas: Number(r.gas),
+        returnValue: hex(r.returnValue),
+        structLogs: r.structLogs.map(formatStructLog),
+      };
+    case 'callTracer':
+      return formatCallFrame(r.frame);
+    case 'flatCallTracer':
+      return r.traces.map(formatFlatTrace);
+    case '4byteTracer':
+      return Object.fromEntries(r.calls.map((c) => [`${hex(c.selector)}-${c.size}`, c.count]));
+    case 'prestateTracer':
+      return 'accounts' in r
+        ? formatAccounts(r.accounts)
+        : { post: formatAccounts(r.diff.post), pre: formatAccounts(r.diff.pre) };
+    case 'lineCountTracer':
+      return {
+        tracer: r.profile,
+        lineCounts: r.lineCounts,
+        frames: r.frames === null ? null : formatLineFrame(r.frames),
+      };
+    case 'noopTracer':
+      return {};
+    case 'muxTracer':
+      return Object.fromEntries(r.results.map(([name, result]) => [name, formatTrace(result)]));
+  }
+}
+
+function formatStructLog(log: StructLog): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    pc: log.pc,
+    op: log.op,
+    gas: Number(log.gas),
+    gasCost: Number(log.gasCost),
+    depth: log.depth,
+  };
+  if (log.stack !== undefined) out.stack = log.stack.map(quantity);
+  if (log.memory !== undefined) {
+    const words: string[] = [];
+    for (let i = 0; i < log.memory.length; i += 32)
+      words.push(
+        `0x${Buffer.from(log.memory.subarray(i, i + 32))
+          .toString('hex')
+          .padStart(64, '0')}`,
+      );
+    out.memory = words;
+  }
+  if (log.returnData !== undefined) out.returnData = hex(log.returnData);
+  if (log.storage !== undefined) out.storage = Object.fromEntries(log.storage.map(([k, v]) => [word(k), word(v)]));
+  out.refund = Number(log.refund);
+  if (log.error !== undefined) out.error = log.error;
+  return out;
+}
+
+/** A callTracer frame as geth's JSON gives it. */
+export interface RpcCallFrame {
+  type: string;
+  from: Hex;
+  gas: Hex;
+  gasUsed: Hex;
+  to?: Hex;
+  input: Hex;
+  output?: Hex;
+  error?: string;
+  revertReason?: string;
+  calls?: RpcCallFrame[];
+  logs?: { address: Hex; topics: Hex[]; data: Hex; position: Hex; index: Hex }[];
+  value?: Hex;
+}
+
+/** A callTracer frame, with geth's fields in geth's order. */
+export function formatCallFrame(f: CallFrame): RpcCallFrame {
+  return {
+    type: f.type,
+    from: hex(f.from),
+    gas: quantity(f.gas),
+    gasUsed: quantity(f.gasUsed),
+    ...(f.to !== undefined && { to: hex(f.to) }),
+    input: hex(f.input),
+    ...(f.output !== undefined && { output: hex(f.output) }),
+    ...(f.error !== undefined && { error: f.error }),
+    ...(f.revertReason !== undefined && { revertReason: f.revertReason }),
+    ...(f.calls !== undefined && { calls: f.calls.map(formatCallFrame) }),
+    ...(f.logs !== undefined && {
+      logs: f.logs.map((log) => ({
+        address: hex(log.address),
+        topics: log.topics.map(hex),
+        data: hex(log.data),
+        position: quantity(log.position),
+        index: quantity(log.index),
+      })),
+    }),
+    ...(f.value !== undefined && { value: quantity(f.value) }),
+  };
+}
+
+function formatFlatTrace(t: FlatTrace): Record<string, unknown> {
+  const f = t.frame;
+  const context = {
+    blockHash: t.blockHash === undefined ? null : hex(t.blockHash),
+    blockNumber: Number(t.blockNumber),
+    transactionHash: t.transactionHash === undefined ? null : hex(t.transactionHash),
+    transactionPosition: t.transactionPosition,
+  };
+  const value = quantity(f.value ?? 0n);
+  const to = f.to === undefined ? undefined : hex(f.to);
+  if (t.type === 'suicide')
+    return {
+      action: { address: hex(f.from), balance: value, refundAddress: to },
+      ...context,
+      subtraces: t.subtraces,
+      traceAddress: t.traceAddress,
+      type: 'suicide',
+    };
+  const create = t.type === 'create';
+  const output = f.output === undefined ? '0x' : hex(f.output);
+  const gas = quantity(f.gas);
+  const gasUsed = quantity(f.gasUsed);
+  const out: Record<string, unknown> = {
+    action: create
+      ? { creationMethod: f.type.toLowerCase(), from: hex(f.from), gas, init: hex(f.input), value }
+      : { callType: f.type.toLowerCase(), from: hex(f.from), gas, input: hex(f.input), to, value },
+    blockHash: context.blockHash,
+    blockNumber: context.blockNumber,
+    // A frame that failed other than by reverting has no result.
+    ...((f.error === undefined || f.error === 'execution reverted') && {
+      result: create ? { ...(to !== undefined && { address: to }), code: output, gasUsed } : { gasUsed, output },
+    }),
+    subtraces: t.subtraces,
+    traceAddress: t.traceAddress,
+    transactionHash: context.transactionHash,
+    transactionPosition: context.transactionPosition,
+    type: t.type,
+  };
+  if (t.error !== undefined) out.error = t.error;
+  return out;
+}
+
+/** prestateTracer accounts by address: the fields each has. */
+function formatAccounts(accounts: PrestateAccount[]): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const a of accounts) {
+    const fields: Record<string, unknown> = {};
+    if (a.balance !== undefined) fields.balance = quantity(a.balance);
+    if (a.nonce !== undefined) fields.nonce = Number(a.nonce);
+    if (a.code !== undefined) fields.code = hex(a.code);
+    if (a.storage !== undefined) fields.storage = Object.fromEntries(a.storage.map(([k, v]) => [word(k), word(v)]));
+    out[hex(a.address)] = fields;
+  }
+  return out;
+}
+
+function formatLineFrame(f: LineFrame): Record<string, unknown> {
+  return {
+    type: f.type,
+    from: hex(f.from),
+    ...(f.to !== undefined && { to: hex(f.to) }),
+    lineCounts: f.lineCounts,
+    ...(f.calls !== undefined && { calls: f.calls.map(formatLineFrame) }),
+  };
 }

@@ -702,8 +702,8 @@ describe('Chain from a genesis file', () => {
       // In the fork block, a transaction reads the balance the drain left: 0, in the block and in its trace.
       const probe = await send(source, 0, { to: hexToBytes(PROBE), gasLimit: 100_000n, gasPrice: GWEI, type: 0 });
       await source.mine();
-      const trace = (await source.traces.traceTransaction(probe, { tracer: 'callTracer' })) as { output: string };
-      expect(BigInt(trace.output)).toBe(0n);
+      const trace = await source.traces.traceTransaction(probe, { tracer: 'callTracer' });
+      expect(trace?.tracer === 'callTracer' && bytesToBigInt(trace.frame.output as Uint8Array)).toBe(0n);
       for (let i = 0; i < 10; i++) await source.mine();
       const balance = async (address: string, n: bigint) =>
         (await source.reads.getAccount(hexToBytes(address as `0x${string}`), n)).balance;

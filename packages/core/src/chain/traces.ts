@@ -6,9 +6,7 @@
 import { createTxFromRLP } from '@ethereumjs/tx';
 
 import type { CallRequest, Simulator, StateOverride } from '../exec/simulator';
-import type { TraceOptions } from '../exec/tracing';
-
-type TraceResult = unknown;
+import type { TraceOptions, TraceResult } from '../exec/tracers/tracer';
 import type { ChainHead } from './head';
 
 export class Traces {
@@ -21,7 +19,10 @@ export class Traces {
    * debug_traceBlockByNumber: block `n`'s transactions run again on its parent's state, each traced;
    * undefined for an unknown block.
    */
-  async traceBlock(n: bigint, options: TraceOptions): Promise<{ txHash: string; result: TraceResult }[] | undefined> {
+  async traceBlock(
+    n: bigint,
+    options: TraceOptions,
+  ): Promise<{ txHash: Uint8Array; result: TraceResult }[] | undefined> {
     const replay = await this.head.replayInputs(n);
     if (replay === undefined) return undefined;
     return this.simulator.traceBlock(replay.root, replay.block, replay.senders, options);

@@ -18,8 +18,8 @@ import { ChainError } from '../errors';
 import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { LineCounts } from '../lines/lineCounter';
 import type { CallRequest } from './simulator';
-import { gethError, logOfStep } from './tracing';
-import type { MessageEvent, MessageResult, StepEvent, Tracer } from './tracing';
+import { gethError, logOfStep } from './tracers/tracer';
+import type { EvmObserver, MessageEvent, MessageResult, StepEvent } from './tracers/tracer';
 import type { LocatedLog, Log, Receipt } from '../types';
 
 /** The execution-apis limit on simulated blocks. */
@@ -98,7 +98,7 @@ export interface SimHost<Override> {
     gasLimit: bigint,
     gasPrice: bigint,
     tx: TypedTransaction,
-    tracer?: Tracer,
+    tracer?: EvmObserver,
   ): Promise<{ result: EVMResult; lineCounts: LineCounts }>;
 }
 
@@ -330,7 +330,7 @@ function unsignedTx(data: Parameters<typeof createFeeMarket1559Tx>[0], common: V
  * traceTransfers: every transfer of ETH (a call or creation with value) as an ERC-20 Transfer log
  * from 0xeeee…eeee, in order with the logs the contracts emit; dropped with a frame that fails.
  */
-class TransferLogs implements Tracer {
+class TransferLogs implements EvmObserver {
   readonly steps = true;
   private readonly frames: Log[][] = [];
   /** Per frame: the creation whose transfer log waits for its address. */

@@ -36,17 +36,18 @@ import type { TracerProfileName } from '../lines/lineProfiles';
 import { decodeRevertReason } from './revertReason';
 import { simulateBlocks } from './simulate';
 import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
-import { makeTracer } from './tracing';
+import { countsLines, makeTracer } from './tracers/makeTracer';
 import type {
   BlockOverrides,
+  EvmObserver,
   MessageEvent,
   MessageResult,
   StateReader,
   StepEvent,
   TraceOptions,
-  Tracer,
+  TraceResult,
   TracerContext,
-} from './tracing';
+} from './tracers/tracer';
 import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
 import { flatStateManager } from '../state/flatState';
@@ -558,7 +559,7 @@ export class Simulator {
     senders: Uint8Array[],
     options: TraceOptions,
     only?: number,
-  ): Promise<{ txHash: string; result: unknown }[]> {
+  ): Promise<{ txHash: Uint8Array; result: TraceResult }[]> {
     return this.withState(
       root,
       options.timeout ?? true,
@@ -566,7 +567,7 @@ export class Simulator {
         this.counter.startBlock();
         // The block's own writes before its transactions (beacon root, parent hash), as when it was mined.
         await beginBlock(this.vm, block, this.daoForkBlock);
-        const out: { txHash: string; result: unknown }[] = [];
+        const out: { txHash: Uint8Array; result: TraceResult }[] = [];
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {
           if (only !== undefined && i > only) break;
@@ -616,7 +617,7 @@ export class Simulator {
             txHash: tx.hash(),
             txIndex: i,
           };
-          out.push({ txHash: bytesToHex(tx.hash()), result: tracer.result(summary) });
+          out.push({ txHash: tx.hash(), result: tracer.result(summary) });
         }
         return out;
       },
@@ -632,7 +633,7 @@ export class Simulator {
     gasCap: bigint,
     overrides: StateOverride[],
     options: TraceOptions,
-  ): Promise<unknown> {
+  ): Promise<TraceResult> {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
@@ -743,7 +744,7 @@ export class Simulator {
    * Feeds the EVM's events to `tracer` until the returned function is called; that function throws
    * what the tracer threw, if it did.
    */
-  private attach(tracer: Tracer): () => void {
+  private attach(tracer: EvmObserver): () => void {
     const events = this.vm.evm.events;
     type Done = (() => void) | undefined;
     let failure: unknown;
@@ -813,14 +814,6 @@ export class Simulator {
 /** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */
 function cappedGas(req: CallRequest, cap: bigint): bigint {
   return req.gas === undefined || req.gas > cap ? cap : req.gas;
-}
-
-/** Whether a trace needs line counts (the lineCountTracer, alone or in a muxTracer). */
-function countsLines(options: TraceOptions): boolean {
-  return (
-    options.tracer === 'lineCountTracer' ||
-    (options.tracer === 'muxTracer' && 'lineCountTracer' in (options.tracerConfig ?? {}))
-  );
 }
 
 function throwIfFailed(result: EVMResult): void {

@@ -7,7 +7,7 @@ import { encodeReceipt, HeaderNotFoundError, TransactionNotFoundError } from '@l
 import type { BlockRef, TraceOptions } from '@l2devnet/core';
 import type { Block } from '@ethereumjs/block';
 
-import { hex } from '../format';
+import { formatTrace, hex } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required } from '../method';
 import { blockRef, callObject, hash, traceOptions } from '../params';
@@ -26,7 +26,7 @@ const noOptions = {};
 async function traceBlock(ctx: RpcContext, block: Block, options: TraceOptions) {
   const traces = await ctx.chain.traces.traceBlock(block.header.number, options);
   if (traces === undefined) throw new HeaderNotFoundError();
-  return traces;
+  return traces.map((t) => ({ txHash: hex(t.txHash), result: formatTrace(t.result) }));
 }
 
 export const debugMethods: Record<string, Method> = {
@@ -40,7 +40,7 @@ export const debugMethods: Record<string, Method> = {
     async ({ chain }, h, options) => {
       const result = await chain.traces.traceTransaction(h, options ?? noOptions);
       if (result === undefined) throw new TransactionNotFoundError();
-      return result;
+      return formatTrace(result);
     },
   ),
   /** debug_traceCall(call, block, options?): a call traced, with the options' stateOverrides. */
@@ -51,7 +51,14 @@ export const debugMethods: Record<string, Method> = {
       optional('options', traceOptions),
     ],
     async (ctx, req, ref, options) =>
-      ctx.chain.traces.traceCall(req, await stateBlock(ctx, ref), options?.stateOverrides ?? [], options ?? noOptions),
+      formatTrace(
+        await ctx.chain.traces.traceCall(
+          req,
+          await stateBlock(ctx, ref),
+          options?.stateOverrides ?? [],
+          options ?? noOptions,
+        ),
+      ),
   ),
   /** debug_traceBlockByNumber(block, options?): each transaction traced, as `[{ txHash, result }]`. */
   debug_traceBlockByNumber: method(

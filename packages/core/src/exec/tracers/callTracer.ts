@@ -1,0 +1,161 @@
+/**
+ * geth's callTracer: the tree of call frames a transaction opened, with gas, input, output, errors and
+ * revert reasons; with `withLog`, the logs each frame emitted (none of a frame that failed).
+ */
+import { decodeRevertReason } from '../revertReason';
+import { FrameTracker, gethError, logOfStep } from './tracer';
+import type {
+  CallFrame,
+  CallLog,
+  MessageEvent,
+  MessageResult,
+  StepEvent,
+  TraceResult,
+  Tracer,
+  TxSummary,
+} from './tracer';
+
+export interface CallTracerConfig {
+  onlyTopCall?: boolean;
+  withLog?: boolean;
+}
+
+export class CallTracer extends FrameTracker implements Tracer {
+  readonly steps = true;
+  private readonly stack: CallFrame[] = [];
+  private root: CallFrame | undefined;
+  /** The logs seen, in the order they were emitted, for their index. */
+  private readonly emitted: CallLog[] = [];
+
+  constructor(private readonly config: CallTracerConfig) {
+    super();
+  }
+
+  override async onStep(step: StepEvent): Promise<void> {
+    super.onStep(step);
+    if (step.opcode.code === 0xff) return this.selfdestruct(step);
+    const frame = this.stack[this.stack.length - 1];
+    const log = this.config.withLog === true && frame !== undefined ? logOfStep(step) : undefined;
+    if (frame === undefined || log === undefined) return;
+    const entry: CallLog = { ...log, position: frame.calls?.length ?? 0, index: 0 };
+    (frame.logs ??= []).push(entry);
+    this.emitted.push(entry);
+  }
+
+  /** geth adds a SELFDESTRUCT frame: the contract's balance going to the beneficiary. */
+  private async selfdestruct(step: StepEvent): Promise<void> {
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined || this.config.onlyTopCall === true || step.stack.length === 0) return;
+    const account = await step.stateManager.getAccount(step.address);
+    const beneficiary = step.stack[step.stack.length - 1] & ((1n << 160n) - 1n);
+    (parent.calls ??= []).push({
+      type: 'SELFDESTRUCT',
+      from: step.address.bytes,
+      to: Uint8Array.from(Buffer.from(beneficiary.toString(16).padStart(40, '0'), 'hex')),
+      value: account?.balance ?? 0n,
+      gas: 0n,
+      gasUsed: 0n,
+      input: new Uint8Array(),
+    });
+  }
+
+  onEnter(message: MessageEvent): void {
+    const type = this.frameType(message);
+    // A DELEGATECALL's caller is the contract that makes it (the message carries the original sender).
+    const from = type === 'DELEGATECALL' && message.to !== undefined ? message.to : message.caller;
+    // The message's data and the frame's return value are views the EVM reuses: the frame keeps copies.
+    const frame: CallFrame = {
+      type,
+      from: from.bytes,
+      gas: message.gasLimit,
+      gasUsed: 0n,
+      input: message.data.slice(),
+    };
+    const target = type === 'DELEGATECALL' || type === 'CALLCODE' ? message.codeAddress : message.to;
+    if (target !== undefined) frame.to = target.bytes;
+    if (type !== 'STATICCALL') frame.value = message.value;
+    if (this.stack.length === 0) this.root = frame;
+    else if (this.config.onlyTopCall !== true) {
+      const parent = this.stack[this.stack.length - 1];
+      (parent.calls ??= []).push(frame);
+    }
+    this.stack.push(frame);
+  }
+
+  onExit(result: MessageResult): void {
+    const frame = this.stack.pop();
+    if (frame === undefined) return;
+    const r = result.execResult;
+    frame.gasUsed = r.executionGasUsed;
+    if (result.createdAddress !== undefined && frame.type.startsWith('CREATE')) frame.to = result.createdAddress.bytes;
+    const error = r.exceptionError?.error;
+    if (error === undefined || error === 'revert') frame.output = r.returnValue.slice();
+    if (error !== undefined) {
+      frame.error = gethError(error);
+      if (error === 'revert') {
+        const reason = revertReason(r.returnValue);
+        if (reason !== undefined) frame.revertReason = reason;
+      }
+      // A failed frame's logs never happened.
+      dropLogs(frame);
+    }
+    if (frame.type.startsWith('CREATE') && error !== undefined) delete frame.to;
+  }
+
+  /** The frame tree; geth's top frame carries the transaction's gas limit and the gas its receipt reports. */
+  frame(tx: TxSummary): CallFrame {
+    const root = this.root;
+    // No frame ran (a transfer to an account without code runs none in this EVM).
+    if (root === undefined)
+      return {
+        type: 'CALL',
+        from: tx.from,
+        to: tx.to,
+        value: tx.value,
+        gas: tx.gasLimit,
+        gasUsed: tx.gasUsed,
+        input: tx.input,
+      };
+    root.gas = tx.gasLimit;
+    root.gasUsed = tx.gasUsed;
+    const kept = new Set<CallLog>();
+    const collect = (f: CallFrame) => {
+      for (const log of f.logs ?? []) kept.add(log);
+      f.calls?.forEach(collect);
+    };
+    collect(root);
+    let index = 0;
+    for (const log of this.emitted) if (kept.has(log)) log.index = index++;
+    return root;
+  }
+
+  result(tx: TxSummary): TraceResult {
+    return { tracer: 'callTracer', frame: this.frame(tx) };
+  }
+}
+
+function dropLogs(frame: CallFrame): void {
+  delete frame.logs;
+  frame.calls?.forEach(dropLogs);
+}
+
+/** geth's abi.panicReasons. */
+const PANIC_REASONS: Record<number, string> = {
+  0x00: 'generic panic',
+  0x01: 'assert(false)',
+  0x11: 'arithmetic underflow or overflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'enum overflow',
+  0x22: 'invalid encoded storage byte array accessed',
+  0x31: 'out-of-bounds array access; popping on an empty array',
+  0x32: 'out-of-bounds access of an array or bytesN',
+  0x41: 'out of memory',
+  0x51: 'uninitialized function',
+};
+
+/** geth's abi.UnpackRevert: Error(string)'s text, or a Panic's reason. */
+function revertReason(data: Uint8Array): string | undefined {
+  const reason = decodeRevertReason(data);
+  if (reason === undefined || !reason.startsWith('panic: ')) return reason;
+  return PANIC_REASONS[Number(BigInt(reason.slice('panic: '.length)))] ?? `unknown panic code: ${reason.slice(7)}`;
+}
