@@ -8,7 +8,6 @@ import type { TestNode } from './testNode';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
-const IDENTITY = '0x0000000000000000000000000000000000000004';
 const rpc = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
 
 describe('one port, HTTP and WebSocket (open mode)', () => {

@@ -24,8 +24,9 @@ export {
   DEFAULT_HARDFORK,
   SUPPORTED_HARDFORKS,
 } from './config/genesis';
-export { Conflation, LineCounter } from './lines/lineCounter';
-export type { LineCounts } from './lines/lineCounter';
+export { Conflation } from './lines/conflation';
+export { LineCounter } from './lines/lineCounter';
+export type { LineCounts } from './lines/conflation';
 export { LineLimits } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';
 export { MODULES, PROFILES, TRACER_PROFILES, TRACER_VERSIONS } from './lines/lineProfiles';

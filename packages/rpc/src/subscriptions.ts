@@ -78,7 +78,7 @@ export class ChainFeed {
   private readonly filters = new Map<string, Filter>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly chain: Chain) {
+  constructor(chain: Chain) {
     // Who hears an event is fixed when it happens; the work is done after the chain moves on.
     chain.on('block', (block, receipts) => {
       const targets = this.targets();

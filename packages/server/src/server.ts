@@ -6,7 +6,7 @@
  * is noticed (onAborted / close) before anything is written to it.
  */
 import type { Authorize, JsonRpcResponse, Rpc, Session } from '@l2devnet/rpc';
-import { creditsOf, INVALID_REQUEST, LIMIT_EXCEEDED, RpcError } from '@l2devnet/rpc';
+import { INVALID_REQUEST, LIMIT_EXCEEDED, RpcError } from '@l2devnet/rpc';
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
 

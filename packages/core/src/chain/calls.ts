@@ -5,7 +5,7 @@
  */
 import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
-import type { LineCounts } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/conflation';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
 

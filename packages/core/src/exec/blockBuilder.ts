@@ -43,7 +43,8 @@ import {
 } from '@ethereumjs/vm';
 import type { VM, RunTxResult } from '@ethereumjs/vm';
 
-import type { LineCounter, LineCounts } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/conflation';
+import type { LineCounter } from '../lines/lineCounter';
 import type { LineLimits, LineOverflow } from '../lines/lineLimits';
 import { maxFeeOf } from '../pool/txPool';
 import type { PoolTx } from '../pool/txPool';

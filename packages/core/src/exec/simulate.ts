@@ -16,7 +16,7 @@ import { keccak256 } from 'ethereum-cryptography/keccak';
 import { beginBlock, requestsHashOf, sealBlock } from './blockBuilder';
 import { ChainError } from '../errors';
 import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
-import type { LineCounts } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/conflation';
 import type { CallRequest } from './simulator';
 import { gethError, logOfStep } from './tracers/tracer';
 import type { EvmObserver, MessageEvent, MessageResult, StepEvent } from './tracers/tracer';

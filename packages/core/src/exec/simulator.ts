@@ -1,140 +1,44 @@
 /**
- * Runs what must leave no trace: eth_call, eth_estimateGas, the RPC-stage line check and the
- * `pending` block preview. It has its own VM over the same state database; each use moves that VM
- * to the wanted state root, opens a journal checkpoint and reverts it afterwards, so nothing is ever
- * written. Uses are serialised (the VM has one journal).
+ * The uses of the scratch VM (scratchVm.ts), each leaving no trace: eth_call, eth_estimateGas,
+ * eth_createAccessList, eth_simulateV1, traces of mined transactions and calls, line counts of calls,
+ * transactions and mined blocks, and the `pending` block preview.
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { EVMResult } from '@ethereumjs/evm';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, createAccount, equalsBytes, hexToBytes } from '@ethereumjs/util';
+import { Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
-import type { RunTxResult, VM } from '@ethereumjs/vm';
+import type { RunTxResult } from '@ethereumjs/vm';
 
-import { beginBlock, buildBlock } from './blockBuilder';
-import type { BuildInput } from './blockBuilder';
-import {
-  ExecutionHaltedError,
-  ExecutionRevertedError,
-  ExecutionTimeoutError,
-  InsufficientFundsError,
-  InvalidArgumentError,
-  StateOverrideError,
-  TracerError,
-} from '../errors';
-import { ExecutionGuard } from './executionGuard';
-import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
-import type { IntrinsicGas } from '../pool/intrinsicGas';
+import { ExecutionHaltedError } from '../errors';
+import type { LineCounts } from '../lines/conflation';
 import { LineCounter } from '../lines/lineCounter';
-import type { LineCounts } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
-import type { TracerProfileName } from '../lines/lineProfiles';
-import { decodeRevertReason } from './revertReason';
-import { simulateBlocks } from './simulate';
-import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
-import { countsLines, makeTracer } from './tracers/makeTracer';
-import type {
-  BlockOverrides,
-  EvmObserver,
-  MessageEvent,
-  MessageResult,
-  StateReader,
-  StepEvent,
-  TraceOptions,
-  TraceResult,
-  TracerContext,
-} from './tracers/tracer';
-import { LruCache } from '../support/lru';
-import { SerialQueue } from '../support/serialQueue';
+import { gasSpent } from '../pool/intrinsicGas';
+import type { PoolTx } from '../pool/txPool';
 import { flatStateManager } from '../state/flatState';
 import { OverlayDB, stateCaches } from '../state/stateDb';
 import type { StateDB } from '../state/stateDb';
-import type { PoolTx } from '../pool/txPool';
 import type { Receipt } from '../types';
+import { beginBlock, buildBlock } from './blockBuilder';
+import type { BuildInput } from './blockBuilder';
+import { cappedGas, ScratchVm, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
+import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
+import { simulateBlocks } from './simulate';
+import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
+import { attach, stateReader } from './tracers/attach';
+import { countsLines, makeTracer } from './tracers/makeTracer';
+import type { TraceOptions, TraceResult } from './tracers/tracer';
 
-export interface CallRequest {
-  from?: Uint8Array;
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-}
+export { RPC_EVM_TIMEOUT_MS } from './scratchVm';
+export type { CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 
-/** geth's per-account state override (the optional third param of eth_call). */
-export interface StateOverride {
-  address: Uint8Array;
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  /** Replaces the whole storage. */
-  state?: [Uint8Array, Uint8Array][];
-  /** Patches single slots. */
-  stateDiff?: [Uint8Array, Uint8Array][];
-  /** The precompile at `address` runs at this address instead (geth's movePrecompileToAddress). */
-  movePrecompileTo?: Uint8Array;
-}
-
-export interface CallResult {
-  returnValue: Uint8Array;
-  gasUsed: bigint;
-  lineCounts: LineCounts | undefined;
-}
-
-type Blockchain = {
-  getBlock(n: number): Promise<{ hash(): Uint8Array }>;
-  putBlock(): Promise<void>;
-  shallowCopy(): Blockchain;
-};
-
-const ZERO_ADDRESS = new Uint8Array(20);
 /** geth's eth_estimateGas stops when the bracket is within 1.5% of the answer. */
 const ESTIMATE_ERROR_RATIO = 0.015;
-/** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
-export const RPC_EVM_TIMEOUT_MS = 5_000;
 
-export interface SimulatorOptions {
-  /** Count lines at all; default true. */
-  lineCounting?: boolean;
-  /** Which Linea tracer the line counter follows; default osaka. */
-  tracer?: TracerProfileName;
-  /** The chain's DAO fork block (a genesis that supports it). */
-  daoForkBlock?: bigint;
-  /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */
-  evmTimeoutMs?: number;
-}
-
-export class Simulator {
-  private readonly queue = new SerialQueue();
-  private root: Uint8Array | undefined;
-  private readonly contexts = new LruCache<string, Block>(64);
-  private readonly guard: ExecutionGuard;
-  /** This use's overrides moved or removed precompiles: the fork's set is put back after it. */
-  private precompilesChanged = false;
-  /** How long a call, estimate or access list may run (ms); 0 for no limit. */
-  private readonly evmTimeoutMs: number;
-  /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
-  private readonly daoForkBlock: bigint | undefined;
-
-  private constructor(
-    private readonly vm: VM,
-    private readonly counter: LineCounter,
-    private readonly overlay: OverlayDB,
-    /** Hashes of blocks eth_simulateV1 made, by number, for BLOCKHASH while it runs. */
-    private readonly simulatedHashes: Map<bigint, Uint8Array>,
-    opts: SimulatorOptions,
-  ) {
-    this.guard = new ExecutionGuard(vm.evm);
-    this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
-    this.daoForkBlock = opts.daoForkBlock;
-  }
-
+export class Simulator extends ScratchVm {
   static async create(
     common: Common,
     stateDb: StateDB,
@@ -162,215 +66,6 @@ export class Simulator {
     return new Simulator(vm, counter, overlay, simulatedHashes, opts);
   }
 
-  /** The EVM's precompiles: address (unprefixed hex) to function; state overrides may change them for one use. */
-  private get precompileMap(): Map<string, unknown> {
-    return (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles;
-  }
-
-  private set precompileMap(map: Map<string, unknown>) {
-    (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = map;
-  }
-
-  /** Puts back the fork's precompiles (as the EVM builds them on a fork change) after overrides changed them. */
-  private restorePrecompiles(): void {
-    if (!this.precompilesChanged) return;
-    this.precompileMap = getActivePrecompiles(this.vm.common);
-    this.precompilesChanged = false;
-  }
-
-  /**
-   * Runs `fn` on the state `root`, inside a checkpoint that is always reverted. With `timed`, the
-   * execution is halted after `evmTimeoutMs` (or after `timed` ms) and fails with
-   * ExecutionTimeoutError (a call's answer); without it (a transaction's line check, the pending
-   * block) it runs to its end, as in a block. Lines are counted only when `countLines` (the result
-   * needs them).
-   */
-  private withState<T>(root: Uint8Array, timed: boolean | number, fn: () => Promise<T>, countLines = true): Promise<T> {
-    return this.queue.run(async () => {
-      this.counter.setActive(countLines);
-      if (this.root === undefined || !equalsBytes(this.root, root)) {
-        await this.vm.stateManager.setStateRoot(root);
-        this.root = root;
-      }
-      const timeoutMs = typeof timed === 'number' ? timed : timed ? this.evmTimeoutMs : 0;
-      // The state manager's checkpoint depth: the journal's own height is reset by every call.
-      const sm = this.vm.stateManager as unknown as { _checkpointCount: number };
-      const depth = sm._checkpointCount;
-      await this.vm.evm.journal.checkpoint();
-      this.guard.begin(timeoutMs);
-      try {
-        const result = await fn();
-        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
-        return result;
-      } catch (e) {
-        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
-        throw e;
-      } finally {
-        this.guard.end();
-        // Every checkpoint opened since, this one and any a failed run left open, is reverted.
-        while (sm._checkpointCount > depth) await this.vm.evm.journal.revert();
-        this.overlay.clear();
-        this.restorePrecompiles();
-      }
-    });
-  }
-
-  /**
-   * Sealing a block moved the trie to the block's root, in the overlay that is about to be cleared:
-   * the next use must set its root again.
-   */
-  private forgetRoot(): void {
-    this.root = undefined;
-  }
-
-  /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
-  private context(block: Block, zeroBaseFee: boolean): Block {
-    if (!zeroBaseFee || block.header.baseFeePerGas === undefined) return block;
-    const key = bytesToHex(block.hash());
-    let ctx = this.contexts.get(key);
-    if (ctx === undefined) {
-      ctx = createBlock({ header: { ...block.header.toJSON(), baseFeePerGas: 0n } }, { common: this.vm.common });
-      this.contexts.set(key, ctx);
-    }
-    return ctx;
-  }
-
-  /** The block context with geth's block overrides applied. */
-  private overridden(block: Block, o: BlockOverrides | undefined): Block {
-    if (o === undefined) return block;
-    const header = {
-      ...block.header.toJSON(),
-      // A call's context, not the mined block: nothing of it is used yet.
-      gasUsed: 0n,
-      ...(o.number !== undefined && { number: o.number }),
-      ...(o.time !== undefined && { timestamp: o.time }),
-      ...(o.gasLimit !== undefined && { gasLimit: o.gasLimit }),
-      ...(o.coinbase !== undefined && { coinbase: o.coinbase }),
-      ...(o.random !== undefined && { mixHash: o.random }),
-      ...(o.baseFee !== undefined && { baseFeePerGas: o.baseFee }),
-    };
-    try {
-      return createBlock({ header }, { common: this.vm.common });
-    } catch (e) {
-      throw new InvalidArgumentError(`block overrides: ${(e as Error).message.split('\n')[0]}`);
-    }
-  }
-
-  /**
-   * geth's state overrides (override.StateOverride.Apply), in address order: an overridden precompile
-   * address is a precompile no more, and `movePrecompileTo` runs its precompile at another address
-   * (not one overridden in the same set, nor a destination of another move) for this use.
-   */
-  private async applyOverrides(overrides: StateOverride[]): Promise<void> {
-    const sm = this.vm.stateManager;
-    // Each set starts from the fork's precompiles: a simulated block's moves are not the next one's.
-    this.restorePrecompiles();
-    const hex = (a: Uint8Array) => bytesToUnprefixedHex(a);
-    const overridden = new Set(overrides.map((o) => hex(o.address)));
-    const moved = new Set<string>();
-    const sorted = [...overrides].sort((a, b) => (hex(a.address) < hex(b.address) ? -1 : 1));
-    for (const o of sorted) {
-      const key = hex(o.address);
-      if (moved.has(key))
-        throw new StateOverrideError(`account ${bytesToHex(o.address)} has already been overridden by a precompile`);
-      const precompile = this.precompileMap.get(key);
-      if (precompile !== undefined || o.movePrecompileTo !== undefined) {
-        // The first change of this use: a map of its own, the EVM's left as it is.
-        if (!this.precompilesChanged) {
-          this.precompileMap = new Map(this.precompileMap);
-          this.precompilesChanged = true;
-        }
-      }
-      if (o.movePrecompileTo !== undefined) {
-        if (precompile === undefined)
-          throw new StateOverrideError(`account ${bytesToHex(o.address)} is not a precompile`);
-        const to = hex(o.movePrecompileTo);
-        if (overridden.has(to))
-          throw new StateOverrideError(`account ${bytesToHex(o.movePrecompileTo)} is already overridden`);
-        this.precompileMap.set(to, precompile);
-        moved.add(to);
-      }
-      if (precompile !== undefined) this.precompileMap.delete(key);
-    }
-    for (const o of overrides) {
-      const address = new Address(o.address);
-      const account = (await sm.getAccount(address)) ?? createAccount({});
-      if (o.balance !== undefined) account.balance = o.balance;
-      if (o.nonce !== undefined) account.nonce = o.nonce;
-      await sm.putAccount(address, account);
-      if (o.code !== undefined) await sm.putCode(address, o.code);
-      if (o.state !== undefined) {
-        await sm.clearStorage(address);
-        for (const [k, v] of o.state) await sm.putStorage(address, k, v);
-      }
-      for (const [k, v] of o.stateDiff ?? []) await sm.putStorage(address, k, v);
-    }
-  }
-
-  /**
-   * One message call; the journal has been checkpointed by the caller. With `prepaid` the caller has
-   * taken the gas from the sender already (eth_simulateV1), so only the value must be there.
-   */
-  private async runCall(req: CallRequest, block: Block, gasLimit: bigint, prepaid = false): Promise<EVMResult> {
-    const caller = new Address(req.from ?? ZERO_ADDRESS);
-    const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
-    const value = req.value ?? 0n;
-    if (!prepaid && (gasPrice > 0n || value > 0n)) {
-      const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
-      const want = gasLimit * gasPrice + value;
-      if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
-    }
-    // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
-    const journal = this.vm.evm.journal;
-    for (const p of this.precompileMap.keys()) journal.addAlwaysWarmAddress(p);
-    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
-    if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
-    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
-    try {
-      return await this.vm.evm.runCall({
-        caller,
-        origin: caller,
-        to: req.to === undefined ? undefined : new Address(req.to),
-        value,
-        data: req.data ?? new Uint8Array(),
-        gasLimit,
-        gasPrice,
-        block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
-      });
-    } finally {
-      // Forget what this call warmed (the next call has its own sender and target); the state it
-      // touched is reverted by the caller's checkpoint.
-      journal.cleanJournal();
-      (journal as unknown as { accessList?: unknown }).accessList = undefined;
-    }
-  }
-
-  /**
-   * A transaction like `req` (what its line counts are folded with), and the gas it pays before it
-   * runs (`upfront`) and the least it pays in all: with EIP-7623 the calldata floor, which is
-   * charged at the end, not before execution (as geth).
-   */
-  private asTransaction(req: CallRequest): { tx: TypedTransaction; intrinsic: IntrinsicGas } {
-    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
-    const tx = this.vm.common.isActivatedEIP(1559)
-      ? createFeeMarket1559Tx(data, { common: this.vm.common })
-      : createLegacyTx(data, { common: this.vm.common });
-    return { tx, intrinsic: intrinsicGasParts(tx) };
-  }
-
-  /** One call with at most `gas`, its lines counted when `countLines`; inside a use (withState). */
-  private async countedCall(
-    req: CallRequest,
-    block: Block,
-    gas: bigint,
-    countLines: boolean,
-  ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
-    const { tx, intrinsic } = this.asTransaction(req);
-    if (countLines) this.counter.begin();
-    const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-    return { result, intrinsic, lineCounts: countLines ? this.counter.end(tx, result) : undefined };
-  }
-
   /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */
   call(
     req: CallRequest,
@@ -385,7 +80,7 @@ export class Simulator {
       root,
       true,
       async () => {
-        await this.applyOverrides(overrides);
+        await this.overrides.apply(overrides);
         const { result, intrinsic, lineCounts } = await this.countedCall(req, block, gas, countLines);
         throwIfFailed(result);
         return {
@@ -485,7 +180,7 @@ export class Simulator {
         const result = await this.runCall(req, block, gas - intrinsic.upfront);
         throwIfFailed(result);
         const skip = new Set([
-          ...this.precompileMap.keys(),
+          ...this.overrides.precompiles.keys(),
           bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
           req.to ? bytesToUnprefixedHex(req.to) : '',
         ]);
@@ -577,7 +272,7 @@ export class Simulator {
           this.counter.beginTx();
           const withState = tracer?.capture !== undefined;
           if (withState) await this.vm.evm.journal.checkpoint();
-          const detach = tracer === undefined ? () => {} : this.attach(tracer);
+          const detach = tracer === undefined ? () => {} : attach(this.vm.evm, tracer);
           let result: RunTxResult;
           try {
             result = await run();
@@ -588,9 +283,9 @@ export class Simulator {
           this.counter.commitTx();
           if (withState) {
             // The state after the transaction, then before it; then the transaction again, untraced.
-            await tracer?.capture?.('post', this.stateReader());
+            await tracer?.capture?.('post', stateReader(this.vm.stateManager));
             await this.vm.evm.journal.revert();
-            await tracer?.capture?.('pre', this.stateReader());
+            await tracer?.capture?.('pre', stateReader(this.vm.stateManager));
             const counting = this.counter.isActive;
             this.counter.setActive(false);
             try {
@@ -639,8 +334,8 @@ export class Simulator {
       root,
       options.timeout ?? true,
       async () => {
-        await this.applyOverrides(overrides);
-        const block = this.overridden(mined, options.blockOverrides);
+        await this.overrides.apply(overrides);
+        const block = this.overrides.block(mined, options.blockOverrides);
         const start = [
           req.from ?? ZERO_ADDRESS,
           ...(req.to === undefined ? [] : [req.to]),
@@ -650,7 +345,7 @@ export class Simulator {
         const { tx, intrinsic } = this.asTransaction(req);
         this.counter.begin();
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
-        const detach = this.attach(tracer);
+        const detach = attach(this.vm.evm, tracer);
         let result: EVMResult;
         try {
           result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
@@ -659,9 +354,9 @@ export class Simulator {
         }
         const lineCounts = this.counter.end(tx, result);
         if (tracer.capture !== undefined) {
-          await tracer.capture('post', this.stateReader());
+          await tracer.capture('post', stateReader(this.vm.stateManager));
           await this.vm.evm.journal.revert();
-          await tracer.capture('pre', this.stateReader());
+          await tracer.capture('pre', stateReader(this.vm.stateManager));
         }
         return tracer.result({
           from: req.from ?? ZERO_ADDRESS,
@@ -690,11 +385,11 @@ export class Simulator {
     return this.withState(root, true, async () => {
       const host: SimHost<StateOverride> = {
         vm: this.vm,
-        applyOverrides: (overrides) => this.applyOverrides(overrides),
+        applyOverrides: (overrides) => this.overrides.apply(overrides),
         simulated: (number, hash) => this.simulatedHashes.set(number, hash),
         runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
           this.counter.begin();
-          const detach = tracer === undefined ? undefined : this.attach(tracer);
+          const detach = tracer === undefined ? undefined : attach(this.vm.evm, tracer);
           let result: EVMResult;
           try {
             result = await this.runCall(
@@ -719,75 +414,6 @@ export class Simulator {
     });
   }
 
-  private stateReader(): StateReader {
-    const sm = this.vm.stateManager;
-    return {
-      account: async (bytes) => {
-        const address = new Address(bytes);
-        const account = await sm.getAccount(address);
-        return { balance: account?.balance ?? 0n, nonce: account?.nonce ?? 0n, code: await sm.getCode(address) };
-      },
-      storage: (bytes, slot) => sm.getStorage(new Address(bytes), slot),
-    };
-  }
-
-  private tracerContext(start: Uint8Array[]): TracerContext {
-    return {
-      start,
-      isPrecompile: (address) => this.precompileMap.has(bytesToUnprefixedHex(address)),
-      counts: () => this.counter.liveCounts(),
-      profile: this.counter.profile.name,
-    };
-  }
-
-  /**
-   * Feeds the EVM's events to `tracer` until the returned function is called; that function throws
-   * what the tracer threw, if it did.
-   */
-  private attach(tracer: EvmObserver): () => void {
-    const events = this.vm.evm.events;
-    type Done = (() => void) | undefined;
-    let failure: unknown;
-    const step = (data: StepEvent, resolve: Done) => {
-      try {
-        const r = tracer.onStep?.(data);
-        if (r instanceof Promise)
-          r.then(
-            () => resolve?.(),
-            (e: unknown) => {
-              failure ??= e;
-              resolve?.();
-            },
-          );
-        else resolve?.();
-      } catch (e) {
-        failure ??= e;
-        resolve?.();
-      }
-    };
-    const enter = (message: MessageEvent, resolve: Done) => {
-      tracer.onEnter?.(message);
-      resolve?.();
-    };
-    const exit = (result: MessageResult, resolve: Done) => {
-      tracer.onExit?.(result);
-      resolve?.();
-    };
-    const on = events as unknown as {
-      on(name: string, fn: (...a: never[]) => void): void;
-      off(name: string, fn: (...a: never[]) => void): void;
-    };
-    if (tracer.steps) on.on('step', step);
-    on.on('beforeMessage', enter);
-    on.on('afterMessage', exit);
-    return () => {
-      if (tracer.steps) on.off('step', step);
-      on.off('beforeMessage', enter);
-      on.off('afterMessage', exit);
-      if (failure !== undefined) throw new TracerError(`the tracer failed: ${(failure as Error).message}`);
-    };
-  }
-
   preview(
     root: Uint8Array,
     header: HeaderData,
@@ -809,19 +435,4 @@ export class Simulator {
       return { block: result.block, receipts: result.receipts };
     });
   }
-}
-
-/** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */
-function cappedGas(req: CallRequest, cap: bigint): bigint {
-  return req.gas === undefined || req.gas > cap ? cap : req.gas;
-}
-
-function throwIfFailed(result: EVMResult): void {
-  const error = result.execResult.exceptionError;
-  if (error === undefined) return;
-  if (error.error === 'revert') {
-    const data = result.execResult.returnValue;
-    throw new ExecutionRevertedError(data, decodeRevertReason(data));
-  }
-  throw new ExecutionHaltedError(error.error);
 }

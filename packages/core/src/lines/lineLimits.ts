@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
 import { InvalidLimitsError } from '../errors';
-import type { LineCounts } from './lineCounter';
+import type { LineCounts } from './conflation';
 import { PROFILES } from './lineProfiles';
 import type { TracerProfileName } from './lineProfiles';
 

@@ -7,7 +7,8 @@ import { createVM } from '@ethereumjs/vm';
 
 import { Chain } from '../chain/chain';
 import { signedTx } from '../../test/helpers';
-import { Conflation, LineCounter } from './lineCounter';
+import { Conflation } from './conflation';
+import { LineCounter } from './lineCounter';
 import {
   PROFILES,
   addRows,

@@ -1,5 +1,5 @@
 /** Prover line counts per call frame: what each frame (with its sub-calls) added to each module. */
-import type { LineCounts } from '../../lines/lineCounter';
+import type { LineCounts } from '../../lines/conflation';
 import { FrameTracker } from './tracer';
 import type { LineFrame, MessageEvent, MessageResult, TraceResult, Tracer, TxSummary } from './tracer';
 

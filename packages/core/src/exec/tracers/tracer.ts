@@ -5,7 +5,7 @@
  */
 import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 
-import type { LineCounts } from '../../lines/lineCounter';
+import type { LineCounts } from '../../lines/conflation';
 import type { Log } from '../../types';
 
 type Addr = { bytes: Uint8Array };

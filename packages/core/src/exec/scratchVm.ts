@@ -1,0 +1,246 @@
+/**
+ * The scratch VM every simulated use runs on (calls, estimates, traces, line counts, previews,
+ * eth_simulateV1): its own EVM over an overlay of the state database, so nothing it computes reaches
+ * a block. A use runs on the state root it names, inside a checkpoint that is always reverted, one use
+ * at a time, with a time limit where the use is an answer to a call; `runCall` is one message call
+ * warmed as a transaction would be.
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
+import type { EVMResult } from '@ethereumjs/evm';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
+
+import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
+import { ExecutionGuard } from './executionGuard';
+import { intrinsicGasParts } from '../pool/intrinsicGas';
+import type { IntrinsicGas } from '../pool/intrinsicGas';
+import { LineCounter } from '../lines/lineCounter';
+import type { LineCounts } from '../lines/conflation';
+import type { TracerProfileName } from '../lines/lineProfiles';
+import { decodeRevertReason } from './revertReason';
+import { Overrides } from './overrides';
+import type { StateOverride } from './overrides';
+import type { TracerContext } from './tracers/tracer';
+import { LruCache } from '../support/lru';
+import { SerialQueue } from '../support/serialQueue';
+import { OverlayDB } from '../state/stateDb';
+
+export interface CallRequest {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+}
+
+export type { StateOverride };
+
+export interface CallResult {
+  returnValue: Uint8Array;
+  gasUsed: bigint;
+  lineCounts: LineCounts | undefined;
+}
+
+export type Blockchain = {
+  getBlock(n: number): Promise<{ hash(): Uint8Array }>;
+  putBlock(): Promise<void>;
+  shallowCopy(): Blockchain;
+};
+
+export const ZERO_ADDRESS = new Uint8Array(20);
+/** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
+export const RPC_EVM_TIMEOUT_MS = 5_000;
+
+export interface SimulatorOptions {
+  /** Count lines at all; default true. */
+  lineCounting?: boolean;
+  /** Which Linea tracer the line counter follows; default osaka. */
+  tracer?: TracerProfileName;
+  /** The chain's DAO fork block (a genesis that supports it). */
+  daoForkBlock?: bigint;
+  /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */
+  evmTimeoutMs?: number;
+}
+
+export class ScratchVm {
+  protected readonly queue = new SerialQueue();
+  protected root: Uint8Array | undefined;
+  protected readonly contexts = new LruCache<string, Block>(64);
+  protected readonly guard: ExecutionGuard;
+  /** State, block and precompile overrides of one use. */
+  protected readonly overrides: Overrides;
+  /** How long a call, estimate or access list may run (ms); 0 for no limit. */
+  protected readonly evmTimeoutMs: number;
+  /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
+  protected readonly daoForkBlock: bigint | undefined;
+
+  protected constructor(
+    protected readonly vm: VM,
+    protected readonly counter: LineCounter,
+    protected readonly overlay: OverlayDB,
+    /** Hashes of blocks eth_simulateV1 made, by number, for BLOCKHASH while it runs. */
+    protected readonly simulatedHashes: Map<bigint, Uint8Array>,
+    opts: SimulatorOptions,
+  ) {
+    this.guard = new ExecutionGuard(vm.evm);
+    this.overrides = new Overrides(vm);
+    this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
+    this.daoForkBlock = opts.daoForkBlock;
+  }
+
+  /**
+   * Runs `fn` on the state `root`, inside a checkpoint that is always reverted. With `timed`, the
+   * execution is halted after `evmTimeoutMs` (or after `timed` ms) and fails with
+   * ExecutionTimeoutError (a call's answer); without it (a transaction's line check, the pending
+   * block) it runs to its end, as in a block. Lines are counted only when `countLines` (the result
+   * needs them).
+   */
+  protected withState<T>(
+    root: Uint8Array,
+    timed: boolean | number,
+    fn: () => Promise<T>,
+    countLines = true,
+  ): Promise<T> {
+    return this.queue.run(async () => {
+      this.counter.setActive(countLines);
+      if (this.root === undefined || !equalsBytes(this.root, root)) {
+        await this.vm.stateManager.setStateRoot(root);
+        this.root = root;
+      }
+      const timeoutMs = typeof timed === 'number' ? timed : timed ? this.evmTimeoutMs : 0;
+      // The state manager's checkpoint depth: the journal's own height is reset by every call.
+      const sm = this.vm.stateManager as unknown as { _checkpointCount: number };
+      const depth = sm._checkpointCount;
+      await this.vm.evm.journal.checkpoint();
+      this.guard.begin(timeoutMs);
+      try {
+        const result = await fn();
+        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
+        return result;
+      } catch (e) {
+        if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
+        throw e;
+      } finally {
+        this.guard.end();
+        // Every checkpoint opened since, this one and any a failed run left open, is reverted.
+        while (sm._checkpointCount > depth) await this.vm.evm.journal.revert();
+        this.overlay.clear();
+        this.overrides.restore();
+      }
+    });
+  }
+
+  /**
+   * Sealing a block moved the trie to the block's root, in the overlay that is about to be cleared:
+   * the next use must set its root again.
+   */
+  protected forgetRoot(): void {
+    this.root = undefined;
+  }
+
+  /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
+  private context(block: Block, zeroBaseFee: boolean): Block {
+    if (!zeroBaseFee || block.header.baseFeePerGas === undefined) return block;
+    const key = bytesToHex(block.hash());
+    let ctx = this.contexts.get(key);
+    if (ctx === undefined) {
+      ctx = createBlock({ header: { ...block.header.toJSON(), baseFeePerGas: 0n } }, { common: this.vm.common });
+      this.contexts.set(key, ctx);
+    }
+    return ctx;
+  }
+
+  /**
+   * One message call; the journal has been checkpointed by the caller. With `prepaid` the caller has
+   * taken the gas from the sender already (eth_simulateV1), so only the value must be there.
+   */
+  protected async runCall(req: CallRequest, block: Block, gasLimit: bigint, prepaid = false): Promise<EVMResult> {
+    const caller = new Address(req.from ?? ZERO_ADDRESS);
+    const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
+    const value = req.value ?? 0n;
+    if (!prepaid && (gasPrice > 0n || value > 0n)) {
+      const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
+      const want = gasLimit * gasPrice + value;
+      if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
+    }
+    // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
+    const journal = this.vm.evm.journal;
+    for (const p of this.overrides.precompiles.keys()) journal.addAlwaysWarmAddress(p);
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
+    if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
+    try {
+      return await this.vm.evm.runCall({
+        caller,
+        origin: caller,
+        to: req.to === undefined ? undefined : new Address(req.to),
+        value,
+        data: req.data ?? new Uint8Array(),
+        gasLimit,
+        gasPrice,
+        block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
+      });
+    } finally {
+      // Forget what this call warmed (the next call has its own sender and target); the state it
+      // touched is reverted by the caller's checkpoint.
+      journal.cleanJournal();
+      (journal as unknown as { accessList?: unknown }).accessList = undefined;
+    }
+  }
+
+  /**
+   * A transaction like `req` (what its line counts are folded with), and the gas it pays before it
+   * runs (`upfront`) and the least it pays in all: with EIP-7623 the calldata floor, which is
+   * charged at the end, not before execution (as geth).
+   */
+  protected asTransaction(req: CallRequest): { tx: TypedTransaction; intrinsic: IntrinsicGas } {
+    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
+    const tx = this.vm.common.isActivatedEIP(1559)
+      ? createFeeMarket1559Tx(data, { common: this.vm.common })
+      : createLegacyTx(data, { common: this.vm.common });
+    return { tx, intrinsic: intrinsicGasParts(tx) };
+  }
+
+  /** One call with at most `gas`, its lines counted when `countLines`; inside a use (withState). */
+  protected async countedCall(
+    req: CallRequest,
+    block: Block,
+    gas: bigint,
+    countLines: boolean,
+  ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
+    const { tx, intrinsic } = this.asTransaction(req);
+    if (countLines) this.counter.begin();
+    const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
+    return { result, intrinsic, lineCounts: countLines ? this.counter.end(tx, result) : undefined };
+  }
+
+  protected tracerContext(start: Uint8Array[]): TracerContext {
+    return {
+      start,
+      isPrecompile: (address) => this.overrides.precompiles.has(bytesToUnprefixedHex(address)),
+      counts: () => this.counter.liveCounts(),
+      profile: this.counter.profile.name,
+    };
+  }
+}
+
+/** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */
+export function cappedGas(req: CallRequest, cap: bigint): bigint {
+  return req.gas === undefined || req.gas > cap ? cap : req.gas;
+}
+
+export function throwIfFailed(result: EVMResult): void {
+  const error = result.execResult.exceptionError;
+  if (error === undefined) return;
+  if (error.error === 'revert') {
+    const data = result.execResult.returnValue;
+    throw new ExecutionRevertedError(data, decodeRevertReason(data));
+  }
+  throw new ExecutionHaltedError(error.error);
+}

@@ -1,0 +1,53 @@
+/**
+ * A conflation's line counts: what the tracer has counted since it started (a block being built, or
+ * one simulation), with the current transaction's part kept apart until it is selected (commitTx) or
+ * not (popTx). Deduplicating modules count an equal operation once per conflation (addOnce).
+ */
+import type { TracerProfile } from './lineProfiles';
+
+export type LineCounts = Record<string, number>;
+
+/** Counts per module for one conflation, with the current transaction's part kept apart. */
+export class Conflation {
+  private readonly committed: Record<string, number> = {};
+  private bundle: Record<string, number> = {};
+  private readonly seen = new Set<string>();
+  private bundleSeen = new Set<string>();
+
+  constructor(readonly profile: TracerProfile) {
+    Object.assign(this.committed, profile.conflationRows);
+    for (const [m, n] of Object.entries(profile.blockRows)) this.committed[m] = (this.committed[m] ?? 0) + n;
+  }
+
+  add(module: string, n: number): void {
+    this.bundle[module] = (this.bundle[module] ?? 0) + n;
+  }
+
+  /** Adds an operation of a deduplicating module: nothing when an equal one is in the conflation. */
+  addOnce(key: string, module: string, n: number): void {
+    if (this.seen.has(key) || this.bundleSeen.has(key)) return;
+    this.bundleSeen.add(key);
+    this.add(module, n);
+  }
+
+  /** The current transaction is selected: its lines and operations stay. */
+  commitTx(): void {
+    for (const [m, n] of Object.entries(this.bundle)) this.committed[m] = (this.committed[m] ?? 0) + n;
+    for (const key of this.bundleSeen) this.seen.add(key);
+    this.popTx();
+  }
+
+  /** The current transaction is not selected: its lines and operations are dropped. */
+  popTx(): void {
+    this.bundle = {};
+    this.bundleSeen = new Set();
+  }
+
+  /** The conflation's count per module, spillage included, as the tracer reports it. */
+  counts(): LineCounts {
+    const out: LineCounts = {};
+    for (const m of this.profile.modules)
+      out[m] = (this.committed[m] ?? 0) + (this.bundle[m] ?? 0) + (this.profile.spillage[m] ?? 0);
+    return out;
+  }
+}
