@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { Chain } from '@l2devnet/core';
 
 import { FlagError, parseCommandArgs, parseFlags } from './flags';
+import { FLAG_STYLE, resolveNodeOptions } from './options';
 
 export const EXPORT_HELP = `Usage: l2devnet export FILE [--from N] [--to M] [--data-dir DIR]
 
@@ -70,7 +71,7 @@ export async function importCommand(argv: string[], out: (text: string) => void,
   const [file, ...flags] = argv;
   if (file === undefined || file.startsWith('-'))
     throw new FlagError('import needs the file to read: l2devnet import FILE');
-  const config = parseFlags(flags);
+  const config = resolveNodeOptions({ ...parseFlags(flags).options, import: file }, FLAG_STYLE);
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const rlp = readChainFile(file);
   const chain = await Chain.create({ ...config.chain, mining: { mode: 'manual' } });

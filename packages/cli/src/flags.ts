@@ -1,9 +1,8 @@
 /**
- * The l2devnet command's flags: parsed, validated and turned into typed options. Every flag is
- * documented in HELP, which `--help` prints.
+ * The l2devnet command's flags, read into a node's options (options.ts checks their values, as it
+ * does createDevnet's). Here each flag's text becomes its option's type; every flag is documented in
+ * HELP, which `--help` prints.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 
@@ -12,16 +11,12 @@ import {
   DEFAULT_GAS_LIMIT,
   DEFAULT_HARDFORK,
   DEFAULT_MNEMONIC,
-  LineLimits,
   parseDuration,
-  parseEther,
-  DEFAULT_LIMITS,
   SUPPORTED_HARDFORKS,
-  TRACER_PROFILES,
 } from '@l2devnet/core';
-import type { ChainOptions, MiningMode, TracerProfileName } from '@l2devnet/core';
 
-export { DEFAULT_LIMITS };
+import { OptionError } from './options';
+import type { NodeOptions } from './options';
 
 export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-count checker
 
@@ -93,7 +88,8 @@ RPC
   -h, --help                print this help
 `;
 
-export class FlagError extends Error {}
+/** A flag that cannot be read; the command prints it and exits with code 2. */
+export class FlagError extends OptionError {}
 
 /** A subcommand's flags and positionals (`lines`, `proof`); a bad flag is a FlagError (exit 2). */
 export function parseCommandArgs(
@@ -107,28 +103,15 @@ export function parseCommandArgs(
   }
 }
 
-export interface CliConfig {
-  chain: ChainOptions;
-  dataDir: string | undefined;
-  limitsFile: string;
-  host: string;
-  port: number;
-  apiKeys: string[];
-  dailyCredits: number | undefined;
-  maxBodyBytes: number | undefined;
-  maxBatch: number | undefined;
-  requireCallFrom: boolean;
-  /** -v … -vvvv: how much of each transaction to print (traces.ts). */
-  verbosity: number;
-  /** Directories of Foundry or Hardhat artifacts whose ABIs decode printed traces. */
-  artifacts: string[];
-  /** Blocks to import (as geth export writes them) before serving. */
-  importFile: string | undefined;
-  /** With importFile: the last block to import. */
-  importHead: bigint | undefined;
+/** The command's flags as a node's options, and what else they ask for. */
+export interface ParsedFlags {
+  options: NodeOptions & { listen: { host: string; port: number } };
   help: boolean;
   version: boolean;
 }
+
+/** The default data directory: ./.l2devnet, resumed on the next start. */
+export const DEFAULT_DATA_DIR = '.l2devnet';
 
 function int(name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
@@ -145,13 +128,6 @@ function big(name: string, value: string | undefined): bigint | undefined {
   return BigInt(value);
 }
 
-function ether(value: string | undefined): bigint | undefined {
-  if (value === undefined) return undefined;
-  const wei = parseEther(value);
-  if (wei === undefined) throw new FlagError(`--balance must be an amount of ETH like 10000 or 0.5; got "${value}"`);
-  return wei;
-}
-
 /** A duration as geth's flags take it (5s, 500ms, 2m) or a number of seconds; in milliseconds. */
 function duration(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -160,15 +136,15 @@ function duration(name: string, value: string | undefined): number | undefined {
   return ms;
 }
 
-function readJson(path: string, flag: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new FlagError(`--${flag} ${path}: ${(e as Error).message}`);
-  }
+/** A number of seconds, positive (checked with the other options). */
+function seconds(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new FlagError(`--${name} must be a positive number of seconds; got "${value}"`);
+  return n;
 }
 
-export function parseFlags(argv: string[]): CliConfig {
+export function parseFlags(argv: string[]): ParsedFlags {
   let values: Record<string, string | string[] | boolean | boolean[] | undefined>;
   try {
     values = parseArgs({
@@ -214,89 +190,42 @@ export function parseFlags(argv: string[]): CliConfig {
     throw new FlagError((e as Error).message);
   }
   const s = (name: string) => values[name] as string | undefined;
-  if (values['in-memory'] === true && s('data-dir') !== undefined)
+  const flag = (name: string) => values[name] === true;
+  if (flag('in-memory') && s('data-dir') !== undefined)
     throw new FlagError('--in-memory and --data-dir cannot be combined');
-  if (values['no-mining'] === true && s('block-time') !== undefined)
-    throw new FlagError('--no-mining and --block-time cannot be combined');
-  const hardfork = s('hardfork');
-  if (hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(hardfork)) {
-    throw new FlagError(`--hardfork must be one of ${SUPPORTED_HARDFORKS.join(', ')}; got "${hardfork}"`);
-  }
-  const blockTime = s('block-time');
-  let mining: MiningMode = { mode: 'auto' };
-  if (values['no-mining'] === true) mining = { mode: 'manual' };
-  if (blockTime !== undefined) {
-    const seconds = Number(blockTime);
-    if (!Number.isFinite(seconds) || seconds <= 0)
-      throw new FlagError(`--block-time must be a positive number of seconds; got "${blockTime}"`);
-    mining = { mode: 'interval', intervalMs: Math.round(seconds * 1000) };
-  } else if (s('import') !== undefined) mining = { mode: 'manual' };
-  const apiKeys = [...((values['api-key'] as string[] | undefined) ?? [])];
-  const keysFile = s('api-keys');
-  if (keysFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(keysFile, 'utf8');
-    } catch (e) {
-      throw new FlagError(`--api-keys ${keysFile}: ${(e as Error).message}`);
-    }
-    apiKeys.push(
-      ...text
-        .split(/\r?\n/)
-        .map((l) => l.replace(/#.*/, '').trim())
-        .filter((l) => l !== ''),
-    );
-  }
-  for (const k of apiKeys) {
-    if (!/^[A-Za-z0-9_.~-]+$/.test(k)) throw new FlagError('API keys may contain only letters, digits and _ . ~ -');
-  }
-  const accounts = int('accounts', s('accounts'), 0);
-  const tracer = (s('tracer') ?? 'osaka') as TracerProfileName;
-  if (!TRACER_PROFILES.includes(tracer))
-    throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracer}"`);
-  const limitsFile = s('limits') ?? DEFAULT_LIMITS[tracer];
-  const dataDir = values['in-memory'] === true ? undefined : resolve(s('data-dir') ?? '.l2devnet');
-  const genesisFile = s('genesis');
-  const chain: ChainOptions = {
-    chainId: big('chain-id', s('chain-id')),
-    hardfork,
-    gasLimit: big('gas-limit', s('gas-limit')),
-    mnemonic: s('mnemonic'),
-    accounts,
-    balance: ether(s('balance')),
-    genesis: genesisFile === undefined ? undefined : readJson(genesisFile, 'genesis'),
-    dataDir,
-    mining,
-    finalizedDepth: big('finality-depth', s('finality-depth')),
-    safeDepth: big('safe-depth', s('safe-depth')),
-    logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
-    lineLimits: LineLimits.fromFile(limitsFile, tracer),
-    tracer,
-    rpcLineCheck: values['no-rpc-line-check'] !== true,
-    rpcEvmTimeoutMs: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
-  };
-  const mnemonic = chain.mnemonic;
-  if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0) {
-    throw new FlagError('--mnemonic must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words');
-  }
-  const port = int('port', s('port'), 0) ?? 8545;
-  if (port > 65535) throw new FlagError(`--port must be at most 65535; got ${port}`);
+  const verbosity = ((values.verbose as boolean[] | undefined) ?? []).length;
   return {
-    chain,
-    dataDir,
-    limitsFile,
-    host: s('host') ?? '127.0.0.1',
-    port,
-    apiKeys,
-    dailyCredits: int('daily-credits', s('daily-credits'), 0),
-    maxBodyBytes: int('max-body-bytes', s('max-body-bytes'), 1),
-    maxBatch: int('max-batch', s('max-batch'), 1),
-    requireCallFrom: values['call-from-optional'] !== true,
-    verbosity: ((values.verbose as boolean[] | undefined) ?? []).length,
-    artifacts: (values.artifacts as string[] | undefined) ?? [],
-    importFile: s('import'),
-    importHead: big('head', s('head')),
-    help: values.help === true,
-    version: values.version === true,
+    options: {
+      listen: { host: s('host') ?? '127.0.0.1', port: int('port', s('port'), 0) ?? 8545 },
+      apiKeys: (values['api-key'] as string[] | undefined) ?? [],
+      apiKeysFile: s('api-keys'),
+      dailyCredits: int('daily-credits', s('daily-credits'), 0),
+      maxBodyBytes: int('max-body-bytes', s('max-body-bytes'), 1),
+      maxBatch: int('max-batch', s('max-batch'), 1),
+      chainId: big('chain-id', s('chain-id')),
+      hardfork: s('hardfork'),
+      gasLimit: big('gas-limit', s('gas-limit')),
+      genesis: s('genesis'),
+      mnemonic: s('mnemonic'),
+      accounts: int('accounts', s('accounts'), 0),
+      balance: s('balance'),
+      finalityDepth: big('finality-depth', s('finality-depth')),
+      safeDepth: big('safe-depth', s('safe-depth')),
+      mining: flag('no-mining') ? false : undefined,
+      blockTime: seconds('block-time', s('block-time')),
+      dataDir: flag('in-memory') ? undefined : (s('data-dir') ?? DEFAULT_DATA_DIR),
+      import: s('import'),
+      head: big('head', s('head')),
+      tracer: s('tracer') as NodeOptions['tracer'],
+      limits: s('limits'),
+      rpcLineCheck: !flag('no-rpc-line-check'),
+      verbosity: verbosity > 0 ? verbosity : undefined,
+      artifacts: values.artifacts as string[] | undefined,
+      callFromOptional: flag('call-from-optional'),
+      logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
+      rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
+    },
+    help: flag('help'),
+    version: flag('version'),
   };
 }

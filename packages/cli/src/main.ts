@@ -2,13 +2,14 @@
 import { ChainError } from '@l2devnet/core';
 
 import { banner } from './banner';
-import { Decoder, printTraces } from './traces';
-import { exportCommand, importBlocks, importCommand, readChainFile } from './chainFile';
-import { FlagError, HELP, parseFlags } from './flags';
-import type { CliConfig } from './flags';
+import { exportCommand, importCommand } from './chainFile';
+import { HELP, parseFlags } from './flags';
+import type { ParsedFlags } from './flags';
 import { linesCommand } from './lines';
+import { createNode } from './node';
+import { FLAG_STYLE, OptionError, resolveNodeOptions } from './options';
+import type { NodeConfig } from './options';
 import { proofCommand } from './proof';
-import { startNode } from './node';
 
 const VERSION = '0.1.0';
 
@@ -25,67 +26,33 @@ const SUBCOMMANDS = new Map<
 
 async function main(argv: string[]): Promise<void> {
   const subcommand = SUBCOMMANDS.get(argv[0]);
+  const out = (text: string) => process.stdout.write(text);
   if (subcommand !== undefined) {
-    const out = (text: string) => process.stdout.write(text);
     process.exitCode = await subcommand(argv.slice(1), out, process.stdout.isTTY === true);
     return;
   }
-  let config: CliConfig;
+  let flags: ParsedFlags;
+  let config: NodeConfig;
   try {
-    config = parseFlags(argv);
+    flags = parseFlags(argv);
+    if (flags.help) return void out(HELP);
+    if (flags.version) return void out(`l2devnet v${VERSION}\n`);
+    config = resolveNodeOptions(flags.options, FLAG_STYLE);
   } catch (e) {
-    if (e instanceof FlagError || e instanceof ChainError) {
+    if (e instanceof OptionError || e instanceof ChainError) {
       process.stderr.write(`error: ${e.message}\nRun l2devnet --help for the options.\n`);
       process.exit(2);
     }
     throw e;
   }
-  if (config.importHead !== undefined && config.importFile === undefined) {
-    process.stderr.write('error: --head goes with --import FILE\nRun l2devnet --help for the options.\n');
-    process.exit(2);
-  }
-  if (config.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  if (config.version) {
-    process.stdout.write(`l2devnet v${VERSION}\n`);
-    return;
-  }
-  for (const warning of config.chain.lineLimits?.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
-  const node = await startNode({
-    chain: config.chain,
-    host: config.host,
-    port: config.port,
-    apiKeys: config.apiKeys,
-    dailyCredits: config.dailyCredits,
-    maxBodyBytes: config.maxBodyBytes,
-    maxBatch: config.maxBatch,
-    requireCallFrom: config.requireCallFrom,
+  const node = await createNode(config, {
     log: (line) => process.stderr.write(`${line}\n`),
-    prepare: async (chain) => {
-      if (config.importFile === undefined) return;
-      const out = (text: string) => process.stdout.write(text);
-      out(
-        await importBlocks(
-          chain,
-          readChainFile(config.importFile),
-          out,
-          process.stdout.isTTY === true,
-          config.importHead,
-        ),
-      );
-    },
+    out,
+    terminal: process.stdout.isTTY === true,
   });
-  node.chain.on('error', (e) => process.stderr.write(`mining error: ${e.stack ?? e.message}\n`));
-  if (config.verbosity > 0)
-    printTraces(node.chain, {
-      level: config.verbosity,
-      decoder: new Decoder(config.artifacts),
-      write: (text) => process.stdout.write(text),
-    });
+  const server = node.server as NonNullable<typeof node.server>;
   const shutdown = (signal: string) => {
-    process.stdout.write(`\nReceived ${signal}, shutting down\n`);
+    out(`\nReceived ${signal}, shutting down\n`);
     node.close().then(
       () => process.exit(0),
       (e: Error) => {
@@ -96,9 +63,9 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.stdout.write(
+  out(
     await banner(node.chain, {
-      dataDir: config.dataDir,
+      dataDir: config.chain.dataDir,
       limitsFile: config.limitsFile,
       rpcLineCheck: config.chain.rpcLineCheck !== false,
       version: VERSION,
@@ -106,15 +73,15 @@ async function main(argv: string[]): Promise<void> {
   );
   const mode =
     config.apiKeys.length > 0
-      ? `keyed mode, ${config.apiKeys.length} API key(s): ${node.server.url}/v3/<API_KEY>`
+      ? `keyed mode, ${config.apiKeys.length} API key(s): ${server.url}/v3/<API_KEY>`
       : 'open mode: any key, or none';
-  process.stdout.write(`RPC:               ${node.server.url} and ${node.server.wsUrl} (${mode})\n\n`);
+  out(`RPC:               ${server.url} and ${server.wsUrl} (${mode})\n\n`);
   // The line tools wait for (Anvil prints the same).
-  process.stdout.write(`Listening on ${node.server.host}:${node.server.port}\n`);
+  out(`Listening on ${server.host}:${server.port}\n`);
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof ChainError || e instanceof FlagError) {
+  if (e instanceof ChainError || e instanceof OptionError) {
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(2);
   }

@@ -1,73 +1,99 @@
 /**
- * One running node: the chain, the RPC over it and the server in front of it, started and stopped
- * together. The command uses it, and so do the end-to-end tests.
+ * One running node, the only place one is assembled: the chain, the RPC over it, the blocks imported
+ * before serving, the printed traces, and the HTTP + WebSocket server in front of it when it listens;
+ * started and stopped together. The command and createDevnet both start theirs here, from options
+ * checked by resolveNodeOptions.
  */
 import { Chain } from '@l2devnet/core';
-import type { ChainOptions } from '@l2devnet/core';
 import { createRpc } from '@l2devnet/rpc';
 import type { Rpc } from '@l2devnet/rpc';
-import { CreditLedger, startServer } from '@l2devnet/server';
 import type { RunningServer } from '@l2devnet/server';
 
-export interface NodeOptions {
-  chain: ChainOptions;
-  host?: string;
-  port?: number;
-  apiKeys?: string[];
-  dailyCredits?: number;
-  maxBodyBytes?: number;
-  maxBatch?: number;
-  maxWsMessageBytes?: number;
-  maxWsBackpressureBytes?: number;
-  requireCallFrom?: boolean;
-  /** Clock for the credit day (the real UTC date by default). */
+import { importBlocks, readChainFile } from './chainFile';
+import type { NodeConfig } from './options';
+import { Decoder, printTraces } from './traces';
+
+/** Where the node writes. */
+export interface NodeOutput {
+  /** A line for the operator: server notices, interval mining errors. */
+  log(line: string): void;
+  /** Printed traces and import progress. */
+  out(text: string): void;
+  /** `out` is a terminal (import progress as a bar). */
+  terminal?: boolean;
+  /** The clock of the credit day (the real UTC date by default). */
   creditClock?: () => number;
-  log?: (line: string) => void;
-  /** Runs on the opened chain before the server starts (e.g. importing blocks). */
-  prepare?: (chain: Chain) => Promise<void>;
 }
 
 export interface RunningNode {
   chain: Chain;
   rpc: Rpc;
-  server: RunningServer;
+  /** Undefined unless the node listens. */
+  server: RunningServer | undefined;
   close(): Promise<void>;
 }
 
-export async function startNode(opts: NodeOptions): Promise<RunningNode> {
-  const chain = await Chain.create(opts.chain);
+export async function createNode(config: NodeConfig, output: NodeOutput): Promise<RunningNode> {
+  for (const warning of config.chain.lineLimits?.warnings ?? []) output.log(`warning: ${warning}`);
+  // Read before the chain is opened: a missing file leaves no data directory behind.
+  const blocks = config.importFile === undefined ? undefined : readChainFile(config.importFile);
+  const chain = await Chain.create(config.chain);
   try {
-    await opts.prepare?.(chain);
-    const rpc = createRpc(chain, { requireCallFrom: opts.requireCallFrom });
-    const ledger = await CreditLedger.open(chain.kv, opts.dailyCredits, opts.creditClock);
-    const server = await startServer(rpc, {
-      host: opts.host,
-      port: opts.port,
-      apiKeys: opts.apiKeys,
-      ledger,
-      maxBodyBytes: opts.maxBodyBytes,
-      maxBatch: opts.maxBatch,
-      maxWsMessageBytes: opts.maxWsMessageBytes,
-      maxWsBackpressureBytes: opts.maxWsBackpressureBytes,
-      health: () => ({ blockNumber: `0x${chain.headNumber.toString(16)}`, chainId: `0x${chain.chainId.toString(16)}` }),
-      log: opts.log,
-    });
-    let closing: Promise<void> | undefined;
-    return {
-      chain,
-      rpc,
-      server,
-      close() {
-        closing ??= (async () => {
-          await server.close();
-          rpc.close();
-          await chain.close();
-        })();
-        return closing;
-      },
-    };
+    if (blocks !== undefined)
+      output.out(await importBlocks(chain, blocks, output.out, output.terminal === true, config.importHead));
   } catch (e) {
     await chain.close();
     throw e;
   }
+  // An interval block that fails to build is reported, not thrown.
+  chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
+  if (config.verbosity > 0)
+    printTraces(chain, { level: config.verbosity, decoder: new Decoder(config.artifacts), write: output.out });
+  const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom });
+  let server: RunningServer | undefined;
+  if (config.listen !== undefined) {
+    try {
+      server = await listen(chain, rpc, config, config.listen, output);
+    } catch (e) {
+      rpc.close();
+      await chain.close();
+      throw e;
+    }
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    chain,
+    rpc,
+    server,
+    close() {
+      closing ??= (async () => {
+        await server?.close();
+        rpc.close();
+        await chain.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The HTTP + WebSocket server; loaded only when asked, so an in-process devnet never loads it. */
+async function listen(
+  chain: Chain,
+  rpc: Rpc,
+  config: NodeConfig,
+  where: { host: string; port: number },
+  output: NodeOutput,
+): Promise<RunningServer> {
+  const { CreditLedger, startServer } = await import('@l2devnet/server');
+  return startServer(rpc, {
+    host: where.host,
+    port: where.port,
+    apiKeys: config.apiKeys,
+    ledger: await CreditLedger.open(chain.kv, config.dailyCredits, output.creditClock),
+    maxBodyBytes: config.maxBodyBytes,
+    maxBatch: config.maxBatch,
+    maxWsMessageBytes: config.maxWsMessageBytes,
+    maxWsBackpressureBytes: config.maxWsBackpressureBytes,
+    log: output.log,
+  });
 }

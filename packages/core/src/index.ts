@@ -12,7 +12,7 @@ export { withSender } from './pool/txCodec';
 export { effectiveGasPrice } from './exec/blockBuilder';
 export { NodeClock } from './chain/clock';
 export * from './errors';
-export { DEFAULT_LIMITS, FIXTURES_DIR } from './config/fixtures';
+export { FIXTURES_DIR } from './config/fixtures';
 export { EXCLUSION_RETENTION_MS, ExclusionStore } from './lines/exclusionStore';
 export type { ExclusionFilter, ExclusionRecord, RejectionStage } from './lines/exclusionStore';
 export { ExclusionControl } from './lines/exclusionControl';
@@ -27,7 +27,7 @@ export {
 export { Conflation } from './lines/conflation';
 export { LineCounter } from './lines/lineCounter';
 export type { LineCounts } from './lines/conflation';
-export { LineLimits } from './lines/lineLimits';
+export { DEFAULT_LIMITS, LineLimits } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';
 export { MODULES, PROFILES, TRACER_PROFILES, TRACER_VERSIONS } from './lines/lineProfiles';
 export type { TracerProfile, TracerProfileName } from './lines/lineProfiles';

@@ -7,68 +7,80 @@
  * Every type this file exports is declared here in plain TypeScript, so the package's .d.ts stands
  * alone: it names no workspace package and no ethereumjs type.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
-import {
-  Chain,
-  DEFAULT_LIMITS,
-  LineLimits,
-  parseDuration,
-  parseEther,
-  SUPPORTED_HARDFORKS,
-  TRACER_PROFILES,
-} from '@l2devnet/core';
-import type { ChainOptions, MiningMode } from '@l2devnet/core';
-import { createProvider, createRpc } from '@l2devnet/rpc';
+import { createNode, LIBRARY_STYLE, OptionError, resolveNodeOptions } from '@l2devnet/cli';
+import type { NodeConfig, NodeOptions } from '@l2devnet/cli';
+import { createProvider } from '@l2devnet/rpc';
 
 export interface DevnetOptions {
-  /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
-  chainId?: number | bigint;
-  /** Hardfork (default osaka). `--hardfork` */
-  hardfork?: string;
-  /** Block gas limit (default 30,000,000). `--gas-limit` */
-  gasLimit?: number | bigint;
-  /** BIP-39 mnemonic of the dev accounts (default `test test … junk`). `--mnemonic` */
-  mnemonic?: string;
-  /** Number of dev accounts (default 10). `--accounts` */
-  accounts?: number;
-  /** Balance of each dev account in ETH, like the flag: 10000, '0.5' (default 10000). `--balance` */
-  balance?: number | bigint | string;
-  /** A geth-style genesis.json: its path, or the parsed object. `--genesis` */
-  genesis?: string | object;
-  /** Database directory; without it everything stays in memory (the command's `--in-memory`). `--data-dir` */
-  dataDir?: string;
-  /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
-  mining?: boolean;
-  /** Mine every `blockTime` seconds instead of automining. `--block-time` */
-  blockTime?: number;
-  /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
-  finalityDepth?: number;
-  /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
-  safeDepth?: number;
-  /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
-  limits?: string;
-  /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
-  tracer?: 'osaka' | 'london';
-  /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
-  rpcLineCheck?: boolean;
-  /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: milliseconds, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
-  rpcEvmTimeout?: number | string;
-  /** eth_getLogs time limit in milliseconds (default 10000). `--log-query-timeout-ms` */
-  logQueryTimeoutMs?: number;
-  /** Also serve HTTP and WebSocket: `true` on 127.0.0.1 and a free port, or where given. Off by default. */
+  // --- Network
+  /** Also serve HTTP and WebSocket: `true` on 127.0.0.1 and a free port, or where given. Off by default. `--host`, `--port` */
   listen?: boolean | { host?: string; port?: number };
   /** With `listen`: accept only these API keys (/v3/<KEY>, /ws/v3/<KEY>). `--api-key` */
   apiKeys?: string[];
+  /** With `listen`: read more API keys from this file, one per line (# comments allowed). `--api-keys` */
+  apiKeysFile?: string;
   /** With `listen`: credits each key may spend per UTC day (default unlimited). `--daily-credits` */
   dailyCredits?: number;
   /** With `listen`: largest HTTP body in bytes. `--max-body-bytes` */
   maxBodyBytes?: number;
   /** With `listen`: most requests in one batch. `--max-batch` */
   maxBatch?: number;
-  /** Where the server's log lines and mining errors go (default: stderr). */
+  /** With `listen`: largest WebSocket message in bytes. */
+  maxWsMessageBytes?: number;
+  /** With `listen`: bytes a slow WebSocket client may leave unread before it is dropped. */
+  maxWsBackpressureBytes?: number;
+  // --- Chain
+  /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
+  chainId?: number | bigint;
+  /** Hardfork (default osaka). `--hardfork` */
+  hardfork?: string;
+  /** Block gas limit (default 30,000,000). `--gas-limit` */
+  gasLimit?: number | bigint;
+  /** A geth-style genesis.json: its path, or the parsed object. `--genesis` */
+  genesis?: string | object;
+  /** BIP-39 mnemonic of the dev accounts (default `test test … junk`). `--mnemonic` */
+  mnemonic?: string;
+  /** Number of dev accounts (default 10). `--accounts` */
+  accounts?: number;
+  /** Balance of each dev account in ETH, like the flag: 10000, '0.5' (default 10000). `--balance` */
+  balance?: number | bigint | string;
+  /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
+  finalityDepth?: number | bigint;
+  /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
+  safeDepth?: number | bigint;
+  // --- Mining
+  /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
+  mining?: boolean;
+  /** Mine every `blockTime` seconds instead of automining. `--block-time` */
+  blockTime?: number;
+  // --- Storage
+  /** Database directory; without it everything stays in memory (the command's `--in-memory`). `--data-dir` */
+  dataDir?: string;
+  /** Import this file's blocks (as geth export writes them) before starting; the chain is then followed, mined on request only. `--import` */
+  import?: string;
+  /** With `import`: import up to this block. `--head` */
+  head?: number | bigint;
+  // --- Prover line counts
+  /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
+  tracer?: 'osaka' | 'london';
+  /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
+  limits?: string;
+  /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
+  rpcLineCheck?: boolean;
+  // --- Printed traces (through `log`)
+  /** Print each mined transaction (1), and its console.log output (2), failed call trees (3), every call tree (4). `-v` … `-vvvv` */
+  verbosity?: number;
+  /** Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the printed traces. `--artifacts` */
+  artifacts?: string[];
+  // --- RPC
+  /** With `listen`: let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
+  callFromOptional?: boolean;
+  /** eth_getLogs time limit in milliseconds (default 10000). `--log-query-timeout-ms` */
+  logQueryTimeoutMs?: number;
+  /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: milliseconds, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
+  rpcEvmTimeout?: number | string;
+  /** Where log lines go: the server's notices, mining errors, printed traces, import progress (default: stderr). */
   log?: (line: string) => void;
 }
 
@@ -134,132 +146,28 @@ export class DevnetOptionError extends Error {
   override name = 'DevnetOptionError';
 }
 
-function optionError(name: string, rule: string, value: unknown): DevnetOptionError {
-  return new DevnetOptionError(`createDevnet: option ${name} ${rule}; got ${JSON.stringify(String(value))}`);
-}
-
-function integer(name: string, value: number | bigint | undefined, min = 0): bigint | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw optionError(name, 'must be an integer', value);
-  if (BigInt(value) < BigInt(min)) throw optionError(name, `must be at least ${min}`, value);
-  return BigInt(value);
-}
-
-/** ETH (number, decimal string or whole bigint) to wei, as the command's --balance. */
-function ether(value: number | bigint | string | undefined): bigint | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'bigint') return integer('balance', value)! * 10n ** 18n;
-  const wei = parseEther(String(value));
-  if (wei === undefined) throw optionError('balance', 'must be an amount of ETH like 10000 or "0.5"', value);
-  return wei;
-}
-
-function milliseconds(value: number | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number') return Number(integer('rpcEvmTimeout', value));
-  const ms = parseDuration(value, false);
-  if (ms === undefined)
-    throw optionError('rpcEvmTimeout', 'must be milliseconds or a duration like 5s, 500ms or 2m', value);
-  return ms;
-}
-
-function miningMode(opts: DevnetOptions): MiningMode {
-  if (opts.blockTime !== undefined) {
-    if (opts.mining === false)
-      throw new DevnetOptionError('createDevnet: options mining: false and blockTime exclude each other');
-    if (!(opts.blockTime > 0)) throw optionError('blockTime', 'must be a positive number of seconds', opts.blockTime);
-    return { mode: 'interval', intervalMs: Math.round(opts.blockTime * 1000) };
-  }
-  return opts.mining === false ? { mode: 'manual' } : { mode: 'auto' };
-}
-
-function chainOptions(opts: DevnetOptions): ChainOptions {
-  const tracer = opts.tracer ?? 'osaka';
-  if (!TRACER_PROFILES.includes(tracer))
-    throw optionError('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
-  if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork)) {
-    throw optionError('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
-  }
-  let genesis = opts.genesis;
-  if (typeof genesis === 'string') {
-    try {
-      genesis = JSON.parse(readFileSync(genesis, 'utf8')) as object;
-    } catch (e) {
-      throw new DevnetOptionError(`createDevnet: option genesis ${genesis}: ${(e as Error).message}`);
-    }
-  }
-  return {
-    chainId: integer('chainId', opts.chainId, 1),
-    hardfork: opts.hardfork,
-    gasLimit: integer('gasLimit', opts.gasLimit, 1),
-    mnemonic: opts.mnemonic,
-    accounts: opts.accounts === undefined ? undefined : Number(integer('accounts', opts.accounts)),
-    balance: ether(opts.balance),
-    genesis,
-    dataDir: opts.dataDir === undefined ? undefined : resolve(opts.dataDir),
-    mining: miningMode(opts),
-    finalizedDepth: integer('finalityDepth', opts.finalityDepth),
-    safeDepth: integer('safeDepth', opts.safeDepth),
-    logQueryTimeoutMs:
-      opts.logQueryTimeoutMs === undefined
-        ? undefined
-        : Number(integer('logQueryTimeoutMs', opts.logQueryTimeoutMs, 1)),
-    lineLimits: LineLimits.fromFile(opts.limits ?? DEFAULT_LIMITS[tracer], tracer),
-    tracer,
-    rpcLineCheck: opts.rpcLineCheck !== false,
-    rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout),
-  };
-}
+// The library's options are the node's options (cli/src/options.ts), declared again here so the
+// package's types stand alone; this fails to compile when the two differ.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const optionsMatch: Same<Omit<DevnetOptions, 'log'>, NodeOptions> = true;
+void optionsMatch;
 
 /** Starts a devnet in this process; see DevnetOptions for what each option does. */
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const options = chainOptions(opts);
-  for (const warning of options.lineLimits?.warnings ?? []) log(`warning: ${warning}`);
-  const chain = await Chain.create(options);
-  // An interval block that fails to build is reported through `log`, as the command does.
-  chain.on('error', (e) => log(`mining error: ${e.stack ?? e.message}`));
-  // The spec's rule that eth_call needs `from` holds on the hosted-API paths (/v3/<KEY>) only: the
-  // provider, `/` and `/ws` let a call without it run from the zero address.
-  const rpc = createRpc(chain);
-  let server: { url: string; wsUrl: string; close(): Promise<void> } | undefined;
+  const { log = (line: string) => process.stderr.write(`${line}\n`), ...options } = opts;
+  let config: NodeConfig;
   try {
-    if (opts.listen !== undefined && opts.listen !== false) {
-      const where = opts.listen === true ? {} : opts.listen;
-      // Loaded only when asked, so an in-process devnet never loads the native HTTP server.
-      const { CreditLedger, startServer } = await import('@l2devnet/server');
-      server = await startServer(rpc, {
-        host: where.host ?? '127.0.0.1',
-        port: where.port ?? 0,
-        apiKeys: opts.apiKeys,
-        ledger: await CreditLedger.open(chain.kv, opts.dailyCredits),
-        maxBodyBytes: opts.maxBodyBytes,
-        maxBatch: opts.maxBatch,
-        health: () => ({
-          blockNumber: `0x${chain.headNumber.toString(16)}`,
-          chainId: `0x${chain.chainId.toString(16)}`,
-        }),
-        log,
-      });
-    }
+    config = resolveNodeOptions(options, LIBRARY_STYLE);
   } catch (e) {
-    rpc.close();
-    await chain.close();
-    throw e;
+    throw e instanceof OptionError ? new DevnetOptionError(e.message) : e;
   }
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= (async () => {
-      await server?.close();
-      rpc.close();
-      await chain.close();
-    })();
-    return closing;
-  };
+  const node = await createNode(config, { log, out: lines(log) });
+  const { chain } = node;
+  const close = () => node.close();
   return {
-    provider: createProvider(rpc),
-    url: server?.url,
-    wsUrl: server?.wsUrl,
+    provider: createProvider(node.rpc),
+    url: node.server?.url,
+    wsUrl: node.server?.wsUrl,
     accounts: chain.accounts.map((a) => ({
       address: toChecksumAddress(bytesToHex(a.address)) as `0x${string}`,
       privateKey: bytesToHex(a.privateKey),
@@ -267,6 +175,16 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     chain,
     close,
     [asyncDispose]: close,
+  };
+}
+
+/** Text written in pieces, passed on a whole line at a time. */
+function lines(log: (line: string) => void): (text: string) => void {
+  let pending = '';
+  return (text) => {
+    const parts = (pending + text).split('\n');
+    pending = parts.pop() ?? '';
+    for (const line of parts) log(line);
   };
 }
 

@@ -6,7 +6,7 @@
  * is noticed (onAborted / close) before anything is written to it.
  */
 import type { Authorize, JsonRpcResponse, Rpc, Session } from '@l2devnet/rpc';
-import { INVALID_REQUEST, LIMIT_EXCEEDED, RpcError } from '@l2devnet/rpc';
+import { INVALID_REQUEST, LIMIT_EXCEEDED, quantity, RpcError } from '@l2devnet/rpc';
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
 
@@ -44,8 +44,6 @@ export interface ServerOptions {
   maxBatch?: number;
   maxWsMessageBytes?: number;
   maxWsBackpressureBytes?: number;
-  /** For GET /health. */
-  health?: () => Record<string, unknown>;
   log?: (line: string) => void;
 }
 
@@ -297,7 +295,9 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   }
 
   function health(): Outcome {
-    return { status: '200 OK', body: JSON.stringify({ status: 'ok', ...opts.health?.() }), headers: [] };
+    const { chain } = rpc;
+    const body = { status: 'ok', blockNumber: quantity(chain.headNumber), chainId: quantity(chain.chainId) };
+    return { status: '200 OK', body: JSON.stringify(body), headers: [] };
   }
 
   /** What any method but POST, OPTIONS and GET /health gets: 405 on an endpoint, 404 elsewhere. */

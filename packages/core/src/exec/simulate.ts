@@ -17,7 +17,7 @@ import { beginBlock, requestsHashOf, sealBlock } from './blockBuilder';
 import { ChainError } from '../errors';
 import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { LineCounts } from '../lines/conflation';
-import type { CallRequest } from './simulator';
+import type { CallRequest } from './scratchVm';
 import { gethError, logOfStep } from './tracers/tracer';
 import type { EvmObserver, MessageEvent, MessageResult, StepEvent } from './tracers/tracer';
 import type { LocatedLog, Log, Receipt } from '../types';

@@ -5,9 +5,11 @@
  * notice; a key given twice keeps its first value, with a warning naming the line.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
+import { FIXTURES_DIR } from '../config/fixtures';
 import { InvalidLimitsError } from '../errors';
 import type { LineCounts } from './conflation';
 import { PROFILES } from './lineProfiles';
@@ -15,6 +17,15 @@ import type { TracerProfileName } from './lineProfiles';
 
 // smol-toml is an ES module that also ships a CommonJS build, which this CommonJS package loads.
 const { parse, TomlError } = require('smol-toml') as typeof Toml;
+
+/**
+ * The default line limits of each tracer profile (`--limits`, createDevnet's `limits`): for osaka the
+ * file Linea ships for mainnet; for london a London-era production file.
+ */
+export const DEFAULT_LIMITS: Readonly<Record<TracerProfileName, string>> = {
+  osaka: join(FIXTURES_DIR, 'limits', 'linea-mainnet.toml'),
+  london: join(FIXTURES_DIR, 'limits', 'linea-london.toml'),
+};
 
 export interface LineOverflow {
   module: string;

@@ -22,53 +22,6 @@ async function deployCounter(): Promise<string> {
   return (await t.call<{ contractAddress: string }>('eth_getTransactionReceipt', hash)).contractAddress;
 }
 
-describe('mining control', () => {
-  test('evm_mine, anvil_mine and hardhat_mine build empty blocks; evm_mine takes a timestamp', async () => {
-    expect(await t.call('evm_mine')).toBe('0x0');
-    expect(await t.call('eth_blockNumber')).toBe('0x1');
-    await t.call('anvil_mine', '0x3', '0x10');
-    expect(await t.call('eth_blockNumber')).toBe('0x4');
-    const b2 = await t.call<{ timestamp: string }>('eth_getBlockByNumber', '0x2', false);
-    const b3 = await t.call<{ timestamp: string }>('eth_getBlockByNumber', '0x3', false);
-    expect(BigInt(b3.timestamp) - BigInt(b2.timestamp)).toBe(16n);
-    await t.call('hardhat_mine', 2);
-    expect(await t.call('eth_blockNumber')).toBe('0x6');
-    const ts = BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp) + 1000n;
-    await t.call('evm_mine', `0x${ts.toString(16)}`);
-    expect(BigInt((await t.call<{ timestamp: string }>('eth_getBlockByNumber', 'latest', false)).timestamp)).toBe(ts);
-    await t.call('evm_mine', { blocks: 2, timestamp: Number(ts + 10n) });
-    expect(await t.call('eth_blockNumber')).toBe('0x9');
-  });
-
-  test('automine can be switched off and on; pending transactions wait for evm_mine', async () => {
-    expect(await t.call('anvil_getAutomine')).toBe(true);
-    await t.call('evm_setAutomine', false);
-    expect(await t.call('hardhat_getAutomine')).toBe(false);
-    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
-    expect(await t.call('eth_getTransactionReceipt', hash)).toBeNull();
-    expect(await t.call('txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
-    const content = await t.call<{ pending: Record<string, Record<string, { hash: string }>> }>('txpool_content');
-    expect(content.pending[ALICE]['0'].hash).toBe(hash);
-    const inspect = await t.call<{ pending: Record<string, Record<string, string>> }>('txpool_inspect');
-    expect(inspect.pending[ALICE]['0']).toMatch(new RegExp(`^${BOB}: 1 wei \\+ 21000 gas × \\d+ wei$`));
-    await t.call('evm_mine');
-    expect((await t.call<{ status: string }>('eth_getTransactionReceipt', hash)).status).toBe('0x1');
-    await t.call('anvil_setAutomine', true);
-    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
-    expect(await t.call('eth_blockNumber')).toBe('0x2');
-  });
-
-  test('interval mining mines on its own', async () => {
-    await t.call('evm_setIntervalMining', 30);
-    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
-    const mined = new Promise((resolve) => t.chain.once('block', resolve));
-    await mined;
-    expect(BigInt(await t.call<string>('eth_blockNumber'))).toBeGreaterThanOrEqual(1n);
-    await t.call('evm_setIntervalMining', 0);
-    expect(await t.call('anvil_getAutomine')).toBe(false);
-  });
-});
-
 describe('time', () => {
   test("evm_increaseTime moves the next block's timestamp", async () => {
     await t.call('evm_mine');
@@ -446,50 +399,6 @@ describe('state dump and block configuration', () => {
     });
     const info = await t.call<Record<string, unknown>>('anvil_nodeInfo');
     expect(info).toMatchObject({ currentBlockNumber: '0x1', hardFork: 'osaka', network: 'l2devnet' });
-  });
-});
-
-describe('filters', () => {
-  test('block, pending-transaction and log filters report changes since the last poll', async () => {
-    const address = await deployCounter();
-    const blocks = await t.call<string>('eth_newBlockFilter');
-    const pending = await t.call<string>('eth_newPendingTransactionFilter');
-    const logs = await t.call<string>('eth_newFilter', { address });
-    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
-    await new Promise((r) => setImmediate(r));
-    const head = await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
-    expect(await t.call('eth_getFilterChanges', blocks)).toEqual([head.hash]);
-    expect(await t.call('eth_getFilterChanges', blocks)).toEqual([]);
-    expect(await t.call('eth_getFilterChanges', pending)).toEqual([hash]);
-    const changes = await t.call<{ transactionHash: string; removed: boolean }[]>('eth_getFilterChanges', logs);
-    expect(changes).toHaveLength(1);
-    expect(changes[0]).toMatchObject({ transactionHash: hash, removed: false });
-    expect(await t.call('eth_getFilterLogs', logs)).toHaveLength(1);
-    // A reorg announces the dropped log as removed.
-    await t.call('anvil_rollback', 1);
-    await new Promise((r) => setImmediate(r));
-    expect(await t.call('eth_getFilterChanges', logs)).toEqual([{ ...changes[0], removed: true }]);
-    expect(await t.call('eth_uninstallFilter', logs)).toBe(true);
-    expect(await t.call('eth_uninstallFilter', logs)).toBe(false);
-    expect(await t.fail('eth_getFilterChanges', logs)).toEqual({ code: -32000, message: `filter not found: ${logs}` });
-  });
-
-  test('filters expire after five minutes unpolled', async () => {
-    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setInterval', 'setTimeout'] });
-    try {
-      const id = await t.call<string>('eth_newBlockFilter');
-      jest.setSystemTime(Date.now() + 5 * 60 * 1000 + 1000);
-      expect((await t.fail('eth_getFilterChanges', id)).message).toBe(`filter not found: ${id}`);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
-
-  test('eth_subscribe needs a session (WebSocket)', async () => {
-    expect(await t.fail('eth_subscribe', 'newHeads')).toEqual({
-      code: -32601,
-      message: 'notifications not supported: eth_subscribe needs a WebSocket connection',
-    });
   });
 });
 

@@ -1,11 +1,32 @@
+/**
+ * The one helper that starts a node for a test: an in-memory chain, the RPC over it and the server in
+ * front of it on an ephemeral port, with a client for each transport.
+ */
+import { Chain } from '@l2devnet/core';
+import type { ChainOptions } from '@l2devnet/core';
+import { createRpc } from '@l2devnet/rpc';
+import type { Rpc } from '@l2devnet/rpc';
 import WebSocket from 'ws';
 
-import type { NodeOptions, RunningNode } from '../src/node';
-import { startNode } from '../src/node';
+import { CreditLedger, startServer } from '../src';
+import type { RunningServer, ServerOptions } from '../src';
 
-export interface TestNode extends RunningNode {
+export interface TestNodeOptions extends Partial<Omit<ServerOptions, 'ledger'>> {
+  chain?: ChainOptions;
+  dailyCredits?: number;
+  /** Clock for the credit day (the real UTC date by default). */
+  creditClock?: () => number;
+  /** Spec rule on /v3/<KEY>: eth_call needs `from` (default true). */
+  requireCallFrom?: boolean;
+}
+
+export interface TestNode {
+  chain: Chain;
+  rpc: Rpc;
+  server: RunningServer;
   url: string;
   wsUrl: string;
+  close(): Promise<void>;
   /** POSTs `body` (an object, or a raw string) to `path`; returns status, headers and parsed JSON. */
   post(
     body: unknown,
@@ -17,13 +38,24 @@ export interface TestNode extends RunningNode {
 }
 
 /** An in-memory node on an ephemeral port. */
-export async function startTestNode(opts: Partial<NodeOptions> = {}): Promise<TestNode> {
-  const node = await startNode({ port: 0, ...opts, chain: { ...opts.chain } });
-  const url = node.server.url;
+export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
+  const { chain: chainOpts, dailyCredits, creditClock, requireCallFrom, ...serverOpts } = opts;
+  const chain = await Chain.create(chainOpts);
+  const rpc = createRpc(chain, { requireCallFrom });
+  const ledger = await CreditLedger.open(chain.kv, dailyCredits, creditClock);
+  const server = await startServer(rpc, { port: 0, ...serverOpts, ledger });
+  const url = server.url;
   return {
-    ...node,
+    chain,
+    rpc,
+    server,
     url,
-    wsUrl: node.server.wsUrl,
+    wsUrl: server.wsUrl,
+    async close() {
+      await server.close();
+      rpc.close();
+      await chain.close();
+    },
     async post(body, path = '/', headers = {}) {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
@@ -33,7 +65,7 @@ export async function startTestNode(opts: Partial<NodeOptions> = {}): Promise<Te
       const text = await res.text();
       return { status: res.status, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) };
     },
-    ws: (path = '/ws') => WsClient.open(`${node.server.wsUrl}${path}`),
+    ws: (path = '/ws') => WsClient.open(`${server.wsUrl}${path}`),
   };
 }
 

@@ -1,0 +1,311 @@
+/**
+ * A node's options, as the command's flags and createDevnet's fields both give them, checked in one
+ * place. The command reads its flags into NodeOptions (flags.ts turns each string into the option's
+ * type), createDevnet takes NodeOptions as they are; `resolveNodeOptions` checks every value and
+ * turns them into the chain's, the RPC's and the server's settings. A bad value is an OptionError
+ * naming the option as its user wrote it: `--chain-id` for the command, `createDevnet: option chainId`
+ * for the library.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+import {
+  DEFAULT_LIMITS,
+  LineLimits,
+  parseDuration,
+  parseEther,
+  SUPPORTED_HARDFORKS,
+  TRACER_PROFILES,
+} from '@l2devnet/core';
+import type { ChainOptions, MiningMode, TracerProfileName } from '@l2devnet/core';
+
+/** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
+export interface NodeOptions {
+  // Network
+  /** Serve HTTP and WebSocket: `true` on 127.0.0.1 and a free port, or where given. `--host`, `--port` */
+  listen?: boolean | { host?: string; port?: number };
+  /** Accept only these API keys (/v3/<KEY>, /ws/v3/<KEY>). `--api-key` */
+  apiKeys?: string[];
+  /** Read more API keys from this file, one per line (# comments allowed). `--api-keys` */
+  apiKeysFile?: string;
+  /** Credits each key may spend per UTC day (default unlimited, still counted). `--daily-credits` */
+  dailyCredits?: number;
+  /** Largest HTTP body in bytes. `--max-body-bytes` */
+  maxBodyBytes?: number;
+  /** Most requests in one batch. `--max-batch` */
+  maxBatch?: number;
+  /** Largest WebSocket message in bytes. */
+  maxWsMessageBytes?: number;
+  /** How many bytes a slow WebSocket client may leave unread before it is dropped. */
+  maxWsBackpressureBytes?: number;
+  // Chain
+  /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
+  chainId?: number | bigint;
+  /** Hardfork (default osaka). `--hardfork` */
+  hardfork?: string;
+  /** Block gas limit (default 30,000,000). `--gas-limit` */
+  gasLimit?: number | bigint;
+  /** A geth-style genesis.json: its path, or the parsed object. `--genesis` */
+  genesis?: string | object;
+  /** BIP-39 mnemonic of the dev accounts (default `test test … junk`). `--mnemonic` */
+  mnemonic?: string;
+  /** Number of dev accounts (default 10). `--accounts` */
+  accounts?: number;
+  /** Balance of each dev account in ETH: 10000, '0.5' (default 10000). `--balance` */
+  balance?: number | bigint | string;
+  /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
+  finalityDepth?: number | bigint;
+  /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
+  safeDepth?: number | bigint;
+  // Mining
+  /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
+  mining?: boolean;
+  /** Mine every `blockTime` seconds instead of automining. `--block-time` */
+  blockTime?: number;
+  // Storage
+  /** Database directory; without it everything stays in memory. `--data-dir`, `--in-memory` */
+  dataDir?: string;
+  /** Import this file's blocks (as geth export writes them) before serving. `--import` */
+  import?: string;
+  /** With `import`: import up to this block. `--head` */
+  head?: number | bigint;
+  // Prover line counts
+  /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
+  tracer?: TracerProfileName;
+  /** Per-module line limits file, TOML (default: the tracer's default limits). `--limits` */
+  limits?: string;
+  /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
+  rpcLineCheck?: boolean;
+  // Printed traces
+  /** Print each mined transaction (1), and its console.log output (2), failed call trees (3), every call tree (4). `-v` … `-vvvv` */
+  verbosity?: number;
+  /** Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the printed traces. `--artifacts` */
+  artifacts?: string[];
+  // RPC
+  /** Let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
+  callFromOptional?: boolean;
+  /** eth_getLogs time limit in milliseconds (default 10000). `--log-query-timeout-ms` */
+  logQueryTimeoutMs?: number;
+  /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: ms, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
+  rpcEvmTimeout?: number | string;
+}
+
+export type OptionName = keyof NodeOptions | 'host' | 'port';
+
+/** What a node is started with, every option checked. */
+export interface NodeConfig {
+  chain: ChainOptions;
+  /** The line limits file read (for the banner). */
+  limitsFile: string;
+  /** Where to listen; undefined: no server. */
+  listen: { host: string; port: number } | undefined;
+  apiKeys: string[];
+  dailyCredits: number | undefined;
+  maxBodyBytes: number | undefined;
+  maxBatch: number | undefined;
+  maxWsMessageBytes: number | undefined;
+  maxWsBackpressureBytes: number | undefined;
+  /** Spec rule on /v3/<KEY>: eth_call needs `from`. */
+  requireCallFrom: boolean;
+  verbosity: number;
+  artifacts: string[];
+  importFile: string | undefined;
+  importHead: bigint | undefined;
+}
+
+/** An option that cannot be used; the message names it as its user wrote it. */
+export class OptionError extends Error {}
+
+/** How messages name options: as the command's flags, or as createDevnet's fields. */
+export interface OptionStyle {
+  name(option: OptionName): string;
+  /** Two options given together that exclude each other (the first one's value is what excludes). */
+  exclusive(a: OptionName, b: OptionName): string;
+  /** An option given without the one it goes with. */
+  needs(a: OptionName, b: OptionName): string;
+}
+
+const FLAGS: Record<OptionName, string> = {
+  listen: '--port',
+  host: '--host',
+  port: '--port',
+  apiKeys: '--api-key',
+  apiKeysFile: '--api-keys',
+  dailyCredits: '--daily-credits',
+  maxBodyBytes: '--max-body-bytes',
+  maxBatch: '--max-batch',
+  maxWsMessageBytes: 'maxWsMessageBytes',
+  maxWsBackpressureBytes: 'maxWsBackpressureBytes',
+  chainId: '--chain-id',
+  hardfork: '--hardfork',
+  gasLimit: '--gas-limit',
+  genesis: '--genesis',
+  mnemonic: '--mnemonic',
+  accounts: '--accounts',
+  balance: '--balance',
+  finalityDepth: '--finality-depth',
+  safeDepth: '--safe-depth',
+  mining: '--no-mining',
+  blockTime: '--block-time',
+  dataDir: '--data-dir',
+  import: '--import FILE',
+  head: '--head',
+  tracer: '--tracer',
+  limits: '--limits',
+  rpcLineCheck: '--no-rpc-line-check',
+  verbosity: '-v',
+  artifacts: '--artifacts',
+  callFromOptional: '--call-from-optional',
+  logQueryTimeoutMs: '--log-query-timeout-ms',
+  rpcEvmTimeout: '--rpc-evm-timeout',
+};
+
+/** The command's flags. */
+export const FLAG_STYLE: OptionStyle = {
+  name: (o) => FLAGS[o],
+  exclusive: (a, b) => `${FLAGS[a]} and ${FLAGS[b]} cannot be combined`,
+  needs: (a, b) => `${FLAGS[a]} goes with ${FLAGS[b]}`,
+};
+
+/** createDevnet's fields. */
+export const LIBRARY_STYLE: OptionStyle = {
+  name: (o) => `createDevnet: option ${o}`,
+  exclusive: (a, b) => `createDevnet: options ${a === 'mining' ? 'mining: false' : a} and ${b} exclude each other`,
+  needs: (a, b) => `createDevnet: option ${a} goes with option ${b}`,
+};
+
+/** Checks every option and turns them into the node's settings; throws OptionError naming a bad one. */
+export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeConfig {
+  const bad = (option: OptionName, rule: string, value: unknown) =>
+    new OptionError(`${style.name(option)} ${rule}; got ${JSON.stringify(String(value))}`);
+  const integer = (option: OptionName, value: number | bigint | undefined, min = 0): bigint | undefined => {
+    if (value === undefined) return undefined;
+    if (typeof value === 'number' && !Number.isSafeInteger(value)) throw bad(option, 'must be an integer', value);
+    if (BigInt(value) < BigInt(min)) throw bad(option, `must be at least ${min}`, value);
+    return BigInt(value);
+  };
+  const count = (option: OptionName, value: number | undefined, min = 0) =>
+    value === undefined ? undefined : Number(integer(option, value, min));
+
+  const tracer = (opts.tracer ?? 'osaka') as TracerProfileName;
+  if (!TRACER_PROFILES.includes(tracer)) throw bad('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
+  if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork))
+    throw bad('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
+  const mnemonic = opts.mnemonic;
+  if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0)
+    throw new OptionError(`${style.name('mnemonic')} must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words`);
+  if (opts.head !== undefined && opts.import === undefined) throw new OptionError(style.needs('head', 'import'));
+  const limitsFile = opts.limits ?? DEFAULT_LIMITS[tracer];
+  const apiKeys = [
+    ...(opts.apiKeys ?? []),
+    ...(opts.apiKeysFile === undefined ? [] : readKeys(opts.apiKeysFile, style)),
+  ];
+  for (const k of apiKeys) {
+    if (!/^[A-Za-z0-9_.~-]+$/.test(k)) throw new OptionError('API keys may contain only letters, digits and _ . ~ -');
+  }
+  let listen: NodeConfig['listen'];
+  if (opts.listen !== undefined && opts.listen !== false) {
+    const where = opts.listen === true ? {} : opts.listen;
+    const port = where.port ?? 0;
+    if (!Number.isSafeInteger(port) || port < 0 || port > 65535)
+      throw bad('port', 'must be an integer from 0 to 65535', port);
+    listen = { host: where.host ?? '127.0.0.1', port };
+  }
+  const chain: ChainOptions = {
+    chainId: integer('chainId', opts.chainId, 1),
+    hardfork: opts.hardfork,
+    gasLimit: integer('gasLimit', opts.gasLimit, 1),
+    mnemonic,
+    accounts: count('accounts', opts.accounts),
+    balance: ether(opts.balance, bad, integer),
+    genesis: genesisOf(opts.genesis, style),
+    dataDir: opts.dataDir === undefined ? undefined : resolve(opts.dataDir),
+    mining: miningMode(opts, style, bad),
+    finalizedDepth: integer('finalityDepth', opts.finalityDepth),
+    safeDepth: integer('safeDepth', opts.safeDepth),
+    logQueryTimeoutMs: count('logQueryTimeoutMs', opts.logQueryTimeoutMs, 1),
+    lineLimits: LineLimits.fromFile(limitsFile, tracer),
+    tracer,
+    rpcLineCheck: opts.rpcLineCheck !== false,
+    rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
+  };
+  return {
+    chain,
+    limitsFile,
+    listen,
+    apiKeys,
+    dailyCredits: count('dailyCredits', opts.dailyCredits),
+    maxBodyBytes: count('maxBodyBytes', opts.maxBodyBytes, 1),
+    maxBatch: count('maxBatch', opts.maxBatch, 1),
+    maxWsMessageBytes: count('maxWsMessageBytes', opts.maxWsMessageBytes, 1),
+    maxWsBackpressureBytes: count('maxWsBackpressureBytes', opts.maxWsBackpressureBytes, 1),
+    requireCallFrom: opts.callFromOptional !== true,
+    verbosity: count('verbosity', opts.verbosity) ?? 0,
+    artifacts: opts.artifacts ?? [],
+    importFile: opts.import,
+    importHead: integer('head', opts.head),
+  };
+}
+
+type Bad = (option: OptionName, rule: string, value: unknown) => OptionError;
+
+/** ETH (number, decimal string or whole bigint) to wei. */
+function ether(
+  value: number | bigint | string | undefined,
+  bad: Bad,
+  integer: (o: OptionName, v: number | bigint) => bigint | undefined,
+): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'bigint') return (integer('balance', value) as bigint) * 10n ** 18n;
+  const wei = parseEther(String(value));
+  if (wei === undefined) throw bad('balance', 'must be an amount of ETH like 10000 or "0.5"', value);
+  return wei;
+}
+
+/** Milliseconds, or a duration as geth's flags write it (5s, 500ms, 2m). */
+function milliseconds(
+  value: number | string | undefined,
+  bad: Bad,
+  count: (o: OptionName, v: number) => number | undefined,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return count('rpcEvmTimeout', value);
+  const ms = parseDuration(value, false);
+  if (ms === undefined) throw bad('rpcEvmTimeout', 'must be milliseconds or a duration like 5s, 500ms or 2m', value);
+  return ms;
+}
+
+function miningMode(opts: NodeOptions, style: OptionStyle, bad: Bad): MiningMode {
+  if (opts.blockTime !== undefined) {
+    if (opts.mining === false) throw new OptionError(style.exclusive('mining', 'blockTime'));
+    if (!(opts.blockTime > 0)) throw bad('blockTime', 'must be a positive number of seconds', opts.blockTime);
+    return { mode: 'interval', intervalMs: Math.round(opts.blockTime * 1000) };
+  }
+  // An imported chain is followed, not mined: blocks come on request only.
+  if (opts.mining === false || opts.import !== undefined) return { mode: 'manual' };
+  return { mode: 'auto' };
+}
+
+/** A genesis file's parsed JSON, or the object given. */
+function genesisOf(genesis: string | object | undefined, style: OptionStyle): unknown {
+  if (typeof genesis !== 'string') return genesis;
+  try {
+    return JSON.parse(readFileSync(genesis, 'utf8'));
+  } catch (e) {
+    throw new OptionError(`${style.name('genesis')} ${genesis}: ${(e as Error).message}`);
+  }
+}
+
+/** API keys from a file, one per line; `#` starts a comment. */
+function readKeys(file: string, style: OptionStyle): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new OptionError(`${style.name('apiKeysFile')} ${file}: ${(e as Error).message}`);
+  }
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter((l) => l !== '');
+}

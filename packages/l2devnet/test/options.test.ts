@@ -1,0 +1,234 @@
+/**
+ * Every option the command has, reached through createDevnet with the same meaning, group by group as
+ * `l2devnet --help` lists them: each test sets the group's options and checks what each one does.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { bytesToHex } from '@ethereumjs/util';
+import { deriveAccounts } from '@l2devnet/core';
+import WebSocket from 'ws';
+
+import { createDevnet, DevnetOptionError } from '../src';
+import type { Devnet, DevnetOptions } from '../src';
+
+// Node 20 defines Symbol.asyncDispose in its main realm only, not in jest's; `await using` needs it.
+(Symbol as { asyncDispose?: symbol }).asyncDispose ??= Symbol.for('nodejs.asyncDispose');
+
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
+const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const CAROL = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc';
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'l2devnet-options-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const request = (devnet: Devnet, method: string, ...params: unknown[]) => devnet.provider.request({ method, params });
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const rpc = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
+
+test('Network: listen, apiKeys, apiKeysFile, dailyCredits, maxBodyBytes, maxBatch, maxWsMessageBytes', async () => {
+  const keys = join(dir, 'keys.txt');
+  writeFileSync(keys, '# the team\nfile-key\n');
+  await using devnet = await createDevnet({
+    listen: { host: '127.0.0.1', port: 0 },
+    apiKeys: ['list-key'],
+    apiKeysFile: keys,
+    dailyCredits: 200,
+    maxBodyBytes: 1000,
+    maxBatch: 2,
+    maxWsMessageBytes: 512,
+    maxWsBackpressureBytes: 64 * 1024,
+  });
+  const url = devnet.url as string;
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  // Keyed mode: the keys given and the keys of the file; no other.
+  expect((await post(`${url}/v3/list-key`, rpc('eth_chainId'))).json.result).toBe('0x7a69');
+  expect((await post(`${url}/v3/file-key`, rpc('eth_chainId'))).json.result).toBe('0x7a69');
+  expect((await post(`${url}/v3/other`, rpc('eth_chainId'))).status).toBe(401);
+  // A body over 1,000 bytes, a batch over 2.
+  expect((await post(`${url}/v3/list-key`, rpc('web3_sha3', [`0x${'ab'.repeat(600)}`]))).status).toBe(413);
+  expect(
+    (
+      await post(
+        `${url}/v3/list-key`,
+        [1, 2, 3].map((id) => rpc('eth_chainId', [], id)),
+      )
+    ).json.error,
+  ).toEqual({
+    code: -32600,
+    message: 'invalid request: a batch of 3 requests is over the limit of 2',
+  });
+  // 200 credits a day: eth_blockNumber costs 80, so the third call of the day is refused.
+  for (let i = 0; i < 2; i++) await post(`${url}/v3/file-key`, rpc('eth_blockNumber'));
+  const spent = await post(`${url}/v3/file-key`, rpc('eth_blockNumber'));
+  expect(spent.json.error.code).toBe(-32005);
+  // A WebSocket message over 512 bytes closes its socket.
+  const ws = new WebSocket(`${devnet.wsUrl}/ws/v3/list-key`);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+  ws.send(JSON.stringify(rpc('web3_sha3', [`0x${'ab'.repeat(400)}`])));
+  expect(await closed).toBe(1006);
+});
+
+test('Chain: chainId, hardfork, gasLimit, mnemonic, accounts, balance, finalityDepth, safeDepth', async () => {
+  await using devnet = await createDevnet({
+    chainId: 777,
+    hardfork: 'cancun',
+    gasLimit: 20_000_000,
+    mnemonic: MNEMONIC,
+    accounts: 3,
+    balance: '1.5',
+    finalityDepth: 4,
+    safeDepth: 2,
+  });
+  expect(await request(devnet, 'eth_chainId')).toBe('0x309');
+  expect(devnet.chain.hardfork).toBe('cancun');
+  expect(((await request(devnet, 'eth_getBlockByNumber', 'latest', false)) as { gasLimit: string }).gasLimit).toBe(
+    '0x1312d00',
+  );
+  const derived = deriveAccounts(MNEMONIC, 3).map((a) => bytesToHex(a.address));
+  expect(devnet.accounts.map((a) => a.address.toLowerCase())).toEqual(derived);
+  expect(await request(devnet, 'eth_getBalance', derived[2], 'latest')).toBe('0x14d1120d7b160000');
+  // A contract that returns the block number it runs in (NUMBER, MSTORE at 0, RETURN 32 bytes).
+  await request(devnet, 'anvil_setCode', CAROL, '0x4360005260206000f3');
+  await request(devnet, 'anvil_mine', '0x6');
+  const numberAt = async (tag: string) => BigInt((await request(devnet, 'eth_call', { to: CAROL }, tag)) as string);
+  expect(await numberAt('finalized')).toBe(2n);
+  expect(await numberAt('safe')).toBe(4n);
+});
+
+test('Chain: genesis, as a path or as the parsed object', async () => {
+  const genesis = {
+    config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
+    gasLimit: '0x1c9c380',
+    difficulty: '0x0',
+    alloc: { [BOB]: { balance: '0x64' } },
+  };
+  const file = join(dir, 'genesis.json');
+  writeFileSync(file, JSON.stringify(genesis));
+  for (const given of [file, genesis]) {
+    await using devnet = await createDevnet({ genesis: given });
+    expect(await request(devnet, 'eth_chainId')).toBe('0x1092');
+    expect(await request(devnet, 'eth_getBalance', BOB, 'latest')).toBe('0x64');
+  }
+});
+
+test('Mining: mining false mines on request; blockTime mines on its own', async () => {
+  {
+    await using manual = await createDevnet({ mining: false });
+    await request(manual, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    expect(await request(manual, 'eth_blockNumber')).toBe('0x0');
+    await request(manual, 'evm_mine');
+    expect(await request(manual, 'eth_blockNumber')).toBe('0x1');
+  }
+  await using timed = await createDevnet({ blockTime: 0.05 });
+  const deadline = Date.now() + 10_000;
+  while ((await request(timed, 'eth_blockNumber')) === '0x0' && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
+  expect(await request(timed, 'eth_blockNumber')).not.toBe('0x0');
+});
+
+test('Storage: dataDir keeps the chain across a restart; import (with head) starts from a chain file', async () => {
+  const dataDir = join(dir, 'chain');
+  {
+    await using first = await createDevnet({ dataDir });
+    await request(first, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    await request(first, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+  }
+  {
+    await using again = await createDevnet({ dataDir });
+    expect(await request(again, 'eth_blockNumber')).toBe('0x2');
+  }
+  // The chain as geth export writes it, made by the command's export.
+  const { execFileSync } = await import('node:child_process');
+  const bin = join(__dirname, '..', 'bin', 'l2devnet.js');
+  const file = join(dir, 'chain.rlp');
+  execFileSync(process.execPath, [bin, 'export', file, '--data-dir', dataDir]);
+  const lines: string[] = [];
+  await using imported = await createDevnet({ import: file, head: 1, log: (line) => lines.push(line) });
+  expect(await request(imported, 'eth_blockNumber')).toBe('0x1');
+  expect(lines.join('\n')).toContain('imported 1 blocks');
+  // A followed chain is mined on request only.
+  expect(await request(imported, 'eth_mining')).toBe(false);
+});
+
+test('Prover line counts: tracer, limits, rpcLineCheck', async () => {
+  {
+    await using london = await createDevnet({ tracer: 'london', hardfork: 'london' });
+    expect(((await request(london, 'l2_getLineLimits')) as Record<string, number>).BIN).toBeGreaterThan(0);
+  }
+  // London's production limits with HUB lowered under what a transfer takes.
+  const limits = join(dir, 'low-hub.toml');
+  const production = readFileSync(join(FIXTURES, 'limits', 'linea-london.toml'), 'utf8');
+  writeFileSync(limits, production.replace(/^HUB = .*$/m, 'HUB = 10'));
+  await using tiny = await createDevnet({ tracer: 'london', hardfork: 'london', limits, rpcLineCheck: false });
+  expect(((await request(tiny, 'l2_getLineLimits')) as Record<string, number>).HUB).toBe(10);
+  // With the RPC-stage check off, an overflowing transfer gets a hash and is excluded in its block.
+  const hash = (await request(tiny, 'eth_sendTransaction', {
+    from: ALICE,
+    to: BOB,
+    value: '0x1',
+    gas: '0x5208',
+  })) as string;
+  expect(await request(tiny, 'eth_getTransactionReceipt', hash)).toBeNull();
+  expect(await request(tiny, 'l2_getTransactionExclusionStatusV1', hash)).toMatchObject({
+    txHash: hash,
+    txRejectionStage: 'SEQUENCER',
+  });
+});
+
+test('Printed traces: verbosity and artifacts, through log', async () => {
+  const lines: string[] = [];
+  await using devnet = await createDevnet({
+    verbosity: 4,
+    artifacts: [join(FIXTURES, 'contracts')],
+    log: (line) => lines.push(line),
+  });
+  const hash = (await request(devnet, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' })) as string;
+  const deadline = Date.now() + 10_000;
+  while (!lines.some((l) => l.includes(hash)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const at = lines.findIndex((l) => l.includes(hash));
+  expect(lines[at]).toBe(`Transaction ${hash} in block 1: success, gas 21000`);
+  // -vvvv: the call tree of every transaction, here the one frame of a plain transfer.
+  expect(lines[at + 1]).toMatch(/^ {2}\[21000\] 0x70997970c51812dc3a010c7d01b50e0d17dc79c8::/i);
+  expect(lines[at + 2]).toMatch(/^ {2}└─ ← \[Return\]/);
+});
+
+test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout', async () => {
+  const LOOP = '0x5b600056'; // JUMPDEST, PUSH1 0, JUMP: runs until it is stopped
+  await using devnet = await createDevnet({
+    listen: true,
+    callFromOptional: true,
+    logQueryTimeoutMs: 1,
+    rpcEvmTimeout: '300ms',
+  });
+  await request(devnet, 'anvil_setCode', CAROL, LOOP);
+  // /v3/<KEY> takes a call without `from`.
+  const call = await post(`${devnet.url}/v3/any-key`, rpc('eth_call', [{ to: BOB }, 'latest']));
+  expect(call.json.result).toBe('0x');
+  const stopped = await devnet.provider
+    .request({ method: 'eth_call', params: [{ to: CAROL }, 'latest'] })
+    .catch((e) => e);
+  expect(stopped).toMatchObject({ code: -32000, message: 'execution aborted (timeout = 300ms)' });
+  // eth_getLogs' time limit reaches the chain's reads.
+  expect((devnet.chain as unknown as { reads: { logQueryTimeoutMs: number } }).reads.logQueryTimeoutMs).toBe(1);
+  const options: DevnetOptions = { logQueryTimeoutMs: 0 };
+  await expect(createDevnet(options)).rejects.toThrow(
+    new DevnetOptionError('createDevnet: option logQueryTimeoutMs must be at least 1; got "0"'),
+  );
+});

@@ -1,0 +1,63 @@
+/** Simulated execution: the methods of methods/execution.ts, on a node with a short history (seededTestRpc). */
+import { ALICE, BOB, COUNT, INCREMENT, ZERO32, deploy, fixtureContract, seededTestRpc } from '../../test/helpers';
+import type { TestRpc } from '../../test/helpers';
+
+const reverter = fixtureContract('Reverter');
+
+let t: TestRpc;
+let counterAddress: string;
+let deployBlock: string;
+beforeAll(async () => {
+  ({ t, counterAddress, deployBlock } = await seededTestRpc());
+});
+afterAll(() => t.close());
+
+test('eth_call runs at any block, caps gas and reports reverts with code 3', async () => {
+  expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest')).toBe(
+    `0x${'0'.repeat(63)}1`,
+  );
+  expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'safe')).toBe(
+    `0x${'0'.repeat(63)}1`,
+  );
+  expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, deployBlock)).toBe(ZERO32);
+  expect(
+    await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT, gas: '0xffffffffffff' }, 'latest'),
+  ).toBe(`0x${'0'.repeat(63)}1`);
+  expect(await t.call('eth_call', { from: ALICE, to: BOB }, 'latest')).toBe('0x');
+  const rev = await deploy(t, reverter.bytecode);
+  expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x5b2dd100' }, 'latest')).toEqual({
+    code: 3,
+    message: 'execution reverted: nope',
+    data: '0x08c379a0000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000046e6f706500000000000000000000000000000000000000000000000000000000',
+  });
+  expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x33fe3fbd' }, 'latest')).toEqual({
+    code: 3,
+    message: 'execution reverted: panic: 0x11',
+    data: `0x4e487b71${'0'.repeat(62)}11`,
+  });
+  expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x0e64d54c' }, 'latest')).toEqual({
+    code: 3,
+    message: 'execution reverted',
+    data: `0xcb362b34${'0'.repeat(62)}2a`,
+  });
+});
+
+test('eth_call accepts state overrides', async () => {
+  const override = { [counterAddress]: { stateDiff: { [ZERO32]: `0x${'0'.repeat(62)}2a` } } };
+  expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest', override)).toBe(
+    `0x${'0'.repeat(62)}2a`,
+  );
+  expect(await t.call('eth_getStorageAt', counterAddress, '0x0', 'latest')).toBe(`0x${'0'.repeat(63)}1`);
+});
+
+test('eth_estimateGas and eth_createAccessList', async () => {
+  const gas = BigInt(await t.call<string>('eth_estimateGas', { from: ALICE, to: counterAddress, data: INCREMENT }));
+  expect(gas).toBeGreaterThan(26_000n);
+  expect(gas).toBeLessThan(40_000n);
+  expect(await t.call('eth_estimateGas', { from: ALICE, to: BOB, value: '0x1' })).toBe('0x5208');
+  const list = await t.call<{ accessList: { address: string; storageKeys: string[] }[]; gasUsed: string }>(
+    'eth_createAccessList',
+    { from: ALICE, to: counterAddress, data: INCREMENT },
+  );
+  expect(list.accessList).toEqual([{ address: counterAddress, storageKeys: [ZERO32] }]);
+});
