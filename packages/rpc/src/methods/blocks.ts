@@ -61,22 +61,23 @@ const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h });
 
 export const blockMethods: Record<string, Method> = {
   /** eth_getBlockByNumber (spec): block parameter (`safe` unsupported) and details flag, both required. */
-  eth_getBlockByNumber: method([required('block', blockRef()), required('fullTransactions', bool)], (ctx, ref, full) =>
-    blockResult(ctx, ref, full),
+  'eth_getBlockByNumber': method(
+    [required('block', blockRef()), required('fullTransactions', bool)],
+    (ctx, ref, full) => blockResult(ctx, ref, full),
   ),
   /** eth_getBlockByHash (spec). */
-  eth_getBlockByHash: method([required('blockHash', hash), required('fullTransactions', bool)], (ctx, h, full) =>
+  'eth_getBlockByHash': method([required('blockHash', hash), required('fullTransactions', bool)], (ctx, h, full) =>
     blockResult(ctx, byHash(h), full),
   ),
-  eth_getBlockTransactionCountByNumber: method([required('block', blockRef())], (ctx, ref) => txCount(ctx, ref)),
-  eth_getBlockTransactionCountByHash: method([required('blockHash', hash)], (ctx, h) => txCount(ctx, byHash(h))),
-  eth_getUncleCountByBlockNumber: method([required('block', blockRef())], (ctx, ref) => uncleCount(ctx, ref)),
-  eth_getUncleCountByBlockHash: method([required('blockHash', hash)], (ctx, h) => uncleCount(ctx, byHash(h))),
-  eth_getUncleByBlockNumberAndIndex: method(
+  'eth_getBlockTransactionCountByNumber': method([required('block', blockRef())], (ctx, ref) => txCount(ctx, ref)),
+  'eth_getBlockTransactionCountByHash': method([required('blockHash', hash)], (ctx, h) => txCount(ctx, byHash(h))),
+  'eth_getUncleCountByBlockNumber': method([required('block', blockRef())], (ctx, ref) => uncleCount(ctx, ref)),
+  'eth_getUncleCountByBlockHash': method([required('blockHash', hash)], (ctx, h) => uncleCount(ctx, byHash(h))),
+  'eth_getUncleByBlockNumberAndIndex': method(
     [required('block', blockRef()), required('index', smallQuantity)],
     (ctx, ref, i) => uncle(ctx, ref, i),
   ),
-  eth_getUncleByBlockHashAndIndex: method(
+  'eth_getUncleByBlockHashAndIndex': method(
     [required('blockHash', hash), required('index', smallQuantity)],
     (ctx, h, i) => uncle(ctx, byHash(h), i),
   ),
@@ -84,7 +85,7 @@ export const blockMethods: Record<string, Method> = {
    * eth_getBlockReceipts (spec): a hex or decimal number, a tag (including `safe`), or a block hash;
    * `pending` returns the same as `latest`.
    */
-  eth_getBlockReceipts: method(
+  'eth_getBlockReceipts': method(
     [required('block', blockRef({ allowSafe: true, allowDecimal: true, allowObject: true }))],
     async (ctx, ref) => {
       const found = await loadBlock(ctx, ref.kind === 'pending' ? { kind: 'latest' } : ref);

@@ -35,26 +35,26 @@ const MAX_FEE_HISTORY_BLOCKS = 1024;
 
 export const chainMethods: Record<string, Method> = {
   /** eth_chainId (EIP-695). */
-  eth_chainId: method([], ({ chain }) => quantity(chain.chainId)),
+  'eth_chainId': method([], ({ chain }) => quantity(chain.chainId)),
   /** net_version: the chain id in decimal. */
-  net_version: method([], ({ chain }) => chain.chainId.toString()),
-  net_listening: method([], () => true),
-  net_peerCount: method([], () => quantity(0)),
-  web3_clientVersion: method([], ({ clientVersion }) => clientVersion),
-  web3_sha3: method([required('data', data)], (_ctx, input) => hex(keccak256(input))),
+  'net_version': method([], ({ chain }) => chain.chainId.toString()),
+  'net_listening': method([], () => true),
+  'net_peerCount': method([], () => quantity(0)),
+  'web3_clientVersion': method([], ({ clientVersion }) => clientVersion),
+  'web3_sha3': method([required('data', data)], (_ctx, input) => hex(keccak256(input))),
   /** eth_blockNumber: the head. */
-  eth_blockNumber: method([], ({ chain }) => quantity(chain.headNumber)),
-  eth_accounts: method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
-  eth_syncing: method([], () => false),
-  eth_mining: method([], ({ chain }) => chain.miner.mode.mode !== 'manual'),
-  eth_hashrate: method([], () => quantity(0)),
-  eth_coinbase: method([], ({ chain }) => hex(chain.reads.coinbase)),
-  eth_protocolVersion: method([], () => quantity(68)),
+  'eth_blockNumber': method([], ({ chain }) => quantity(chain.headNumber)),
+  'eth_accounts': method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
+  'eth_syncing': method([], () => false),
+  'eth_mining': method([], ({ chain }) => chain.miner.mode.mode !== 'manual'),
+  'eth_hashrate': method([], () => quantity(0)),
+  'eth_coinbase': method([], ({ chain }) => hex(chain.reads.coinbase)),
+  'eth_protocolVersion': method([], () => quantity(68)),
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
-  eth_gasPrice: method([], async ({ chain }) => quantity((await chain.reads.nextBaseFee()) + SUGGESTED_TIP)),
-  eth_maxPriorityFeePerGas: method([], () => quantity(SUGGESTED_TIP)),
+  'eth_gasPrice': method([], async ({ chain }) => quantity((await chain.reads.nextBaseFee()) + SUGGESTED_TIP)),
+  'eth_maxPriorityFeePerGas': method([], () => quantity(SUGGESTED_TIP)),
   /** eth_config (EIP-7910): the current, next and last fork's configuration, as geth answers it. */
-  eth_config: method([], async ({ chain }) => {
+  'eth_config': method([], async ({ chain }) => {
     const configs = await chain.reads.forkConfigs();
     return {
       current: formatForkConfig(configs.current),
@@ -63,11 +63,11 @@ export const chainMethods: Record<string, Method> = {
     };
   }),
   /** eth_baseFee: the next block's base fee (EIP-1559), as eth_blobBaseFee is for blobs; 0 before London. */
-  eth_baseFee: method([], async ({ chain }) => quantity(await chain.reads.nextBaseFee())),
+  'eth_baseFee': method([], async ({ chain }) => quantity(await chain.reads.nextBaseFee())),
   /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */
-  eth_blobBaseFee: method([], async ({ chain }) => quantity(await chain.reads.nextBlobBaseFee())),
+  'eth_blobBaseFee': method([], async ({ chain }) => quantity(await chain.reads.nextBlobBaseFee())),
   /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */
-  eth_feeHistory: method(
+  'eth_feeHistory': method(
     [required('blockCount', count), required('newestBlock', blockRef()), optional('rewardPercentiles', percentiles)],
     async ({ chain }, blockCount, newest, rewardPercentiles) => {
       const newestNumber = (await chain.reads.resolveNumber(newest)) ?? chain.headNumber;

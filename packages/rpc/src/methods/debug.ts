@@ -35,7 +35,7 @@ export const debugMethods: Record<string, Method> = {
    * before it, traced by geth's struct logger or the named tracer (callTracer, 4byteTracer,
    * noopTracer, muxTracer, lineCountTracer).
    */
-  debug_traceTransaction: method(
+  'debug_traceTransaction': method(
     [required('transactionHash', hash), optional('options', traceOptions)],
     async ({ chain }, h, options) => {
       const result = await chain.traces.traceTransaction(h, options ?? noOptions);
@@ -44,7 +44,7 @@ export const debugMethods: Record<string, Method> = {
     },
   ),
   /** debug_traceCall(call, block, options?): a call traced, with the options' stateOverrides. */
-  debug_traceCall: method(
+  'debug_traceCall': method(
     [
       required('transaction', callObject()),
       required('block', blockRef({ allowObject: true, allowSafe: true })),
@@ -61,31 +61,31 @@ export const debugMethods: Record<string, Method> = {
       ),
   ),
   /** debug_traceBlockByNumber(block, options?): each transaction traced, as `[{ txHash, result }]`. */
-  debug_traceBlockByNumber: method(
+  'debug_traceBlockByNumber': method(
     [required('block', blockRef({ allowSafe: true })), optional('options', traceOptions)],
     async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
   ),
   /** debug_traceBlockByHash(hash, options?): as debug_traceBlockByNumber. */
-  debug_traceBlockByHash: method(
+  'debug_traceBlockByHash': method(
     [required('blockHash', blockRef({ allowHash: true })), optional('options', traceOptions)],
     async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
   ),
   /** debug_getRawHeader: the RLP of the block's header. */
-  debug_getRawHeader: method([required('block', numberOrHash)], async (ctx, ref) =>
+  'debug_getRawHeader': method([required('block', numberOrHash)], async (ctx, ref) =>
     hex((await blockOf(ctx, ref)).header.serialize()),
   ),
   /** debug_getRawBlock: the RLP of the whole block. */
-  debug_getRawBlock: method([required('block', numberOrHash)], async (ctx, ref) =>
+  'debug_getRawBlock': method([required('block', numberOrHash)], async (ctx, ref) =>
     hex((await blockOf(ctx, ref)).serialize()),
   ),
   /** debug_getRawReceipts: each receipt of the block in its consensus encoding. */
-  debug_getRawReceipts: method([required('block', numberOrHash)], async (ctx, ref) => {
+  'debug_getRawReceipts': method([required('block', numberOrHash)], async (ctx, ref) => {
     const block = await blockOf(ctx, ref);
     const receipts = (await ctx.chain.reads.getReceipts(block.header.number)) ?? [];
     return receipts.map((r) => hex(encodeReceipt(r)));
   }),
   /** debug_getRawTransaction: the transaction's EIP-2718 encoding, mined or pending; "0x" if unknown (as geth). */
-  debug_getRawTransaction: method([required('transactionHash', hash)], async (ctx, h) => {
+  'debug_getRawTransaction': method([required('transactionHash', hash)], async (ctx, h) => {
     const found = await ctx.chain.reads.getTransaction(h);
     return found === undefined ? '0x' : hex(found.tx.serialize());
   }),

@@ -121,30 +121,30 @@ const dropTransaction = method([required('transactionHash', hash)], async ({ cha
 
 export const devnetMethods: Record<string, Method> = {
   // --- accounts
-  anvil_setBalance: setBalance,
-  hardhat_setBalance: setBalance,
-  anvil_setCode: setCode,
-  hardhat_setCode: setCode,
-  anvil_setNonce: setNonce,
-  hardhat_setNonce: setNonce,
-  evm_setAccountNonce: setNonce,
-  anvil_setStorageAt: setStorageAt,
-  hardhat_setStorageAt: setStorageAt,
-  anvil_impersonateAccount: impersonateAccount,
-  hardhat_impersonateAccount: impersonateAccount,
-  anvil_stopImpersonatingAccount: stopImpersonatingAccount,
-  hardhat_stopImpersonatingAccount: stopImpersonatingAccount,
+  'anvil_setBalance': setBalance,
+  'hardhat_setBalance': setBalance,
+  'anvil_setCode': setCode,
+  'hardhat_setCode': setCode,
+  'anvil_setNonce': setNonce,
+  'hardhat_setNonce': setNonce,
+  'evm_setAccountNonce': setNonce,
+  'anvil_setStorageAt': setStorageAt,
+  'hardhat_setStorageAt': setStorageAt,
+  'anvil_impersonateAccount': impersonateAccount,
+  'hardhat_impersonateAccount': impersonateAccount,
+  'anvil_stopImpersonatingAccount': stopImpersonatingAccount,
+  'hardhat_stopImpersonatingAccount': stopImpersonatingAccount,
 
   // --- the next block and the pool
-  anvil_setCoinbase: setCoinbase,
-  hardhat_setCoinbase: setCoinbase,
-  anvil_setNextBlockBaseFeePerGas: setNextBlockBaseFeePerGas,
-  hardhat_setNextBlockBaseFeePerGas: setNextBlockBaseFeePerGas,
-  anvil_setMinGasPrice: setMinGasPrice,
-  hardhat_setMinGasPrice: setMinGasPrice,
-  anvil_dropTransaction: dropTransaction,
-  hardhat_dropTransaction: dropTransaction,
-  evm_setBlockGasLimit: method([required('gasLimit', gasLimit)], async ({ chain }, limit) => {
+  'anvil_setCoinbase': setCoinbase,
+  'hardhat_setCoinbase': setCoinbase,
+  'anvil_setNextBlockBaseFeePerGas': setNextBlockBaseFeePerGas,
+  'hardhat_setNextBlockBaseFeePerGas': setNextBlockBaseFeePerGas,
+  'anvil_setMinGasPrice': setMinGasPrice,
+  'hardhat_setMinGasPrice': setMinGasPrice,
+  'anvil_dropTransaction': dropTransaction,
+  'hardhat_dropTransaction': dropTransaction,
+  'evm_setBlockGasLimit': method([required('gasLimit', gasLimit)], async ({ chain }, limit) => {
     if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
     await chain.dev.setBlockGasLimit(limit);
     return true;
@@ -152,25 +152,25 @@ export const devnetMethods: Record<string, Method> = {
 
   // --- time
   /** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
-  evm_increaseTime: method([required('seconds', amount)], async ({ chain }, seconds) =>
+  'evm_increaseTime': method([required('seconds', amount)], async ({ chain }, seconds) =>
     offsetSeconds(await chain.dev.setTime(clockAfter(seconds, 'seconds', BigInt(chain.clock.now())))),
   ),
-  evm_setNextBlockTimestamp: method([required('timestamp', timestamp)], async ({ chain }, ts) => {
+  'evm_setNextBlockTimestamp': method([required('timestamp', timestamp)], async ({ chain }, ts) => {
     await chain.dev.setNextBlockTimestamp(ts);
     return null;
   }),
   /** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
-  anvil_setTime: method([required('timestamp', amount)], async ({ chain }, ts) =>
+  'anvil_setTime': method([required('timestamp', amount)], async ({ chain }, ts) =>
     offsetSeconds(await chain.dev.setTime(clockAfter(ts, 'timestamp', 0n))),
   ),
 
   // --- snapshots
-  evm_snapshot: method([], async ({ chain }) => quantity(await chain.dev.snapshot())),
-  evm_revert: method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id)),
+  'evm_snapshot': method([], async ({ chain }) => quantity(await chain.dev.snapshot())),
+  'evm_revert': method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id)),
 
   // --- chain
   /** anvil_rollback: drops the last `depth` blocks (default 1). */
-  anvil_rollback: method([withDefault('depth', amount, () => 1n)], async ({ chain }, depth) => {
+  'anvil_rollback': method([withDefault('depth', amount, () => 1n)], async ({ chain }, depth) => {
     await chain.dev.rollback(depth);
     return null;
   }),
@@ -179,12 +179,12 @@ export const devnetMethods: Record<string, Method> = {
    * (finalized ≤ safe ≤ head), as a following node hears them from its consensus client; null goes
    * back to depths behind the head. An import sets both to its tip.
    */
-  l2_setFinality: method([required('finality', finality)], async ({ chain }, f) => {
+  'l2_setFinality': method([required('finality', finality)], async ({ chain }, f) => {
     await chain.dev.setFinality(f ?? undefined);
     return true;
   }),
   /** anvil_reorg(depth, [[transaction, blockOffset], ...]): replaces the last `depth` blocks. */
-  anvil_reorg: method(
+  'anvil_reorg': method(
     [
       required('depth', amount),
       withDefault(
@@ -220,15 +220,15 @@ export const devnetMethods: Record<string, Method> = {
 
   // --- state
   /** anvil_dumpState: the whole head state as a hex blob. */
-  anvil_dumpState: method([], async ({ chain }) => hex(await chain.dev.dumpState())),
+  'anvil_dumpState': method([], async ({ chain }) => hex(await chain.dev.dumpState())),
   /** anvil_loadState: merges a blob from anvil_dumpState into the head state, as Anvil does. */
-  anvil_loadState: method([required('state', data)], async ({ chain }, blob) => {
+  'anvil_loadState': method([required('state', data)], async ({ chain }, blob) => {
     await chain.dev.loadState(blob);
     return true;
   }),
 
   // --- inspection
-  anvil_nodeInfo: method([], async ({ chain }) => {
+  'anvil_nodeInfo': method([], async ({ chain }) => {
     const head = await chain.reads.headBlock();
     return {
       currentBlockNumber: quantity(chain.headNumber),

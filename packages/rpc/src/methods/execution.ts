@@ -15,7 +15,7 @@ export const executionMethods: Record<string, Method> = {
    * third param is geth's state override set. The spec requires `from` where the request says so
    * (`requireCallFrom`: the hosted-API paths); elsewhere a call without it runs from the zero address.
    */
-  eth_call: method(
+  'eth_call': method(
     [
       required('transaction', callObject()),
       required('block', blockRef({ allowSafe: true, allowObject: true })),
@@ -28,11 +28,11 @@ export const executionMethods: Record<string, Method> = {
     },
   ),
   /** eth_estimateGas: the smallest gas (within 1.5%) at which the call succeeds; capped as eth_call. */
-  eth_estimateGas: method(
+  'eth_estimateGas': method(
     [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
     async (ctx, req, ref) => quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref))).gas),
   ),
-  eth_createAccessList: method(
+  'eth_createAccessList': method(
     [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
     async (ctx, req, ref) => {
       const { accessList, gasUsed } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
@@ -47,7 +47,7 @@ export const executionMethods: Record<string, Method> = {
    * overrides, validation, traceTransfers and returnFullTransactions. Each call result also carries
    * its prover `lineCounts` and, where a limit would be crossed, `wouldBeExcluded`.
    */
-  eth_simulateV1: method(
+  'eth_simulateV1': method(
     [
       required('payload', simulatePayload),
       withDefault('block', blockRef({ allowObject: true, allowSafe: true }), latest),

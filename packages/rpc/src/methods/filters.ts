@@ -25,7 +25,7 @@ function missing(id: string): RpcError {
 
 export const filterMethods: Record<string, Method> = {
   /** eth_subscribe(kind, filter?): notifications arrive as `eth_subscription` messages. */
-  eth_subscribe: method([required('kind', kind), optional('filter', logFilter)], (ctx: RpcContext, k, filter) => {
+  'eth_subscribe': method([required('kind', kind), optional('filter', logFilter)], (ctx: RpcContext, k, filter) => {
     if (ctx.session === undefined) {
       throw new RpcError(METHOD_NOT_FOUND, 'notifications not supported: eth_subscribe needs a WebSocket connection');
     }
@@ -36,25 +36,25 @@ export const filterMethods: Record<string, Method> = {
       filter === undefined ? undefined : { addresses: filter.addresses, topics: filter.topics },
     );
   }),
-  eth_unsubscribe: method([required('subscriptionId', filterId)], (ctx, id) =>
+  'eth_unsubscribe': method([required('subscriptionId', filterId)], (ctx, id) =>
     ctx.session === undefined ? false : ctx.feed.unsubscribe(ctx.session, id),
   ),
-  eth_newFilter: method([required('filter', logFilter)], (ctx, filter) =>
+  'eth_newFilter': method([required('filter', logFilter)], (ctx, filter) =>
     ctx.feed.newFilter('logs', filter, { addresses: filter.addresses, topics: filter.topics }),
   ),
-  eth_newBlockFilter: method([], (ctx) => ctx.feed.newFilter('blocks')),
-  eth_newPendingTransactionFilter: method([], (ctx) => ctx.feed.newFilter('pendingTransactions')),
+  'eth_newBlockFilter': method([], (ctx) => ctx.feed.newFilter('blocks')),
+  'eth_newPendingTransactionFilter': method([], (ctx) => ctx.feed.newFilter('pendingTransactions')),
   /** eth_getFilterChanges: what happened since the last poll. */
-  eth_getFilterChanges: method([required('filterId', filterId)], (ctx, id) => {
+  'eth_getFilterChanges': method([required('filterId', filterId)], (ctx, id) => {
     const changes = ctx.feed.takeChanges(id);
     if (changes === undefined) throw missing(id);
     return changes;
   }),
   /** eth_getFilterLogs: every log the filter matches, as eth_getLogs would return them. */
-  eth_getFilterLogs: method([required('filterId', filterId)], (ctx, id) => {
+  'eth_getFilterLogs': method([required('filterId', filterId)], (ctx, id) => {
     const filter = ctx.feed.getFilter(id);
     if (filter === undefined || filter.kind !== 'logs') throw missing(id);
     return queryLogs(ctx, filter.query as RawLogFilter);
   }),
-  eth_uninstallFilter: method([required('filterId', filterId)], (ctx, id) => ctx.feed.uninstall(id)),
+  'eth_uninstallFilter': method([required('filterId', filterId)], (ctx, id) => ctx.feed.uninstall(id)),
 };

@@ -78,13 +78,13 @@ export const l2Methods: Record<string, Method> = {
    * l2_traceLineCounts(txHash): the lines a mined transaction added to its block (its block run again
    * as its builder ran it), with limits, the first overflow and the binding module; null if not mined.
    */
-  l2_traceLineCounts: method([required('transactionHash', hash)], async ({ chain }, h) => {
+  'l2_traceLineCounts': method([required('transactionHash', hash)], async ({ chain }, h) => {
     const found = await chain.lines.transactionLinesInBlock(h);
     if (found === undefined) return null;
     return { ...lineReport(chain, found.counts), blockNumber: quantity(found.blockNumber) };
   }),
   /** l2_traceCallLineCounts(call, block?): a call's line counts as linea_estimateGas counts them, whatever its outcome. */
-  l2_traceCallLineCounts: method(
+  'l2_traceCallLineCounts': method(
     [
       required('transaction', callObject()),
       withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
@@ -93,51 +93,51 @@ export const l2Methods: Record<string, Method> = {
       lineReport(ctx.chain, await ctx.chain.lines.callLineCounts(req, await stateBlock(ctx, ref))),
   ),
   /** linea_getBlockTracesCountersV2({ blockNumber }): a mined block's counts per module, as Linea's tracer plugin answers. */
-  linea_getBlockTracesCountersV2: blockCounters,
-  l2_getBlockTracesCountersV2: blockCounters,
+  'linea_getBlockTracesCountersV2': blockCounters,
+  'l2_getBlockTracesCountersV2': blockCounters,
   /** l2_getTransactionExclusionStatusV1 (spec: Exclusion status method): the record, or null. */
-  l2_getTransactionExclusionStatusV1: exclusionStatus,
+  'l2_getTransactionExclusionStatusV1': exclusionStatus,
   /** The real network's name for the same method, so existing client code works unchanged. */
-  linea_getTransactionExclusionStatusV1: exclusionStatus,
+  'linea_getTransactionExclusionStatusV1': exclusionStatus,
   /** l2_estimateGas: gas, base fee and tip; refuses a call whose line count overflows a module. */
-  l2_estimateGas: estimate,
-  linea_estimateGas: estimate,
+  'l2_estimateGas': estimate,
+  'linea_estimateGas': estimate,
 
   // Limits that tests change at run time.
   /** l2_setLineLimits({ MODULE: limit, ... }): changes those modules' limits until l2_resetLineLimits. */
-  l2_setLineLimits: method([required('limits', lineLimitChanges)], async ({ chain }, changes) => {
+  'l2_setLineLimits': method([required('limits', lineLimitChanges)], async ({ chain }, changes) => {
     await chain.lines.setLineLimits(changes);
     return true;
   }),
   /** l2_resetLineLimits: the limits of the limits file again. */
-  l2_resetLineLimits: method([], async ({ chain }) => {
+  'l2_resetLineLimits': method([], async ({ chain }) => {
     await chain.lines.resetLineLimits();
     return true;
   }),
   /** l2_getLineLimits: the limits in force, per module; null when line-count checks are off. */
-  l2_getLineLimits: method([], ({ chain }) =>
+  'l2_getLineLimits': method([], ({ chain }) =>
     chain.lines.limits === undefined ? null : { ...chain.lines.limits.limits },
   ),
 
   // Exclusion control for test suites.
   /** l2_forceExclusion(rule): the next transaction matching the rule is excluded at its stage; returns the rule's id. */
-  l2_forceExclusion: method([required('rule', exclusionRule)], ({ chain }, rule) =>
+  'l2_forceExclusion': method([required('rule', exclusionRule)], ({ chain }, rule) =>
     quantity(chain.lines.control.force(rule)),
   ),
   /** l2_clearForcedExclusions: drops the rules not used yet; returns how many there were. */
-  l2_clearForcedExclusions: method([], ({ chain }) => chain.lines.control.clearForced()),
+  'l2_clearForcedExclusions': method([], ({ chain }) => chain.lines.control.clearForced()),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
-  l2_setDenyList: method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
+  'l2_setDenyList': method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
     chain.lines.control.setDenyList(addresses);
     return true;
   }),
-  l2_getDenyList: method([], ({ chain }) => chain.lines.control.denyList()),
+  'l2_getDenyList': method([], ({ chain }) => chain.lines.control.denyList()),
   /** l2_getExclusions(filter?): the exclusion records kept, oldest first, by stage and block range. */
-  l2_getExclusions: method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
+  'l2_getExclusions': method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
     (await chain.lines.exclusions.list(filter)).map(formatExclusion),
   ),
   /** l2_getExclusionCount(filter?): how many records l2_getExclusions would return. */
-  l2_getExclusionCount: method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
+  'l2_getExclusionCount': method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
     quantity((await chain.lines.exclusions.list(filter)).length),
   ),
 };

@@ -35,5 +35,5 @@ export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<
 }
 
 export const logMethods: Record<string, Method> = {
-  eth_getLogs: method([required('filter', logFilter)], queryLogs),
+  'eth_getLogs': method([required('filter', logFilter)], queryLogs),
 };

@@ -56,23 +56,23 @@ const getAutomine = method([], ({ chain }) => chain.miner.mode.mode === 'auto');
 
 export const miningMethods: Record<string, Method> = {
   /** evm_mine: one block, optionally at a timestamp; or `{ blocks, timestamp }`. */
-  evm_mine: method([optional('options', mineOptions)], async (ctx, opts) => {
+  'evm_mine': method([optional('options', mineOptions)], async (ctx, opts) => {
     await mineBlocks(ctx, opts?.blocks ?? 1n, 0n, opts?.timestamp);
     return '0x0';
   }),
-  anvil_mine: mine,
-  hardhat_mine: mine,
-  evm_setAutomine: setAutomine,
-  anvil_setAutomine: setAutomine,
-  anvil_getAutomine: getAutomine,
-  hardhat_getAutomine: getAutomine,
+  'anvil_mine': mine,
+  'hardhat_mine': mine,
+  'evm_setAutomine': setAutomine,
+  'anvil_setAutomine': setAutomine,
+  'anvil_getAutomine': getAutomine,
+  'hardhat_getAutomine': getAutomine,
   /** evm_setIntervalMining: milliseconds between blocks; 0 turns interval mining off (manual). */
-  evm_setIntervalMining: method([required('intervalMs', count)], ({ chain }, ms) => {
+  'evm_setIntervalMining': method([required('intervalMs', count)], ({ chain }, ms) => {
     chain.miner.setMining(ms === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: ms });
     return null;
   }),
   /** anvil_setIntervalMining: seconds between blocks. */
-  anvil_setIntervalMining: method([required('seconds', count)], ({ chain }, s) => {
+  'anvil_setIntervalMining': method([required('seconds', count)], ({ chain }, s) => {
     chain.miner.setMining(s === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: s * 1000 });
     return null;
   }),

@@ -14,14 +14,15 @@ const MAX_STORAGE_VALUES = 1_024;
 const stateRef = blockRef({ allowObject: true });
 
 export const stateMethods: Record<string, Method> = {
-  eth_getBalance: method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
-    quantity((await ctx.chain.reads.getAccount(a, await stateBlock(ctx, ref))).balance),
+  'eth_getBalance': method(
+    [required('address', address), withDefault('block', stateRef, latest)],
+    async (ctx, a, ref) => quantity((await ctx.chain.reads.getAccount(a, await stateBlock(ctx, ref))).balance),
   ),
-  eth_getCode: method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
+  'eth_getCode': method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
     hex(await ctx.chain.reads.getCode(a, await stateBlock(ctx, ref))),
   ),
   /** eth_getTransactionCount: with `pending`, counts the pool's ready transactions too. */
-  eth_getTransactionCount: method(
+  'eth_getTransactionCount': method(
     [required('address', address), withDefault('block', stateRef, latest)],
     async (ctx, a, ref) => {
       if (ref.kind === 'pending') return quantity(await ctx.chain.reads.pendingNonce(a));
@@ -29,7 +30,7 @@ export const stateMethods: Record<string, Method> = {
     },
   ),
   /** eth_getStorageAt (spec: eth_getStorageAt): all three params required; `safe` unsupported. */
-  eth_getStorageAt: method(
+  'eth_getStorageAt': method(
     [required('address', address), required('position', storageKey), required('block', stateRef)],
     async (ctx, a, position, ref) => {
       const value = await ctx.chain.reads.getStorage(a, position, await stateBlock(ctx, ref));
@@ -40,7 +41,7 @@ export const stateMethods: Record<string, Method> = {
    * eth_getStorageValues (geth): `{ address: [slot, ...] }` → `{ address: [value, ...] }`, 32-byte
    * words, at most 1,024 slots in all (geth's limit, refused with its -38026).
    */
-  eth_getStorageValues: method(
+  'eth_getStorageValues': method(
     [required('requests', storageRequests), withDefault('block', stateRef, latest)],
     async (ctx, requests, ref) => {
       const slots = requests.reduce((n, [, keys]) => n + keys.length, 0);
@@ -63,7 +64,7 @@ export const stateMethods: Record<string, Method> = {
     },
   ),
   /** eth_getProof (spec: eth_getProof): account and storage proofs against the block's stateRoot. */
-  eth_getProof: method(
+  'eth_getProof': method(
     [required('address', address), required('storageKeys', arrayOf(proofKey)), required('block', stateRef)],
     async (ctx, a, keys, ref) => {
       const proof = await ctx.chain.reads.getProof(

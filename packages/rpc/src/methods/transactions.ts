@@ -105,30 +105,30 @@ async function buildTransaction(
 
 export const transactionMethods: Record<string, Method> = {
   /** eth_getTransactionByHash (spec): mined or pending; `null` when unknown (or excluded). */
-  eth_getTransactionByHash: method([required('transactionHash', hash)], async ({ chain }, h) => {
+  'eth_getTransactionByHash': method([required('transactionHash', hash)], async ({ chain }, h) => {
     const found = await chain.reads.getTransaction(h);
     if (found === undefined) return null;
     const at = found.block === undefined ? undefined : { block: found.block, index: found.index as number };
     return formatTransaction(found.tx, found.sender, at);
   }),
   /** eth_getTransactionByBlockNumberAndIndex (spec): `safe` unsupported. */
-  eth_getTransactionByBlockNumberAndIndex: method(
+  'eth_getTransactionByBlockNumberAndIndex': method(
     [required('block', blockRef()), required('index', smallQuantity)],
     (ctx, ref, i) => transactionAt(ctx, ref, i),
   ),
   /** eth_getTransactionByBlockHashAndIndex (spec). */
-  eth_getTransactionByBlockHashAndIndex: method(
+  'eth_getTransactionByBlockHashAndIndex': method(
     [required('blockHash', hash), required('index', smallQuantity)],
     (ctx, h, i) => transactionAt(ctx, { kind: 'hash', hash: h }, i),
   ),
   /** eth_getTransactionReceipt (spec): `null` for pending and unknown transactions. */
-  eth_getTransactionReceipt: method([required('transactionHash', hash)], async ({ chain }, h) => {
+  'eth_getTransactionReceipt': method([required('transactionHash', hash)], async ({ chain }, h) => {
     const found = await chain.reads.getReceipt(h);
     if (found === undefined) return null;
     const receipts = (await chain.reads.getReceipts(found.block.header.number)) ?? [];
     return formatReceipt(found.block, receipts, found.index);
   }),
-  eth_sendRawTransaction: method([required('transaction', data)], async ({ chain }, raw) =>
+  'eth_sendRawTransaction': method([required('transaction', data)], async ({ chain }, raw) =>
     hex(await chain.txs.sendRawTransaction(raw)),
   ),
   /**
@@ -136,7 +136,7 @@ export const transactionMethods: Record<string, Method> = {
    * transaction is mined; an exclusion at once (as the refusal it is); error 5 when it waits behind
    * a nonce gap; error 4 when no block took it within the timeout (ms; default 2 s).
    */
-  eth_sendRawTransactionSync: method(
+  'eth_sendRawTransactionSync': method(
     [required('transaction', data), optional('timeout', syncTimeout)],
     async ({ chain }, raw, timeoutMs) => {
       const tx = chain.txs.decodeTransaction(raw);
@@ -174,7 +174,7 @@ export const transactionMethods: Record<string, Method> = {
     },
   ),
   /** eth_sendTransaction: signed by the node for its dev accounts, or sent as an impersonated address. */
-  eth_sendTransaction: method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
+  'eth_sendTransaction': method([required('transaction', callObject({ requireFrom: true }))], async (ctx, req) => {
     const from = req.from as Uint8Array;
     if (!ctx.chain.txs.canSendFrom(from)) throw new UnknownAccountError(from);
     if (req.chainId !== undefined && req.chainId !== ctx.chain.chainId) {

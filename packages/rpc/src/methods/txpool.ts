@@ -21,17 +21,17 @@ function poolContent(ready: PoolTx[], queued: PoolTx[], shape: (p: PoolTx) => un
 
 export const txpoolMethods: Record<string, Method> = {
   /** txpool_status: how many transactions are ready for the next block (pending) and behind a nonce gap (queued). */
-  txpool_status: method([], async ({ chain }) => {
+  'txpool_status': method([], async ({ chain }) => {
     const { ready, queued } = await chain.reads.poolContent();
     return { pending: quantity(ready.length), queued: quantity(queued.length) };
   }),
   /** txpool_content: every pool transaction, by sender and nonce. */
-  txpool_content: method([], async ({ chain }) => {
+  'txpool_content': method([], async ({ chain }) => {
     const { ready, queued } = await chain.reads.poolContent();
     return poolContent(ready, queued, (p) => formatTransaction(p.tx, p.sender));
   }),
   /** txpool_inspect: geth's one-line summary of each pool transaction. */
-  txpool_inspect: method([], async ({ chain }) => {
+  'txpool_inspect': method([], async ({ chain }) => {
     const { ready, queued } = await chain.reads.poolContent();
     return poolContent(ready, queued, (p) => {
       const gasPrice = 'maxFeePerGas' in p.tx ? p.tx.maxFeePerGas : (p.tx as unknown as { gasPrice: bigint }).gasPrice;
