@@ -12,26 +12,9 @@ import type { TestNode } from './testNode';
 const counter = JSON.parse(
   readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
 ) as { abi: any[]; bytecode: string };
-const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const COUNT = '0x06661abd';
 const ZERO_WORD = `0x${'0'.repeat(64)}`;
 const FROM_REQUIRED = { code: -32602, message: 'invalid params: param 1 (transaction.from) is required' };
-
-async function deployCounter(node: TestNode): Promise<string> {
-  const sent = await node.post({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'eth_sendTransaction',
-    params: [{ from: ALICE, data: counter.bytecode }],
-  });
-  const receipt = await node.post({
-    jsonrpc: '2.0',
-    id: 2,
-    method: 'eth_getTransactionReceipt',
-    params: [sent.json.result],
-  });
-  return receipt.json.result.contractAddress;
-}
 
 describe('eth_call without "from"', () => {
   let node: TestNode;
@@ -39,7 +22,7 @@ describe('eth_call without "from"', () => {
   const call = () => ({ jsonrpc: '2.0', id: 7, method: 'eth_call', params: [{ to: address, data: COUNT }, 'latest'] });
   beforeAll(async () => {
     node = await startTestNode();
-    address = await deployCounter(node);
+    address = await node.deploy(counter.bytecode);
   });
   afterAll(() => node.close());
 
@@ -80,7 +63,7 @@ describe('eth_call without "from"', () => {
   test('--call-from-optional relaxes the rule on the hosted-API paths too', async () => {
     const relaxed = await startTestNode({ requireCallFrom: false });
     try {
-      address = await deployCounter(relaxed);
+      address = await relaxed.deploy(counter.bytecode);
       expect((await relaxed.post(call(), '/v3/some-key')).json.result).toBe(ZERO_WORD);
     } finally {
       await relaxed.close();

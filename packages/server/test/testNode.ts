@@ -35,7 +35,12 @@ export interface TestNode {
   ): Promise<{ status: number; headers: Headers; json: any }>;
   /** Opens a WebSocket to `path` and resolves when it is open. */
   ws(path?: string): Promise<WsClient>;
+  /** Deploys `bytecode` over HTTP from the first dev account; resolves with the contract's address. */
+  deploy(bytecode: string): Promise<string>;
 }
+
+/** The first dev account of the default mnemonic. */
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 /** An in-memory node on an ephemeral port. */
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
@@ -45,6 +50,15 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   const ledger = await CreditLedger.open(chain.kv, dailyCredits, creditClock);
   const server = await startServer(rpc, { port: 0, ...serverOpts, ledger });
   const url = server.url;
+  const post: TestNode['post'] = async (body, path = '/', headers = {}) => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) };
+  };
   return {
     chain,
     rpc,
@@ -56,16 +70,23 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
       rpc.close();
       await chain.close();
     },
-    async post(body, path = '/', headers = {}) {
-      const res = await fetch(`${url}${path}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...headers },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, json: text === '' ? undefined : JSON.parse(text) };
-    },
+    post,
     ws: (path = '/ws') => WsClient.open(`${server.wsUrl}${path}`),
+    async deploy(bytecode) {
+      const sent = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_sendTransaction',
+        params: [{ from: ALICE, data: bytecode }],
+      });
+      const receipt = await post({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'eth_getTransactionReceipt',
+        params: [sent.json.result],
+      });
+      return receipt.json.result.contractAddress as string;
+    },
   };
 }
 

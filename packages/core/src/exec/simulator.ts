@@ -23,7 +23,7 @@ import { OverlayDB, stateCaches } from '../state/stateDb';
 import type { StateDB } from '../state/stateDb';
 import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
-import type { BuildInput } from './blockBuilder';
+import type { BuildInput, BuildResult } from './blockBuilder';
 import { cappedGas, ScratchVm, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
@@ -210,7 +210,6 @@ export class Simulator extends ScratchVm {
     });
   }
 
-  /** The block the pool would produce next, built on a scratch state. */
   /**
    * Line counts of a call as a simulation sees them (a conflation of its own), whatever its outcome:
    * a reverted or failed run is counted as far as it went.
@@ -225,23 +224,13 @@ export class Simulator extends ScratchVm {
   }
 
   /** Runs a mined block's transactions again on its parent's state, counting lines as its builder did. */
-  replayLines(
+  async replayLines(
     root: Uint8Array,
     header: HeaderData,
     candidates: PoolTx[],
   ): Promise<{ totals: LineCounts; added: LineCounts[] }> {
-    return this.withState(root, false, async () => {
-      const result = await buildBlock({
-        vm: this.vm,
-        header,
-        candidates,
-        lineCounter: this.counter,
-        limits: undefined,
-        daoForkBlock: this.daoForkBlock,
-      });
-      this.forgetRoot();
-      return { totals: result.lineTotals, added: result.lineAdded };
-    });
+    const result = await this.buildOnScratch(root, { header, candidates, limits: undefined });
+    return { totals: result.lineTotals, added: result.lineAdded };
   }
 
   /**
@@ -414,25 +403,33 @@ export class Simulator extends ScratchVm {
     });
   }
 
-  preview(
+  /** The block `candidates` would make on the state `root`, built and thrown away (the pending block). */
+  async preview(
     root: Uint8Array,
     header: HeaderData,
     candidates: PoolTx[],
     limits: LineLimits | undefined,
     screen: BuildInput['screen'],
   ): Promise<{ block: Block; receipts: Receipt[] }> {
+    const result = await this.buildOnScratch(root, { header, candidates, limits, screen });
+    return { block: result.block, receipts: result.receipts };
+  }
+
+  /** A block built on the scratch state `root` and thrown away. */
+  private buildOnScratch(
+    root: Uint8Array,
+    input: Pick<BuildInput, 'header' | 'candidates' | 'limits' | 'screen'>,
+  ): Promise<BuildResult> {
     return this.withState(root, false, async () => {
       const result = await buildBlock({
+        ...input,
         vm: this.vm,
-        header,
-        candidates,
         lineCounter: this.counter,
-        limits,
-        screen,
         daoForkBlock: this.daoForkBlock,
       });
+      // Sealing the block moved the trie's root inside the overlay about to be cleared.
       this.forgetRoot();
-      return { block: result.block, receipts: result.receipts };
+      return result;
     });
   }
 }

@@ -1,13 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { ALICE, BOB, CAROL, createTestRpc } from '../../test/helpers';
+import { ALICE, BOB, CAROL, createTestRpc, deploy, fixtureContract, INCREMENT } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
-const counter = JSON.parse(
-  readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
-) as { bytecode: string };
-const INCREMENT = '0xd09de08a';
 const WHALE = '0x00000000000000000000000000000000000000aa';
 const ONE_ETH = '0xde0b6b3a7640000';
 
@@ -16,11 +9,6 @@ beforeEach(async () => {
   t = await createTestRpc();
 });
 afterEach(() => t.close());
-
-async function deployCounter(): Promise<string> {
-  const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, data: counter.bytecode });
-  return (await t.call<{ contractAddress: string }>('eth_getTransactionReceipt', hash)).contractAddress;
-}
 
 describe('time', () => {
   test("evm_increaseTime moves the next block's timestamp", async () => {
@@ -62,7 +50,7 @@ describe('time', () => {
 
 describe('snapshots', () => {
   test('evm_revert restores balances, nonces, block number, logs and receipts; ids are single-use', async () => {
-    const address = await deployCounter();
+    const address = await deploy(t, fixtureContract('Counter').bytecode);
     const id = await t.call<string>('evm_snapshot');
     expect(id).toBe('0x1');
     const balance = await t.call('eth_getBalance', BOB, 'latest');
@@ -109,7 +97,11 @@ describe('accounts', () => {
     expect(await t.call('eth_getBalance', WHALE, 'latest')).toBe('0x2');
     await t.call('anvil_setNonce', WHALE, '0x7');
     expect(await t.call('eth_getTransactionCount', WHALE, 'latest')).toBe('0x7');
-    const code = (await t.call<string>('eth_getCode', await deployCounter(), 'latest')) as string;
+    const code = (await t.call<string>(
+      'eth_getCode',
+      await deploy(t, fixtureContract('Counter').bytecode),
+      'latest',
+    )) as string;
     await t.call('anvil_setCode', CAROL, code);
     expect(await t.call('eth_getCode', CAROL, 'latest')).toBe(code);
     await t.call('anvil_setStorageAt', CAROL, '0x0', `0x${'0'.repeat(62)}2a`);
@@ -139,7 +131,7 @@ describe('accounts', () => {
 
 describe('review cases', () => {
   test('an impersonated contract cannot send (EIP-3607): the error comes back instead of a hash', async () => {
-    const address = await deployCounter();
+    const address = await deploy(t, fixtureContract('Counter').bytecode);
     await t.call('anvil_setBalance', address, ONE_ETH);
     await t.call('anvil_impersonateAccount', address);
     const error = await t.fail('eth_sendTransaction', { from: address, to: BOB, value: '0x1', gas: '0x5208' });
@@ -228,7 +220,7 @@ describe('chain', () => {
   });
 
   test('anvil_reorg replaces blocks, with new transactions in them', async () => {
-    const address = await deployCounter();
+    const address = await deploy(t, fixtureContract('Counter').bytecode);
     const old = await t.call<string>('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
     const oldBlock = await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
     await t.call('anvil_reorg', 1, [[{ from: BOB, to: CAROL, value: '0x9', nonce: '0x0' }, 0]]);
@@ -315,7 +307,7 @@ describe('finality', () => {
 
 describe('state dump and block configuration', () => {
   test('anvil_dumpState / anvil_loadState round-trip the whole state onto an empty node', async () => {
-    const address = await deployCounter();
+    const address = await deploy(t, fixtureContract('Counter').bytecode);
     await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
     await t.call('anvil_setBalance', WHALE, ONE_ETH);
     const blob = await t.call<string>('anvil_dumpState');

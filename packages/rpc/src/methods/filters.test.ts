@@ -1,14 +1,6 @@
 /** Filters and subscriptions: the methods of methods/filters.ts. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { ALICE, createTestRpc } from '../../test/helpers';
+import { ALICE, createTestRpc, deploy, fixtureContract, INCREMENT } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
-
-const counter = JSON.parse(
-  readFileSync(join(__dirname, '..', '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
-) as { bytecode: string };
-const INCREMENT = '0xd09de08a';
 
 let t: TestRpc;
 beforeEach(async () => {
@@ -16,14 +8,9 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-async function deployCounter(): Promise<string> {
-  const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, data: counter.bytecode });
-  return (await t.call<{ contractAddress: string }>('eth_getTransactionReceipt', hash)).contractAddress;
-}
-
 describe('filters', () => {
   test('block, pending-transaction and log filters report changes since the last poll', async () => {
-    const address = await deployCounter();
+    const address = await deploy(t, fixtureContract('Counter').bytecode);
     const blocks = await t.call<string>('eth_newBlockFilter');
     const pending = await t.call<string>('eth_newPendingTransactionFilter');
     const logs = await t.call<string>('eth_newFilter', { address });
