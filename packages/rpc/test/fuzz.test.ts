@@ -50,7 +50,7 @@ async function observe(): Promise<string> {
     mining: chain.miner.mode,
     gasLimit: chain.gasLimit.toString(),
     limits: chain.lines.limits?.limits,
-    deny: chain.lines.control.denyList(),
+    deny: chain.lines.denyList(),
   });
 }
 

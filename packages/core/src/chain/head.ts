@@ -114,7 +114,7 @@ export class ChainHead {
   }
 
   /** The chain's Common if it is at the fork of the block at (number, timestamp), else a copy that is. */
-  forkCommon(number: bigint, timestamp: bigint): Common {
+  private forkCommon(number: bigint, timestamp: bigint): Common {
     const common = this.vm.common;
     if (!this.scheduled) return common;
     const fork = common.getHardforkBy({ blockNumber: number, timestamp });
@@ -125,7 +125,7 @@ export class ChainHead {
   }
 
   /** The DAO fork's block and the nine after it carry "dao-hard-fork" (geth's VerifyDAOHeaderExtraData). */
-  inDaoExtraRange(number: bigint): boolean {
+  private inDaoExtraRange(number: bigint): boolean {
     return this.daoForkBlock !== undefined && number >= this.daoForkBlock && number < this.daoForkBlock + 10n;
   }
 

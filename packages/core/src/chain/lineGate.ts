@@ -45,9 +45,9 @@ export interface LineGateOptions {
 }
 
 export class LineGate {
-  readonly exclusions: ExclusionStore;
+  private readonly exclusions: ExclusionStore;
   /** Forced exclusions and the deny list (set by tests through l2_forceExclusion, l2_setDenyList). */
-  readonly control = new ExclusionControl();
+  private readonly control = new ExclusionControl();
   /** Whether submission runs the RPC-stage check (--no-rpc-line-check turns it off). */
   readonly rpcLineCheck: boolean;
   /** The limits in force: the file's, or as changed at run time (setLineLimits). */

@@ -44,7 +44,7 @@ function lineReport(chain: Chain, counts: LineCounts) {
 }
 
 const exclusionStatus = method([required('transactionHash', hash)], async ({ chain }, h) => {
-  const record = await chain.lines.exclusions.get(h);
+  const record = await chain.lines.exclusion(h);
   return record === undefined ? null : formatExclusion(record);
 });
 
@@ -122,22 +122,22 @@ export const l2Methods: Record<string, Method> = {
   // Exclusion control for test suites.
   /** l2_forceExclusion(rule): the next transaction matching the rule is excluded at its stage; returns the rule's id. */
   'l2_forceExclusion': method([required('rule', exclusionRule)], ({ chain }, rule) =>
-    quantity(chain.lines.control.force(rule)),
+    quantity(chain.lines.forceExclusion(rule)),
   ),
   /** l2_clearForcedExclusions: drops the rules not used yet; returns how many there were. */
-  'l2_clearForcedExclusions': method([], ({ chain }) => chain.lines.control.clearForced()),
+  'l2_clearForcedExclusions': method([], ({ chain }) => chain.lines.clearForcedExclusions()),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
   'l2_setDenyList': method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
-    chain.lines.control.setDenyList(addresses);
+    chain.lines.setDenyList(addresses);
     return true;
   }),
-  'l2_getDenyList': method([], ({ chain }) => chain.lines.control.denyList()),
+  'l2_getDenyList': method([], ({ chain }) => chain.lines.denyList()),
   /** l2_getExclusions(filter?): the exclusion records kept, oldest first, by stage and block range. */
   'l2_getExclusions': method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
-    (await chain.lines.exclusions.list(filter)).map(formatExclusion),
+    (await chain.lines.listExclusions(filter)).map(formatExclusion),
   ),
   /** l2_getExclusionCount(filter?): how many records l2_getExclusions would return. */
   'l2_getExclusionCount': method([optional('filter', exclusionFilter)], async ({ chain }, filter) =>
-    quantity((await chain.lines.exclusions.list(filter)).length),
+    quantity((await chain.lines.listExclusions(filter)).length),
   ),
 };
