@@ -31,6 +31,7 @@ export interface Receipt {
 export interface LocatedLog extends Log {
   blockNumber: bigint;
   blockHash: Uint8Array;
+  blockTimestamp: bigint;
   transactionHash: Uint8Array;
   transactionIndex: number;
   logIndex: number;

@@ -36,6 +36,8 @@ export interface RpcLog {
   transactionHash: Hex | null;
   blockHash: Hex | null;
   blockNumber: Hex | null;
+  /** execution-apis: the timestamp of the log's block. */
+  blockTimestamp: Hex | null;
   address: Hex;
   data: Hex;
   topics: Hex[];
@@ -62,6 +64,7 @@ function encodeLog(log: LocatedLog): RpcLog {
     transactionHash: hex(log.transactionHash),
     transactionIndex: quantity(log.transactionIndex),
     blockHash: hex(log.blockHash),
+    blockTimestamp: quantity(log.blockTimestamp),
     logIndex: quantity(log.logIndex),
     removed: log.removed,
   };
@@ -70,6 +73,8 @@ function encodeLog(log: LocatedLog): RpcLog {
 export interface RpcTransaction {
   blockHash: Hex | null;
   blockNumber: Hex | null;
+  /** execution-apis: the timestamp of the transaction's block; null while pending. */
+  blockTimestamp: Hex | null;
   from: Hex;
   gas: Hex;
   gasPrice: Hex;
@@ -104,6 +109,7 @@ export function formatTransaction(
   const out: RpcTransaction = {
     blockHash: at === undefined ? null : hex(at.block.hash()),
     blockNumber: at === undefined ? null : quantity(at.block.header.number),
+    blockTimestamp: at === undefined ? null : quantity(at.block.header.timestamp),
     from: hex(sender),
     gas: quantity(tx.gasLimit),
     // geth: the price actually paid once mined; the fee cap while pending.
@@ -194,6 +200,7 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
         ...log,
         blockNumber: block.header.number,
         blockHash,
+        blockTimestamp: block.header.timestamp,
         transactionHash: r.txHash,
         transactionIndex: index,
         logIndex: logIndex + i,

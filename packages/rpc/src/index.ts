@@ -4,6 +4,7 @@ export * from './format';
 export { method, optional, required, withDefault } from './method';
 export type { Method, ParamSpec, RpcContext } from './method';
 export * as params from './params';
+export type { Profile } from './params';
 export { createProvider, Eip1193Provider, ProviderRpcError } from './provider';
 export type { RequestArguments } from './provider';
 export { CLIENT_VERSION, createRpc, Rpc } from './rpc';

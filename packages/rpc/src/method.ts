@@ -5,7 +5,7 @@
 import type { Chain } from '@l2devnet/core';
 
 import { invalidParams } from './errors';
-import type { Parser } from './params';
+import type { Parser, Profile } from './params';
 import type { ChainFeed, Session } from './subscriptions';
 
 export interface RpcContext {
@@ -16,6 +16,8 @@ export interface RpcContext {
   session?: Session;
   /** Spec rule, where it applies (the hosted-API paths): eth_call needs `from`. */
   requireCallFrom: boolean;
+  /** The rules the request follows: the service document's (`/v3/<KEY>`) or geth's (`/`, `/ws`, in process). */
+  profile: Profile;
 }
 
 export interface ParamSpec<T> {
@@ -23,10 +25,17 @@ export interface ParamSpec<T> {
   parse: Parser<T>;
   required: boolean;
   fallback?: () => T;
+  /** Required by the service document, but optional in geth, which takes this when it is left out. */
+  gethFallback?: () => T;
 }
 
 export function required<T>(name: string, parse: Parser<T>): ParamSpec<T> {
   return { name, parse, required: true };
+}
+
+/** Required on the service document's paths; geth's take its absence as `fallback()`. */
+export function serviceRequired<T>(name: string, parse: Parser<T>, fallback: () => T): ParamSpec<T> {
+  return { name, parse, required: true, gethFallback: fallback };
 }
 
 export function optional<T>(name: string, parse: Parser<T>): ParamSpec<T | undefined> {
@@ -52,8 +61,8 @@ export function method<A extends unknown[]>(
   };
 }
 
-/** Parses a request's `params` against a method's specs. */
-export function parseParams(specs: ParamSpec<unknown>[], raw: unknown): unknown[] {
+/** Parses a request's `params` against a method's specs, under the request's profile. */
+export function parseParams(specs: ParamSpec<unknown>[], raw: unknown, profile: Profile = 'service'): unknown[] {
   if (raw !== undefined && !Array.isArray(raw)) throw invalidParams('params must be an array');
   const values = (raw ?? []) as unknown[];
   if (values.length > specs.length) {
@@ -61,10 +70,11 @@ export function parseParams(specs: ParamSpec<unknown>[], raw: unknown): unknown[
   }
   return specs.map((spec, i) => {
     const value = values[i];
-    const slot = { position: i + 1, name: spec.name };
-    if (value === undefined || (value === null && !spec.required)) {
-      if (spec.required) throw invalidParams(`missing required param ${slot.position} (${spec.name})`);
-      return spec.fallback?.();
+    const slot = { position: i + 1, name: spec.name, profile };
+    const required = spec.required && !(profile === 'geth' && spec.gethFallback !== undefined);
+    if (value === undefined || (value === null && !required)) {
+      if (required) throw invalidParams(`missing required param ${slot.position} (${spec.name})`);
+      return (spec.fallback ?? (profile === 'geth' ? spec.gethFallback : undefined))?.();
     }
     return spec.parse(value, slot);
   });

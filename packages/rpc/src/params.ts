@@ -8,12 +8,22 @@ import type { BlockRef, CallRequest, ExclusionFilter, ForcedExclusion, LogFilter
 import { MODULES, parseDuration } from '@l2devnet/core';
 import type { BlockOverrides, SimBlockInput, SimBlockOverrides, TraceOptions } from '@l2devnet/core';
 
-import { invalidParams } from './errors';
+import { INVALID_PARAMS, invalidParams, RpcError } from './errors';
 
-/** A param's position (1-based) and name, for messages. */
+/**
+ * Which rules a request follows: `service` on the hosted-API paths (`/v3/<KEY>`, `/ws/v3/<KEY>`), the
+ * service document's, strict; `geth` on the devnet paths (`/`, `/ws`) and in process, geth's, as the
+ * clients that talk to a devnet expect (a block hash wherever a block is taken, `safe` everywhere,
+ * omitted block params read as `latest`).
+ */
+export type Profile = 'service' | 'geth';
+
+/** A param's position (1-based) and name, for messages; and the rules its request follows. */
 export interface ParamSlot {
   position: number;
   name: string;
+  /** Undefined: the service document's. */
+  profile?: Profile;
 }
 
 export type Parser<T> = (value: unknown, slot: ParamSlot) => T;
@@ -125,7 +135,7 @@ export const proofKey: Parser<{ key: Uint8Array; echo: string }> = (value, slot)
 const TAGS = ['latest', 'earliest', 'pending', 'finalized', 'safe'] as const;
 
 export interface BlockRefOptions {
-  /** `safe` is refused unless the method accepts it (spec: only eth_call and eth_getBlockReceipts). */
+  /** `safe` is refused unless the method accepts it (spec: only eth_call and eth_getBlockReceipts); geth takes it everywhere. */
   allowSafe?: boolean;
   /** eth_getBlockReceipts also takes plain decimal numbers. */
   allowDecimal?: boolean;
@@ -133,12 +143,22 @@ export interface BlockRefOptions {
   allowObject?: boolean;
   /** A bare 32-byte block hash, as geth's BlockNumberOrHash takes it (debug_getRaw*). */
   allowHash?: boolean;
+  /** geth takes a BlockNumberOrHash here: on its profile, a bare hash and an EIP-1898 object too. */
+  orHash?: boolean;
 }
 
-/** A block number or tag (and per options, a decimal number or an EIP-1898 object). */
-export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
-  const expected = `a hex block number or one of ${TAGS.filter((t) => t !== 'safe' || opts.allowSafe).join(', ')}`;
+/** A block number or tag (and per options and profile, a decimal number, a hash or an EIP-1898 object). */
+export function blockRef(options: BlockRefOptions = {}): Parser<BlockRef> {
+  const geth: BlockRefOptions = {
+    ...options,
+    allowSafe: true,
+    allowHash: options.allowHash || options.orHash,
+    allowObject: options.allowObject || options.orHash,
+  };
+  const expected = (opts: BlockRefOptions) =>
+    `a hex block number${opts.allowHash ? ', a 32-byte block hash' : ''} or one of ${TAGS.filter((t) => t !== 'safe' || opts.allowSafe).join(', ')}`;
   return (value, slot) => {
+    const opts = slot.profile === 'geth' ? geth : options;
     if (typeof value === 'string') {
       if (value === 'safe' && !opts.allowSafe) {
         throw invalidParams(
@@ -161,7 +181,7 @@ export function blockRef(opts: BlockRefOptions = {}): Parser<BlockRef> {
       if (o.blockNumber !== undefined)
         return blockRef(opts)(o.blockNumber, { ...slot, name: `${slot.name}.blockNumber` });
     }
-    return fail(slot, expected, value);
+    return fail(slot, expected(opts), value);
   };
 }
 
@@ -181,7 +201,7 @@ function strictObject(value: unknown, slot: ParamSlot, known: readonly string[])
 
 function member<T>(o: Record<string, unknown>, key: string, parse: Parser<T>, slot: ParamSlot): T | undefined {
   const v = o[key];
-  return v === undefined || v === null ? undefined : parse(v, { position: slot.position, name: `${slot.name}.${key}` });
+  return v === undefined || v === null ? undefined : parse(v, { ...slot, name: `${slot.name}.${key}` });
 }
 
 export interface TransactionRequest extends CallRequest {
@@ -274,6 +294,12 @@ export const logFilter: Parser<RawLogFilter> = (value, slot) => {
     blockHash: member(o, 'blockHash', hash, slot),
   };
   if (filter.blockHash !== undefined && (filter.fromBlock !== undefined || filter.toBlock !== undefined)) {
+    // geth's words on its profile (eth/filters/api.go, FilterCriteria.UnmarshalJSON).
+    if (slot.profile === 'geth')
+      throw new RpcError(
+        INVALID_PARAMS,
+        `invalid argument ${slot.position - 1}: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other`,
+      );
     throw invalidParams(
       `param ${slot.position} (${slot.name}): blockHash cannot be combined with fromBlock or toBlock`,
     );

@@ -40,7 +40,7 @@ export class Eip1193Provider extends EventEmitter {
   async request(args: RequestArguments): Promise<unknown> {
     try {
       // In process, a call without `from` runs from the zero address (ethers and viem leave it out).
-      return await this.rpc.request(args.method, args.params, { session: this.session, requireCallFrom: false });
+      return await this.rpc.request(args.method, args.params, { session: this.session, profile: 'geth' });
     } catch (e) {
       const err = e as RpcError;
       throw new ProviderRpcError(err.code, err.message, err.data);

@@ -23,6 +23,7 @@ import { transactionMethods } from './methods/transactions';
 import { txpoolMethods } from './methods/txpool';
 import { ChainFeed } from './subscriptions';
 import type { Session } from './subscriptions';
+import type { Profile } from './params';
 
 export type JsonRpcId = string | number | null;
 
@@ -53,8 +54,8 @@ export interface RpcOptions {
 export interface RequestOptions {
   /** The connection, when it can receive notifications (WebSocket, provider). */
   session?: Session;
-  /** Overrides RpcOptions.requireCallFrom: false on the plain devnet paths and in process. */
-  requireCallFrom?: boolean;
+  /** The rules the requests follow: `geth` on the devnet paths and in process; `service` (the default) on `/v3/<KEY>`. */
+  profile?: Profile;
 }
 
 /** Lets a transport refuse a call before it runs (API key credits); returns the error to answer with. */
@@ -78,6 +79,7 @@ export class Rpc {
       clientVersion: opts.clientVersion ?? CLIENT_VERSION,
       feed: this.feed,
       requireCallFrom: opts.requireCallFrom ?? true,
+      profile: 'service',
     };
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
     this.methods = {
@@ -103,11 +105,18 @@ export class Rpc {
     if (entry === undefined)
       throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
     try {
+      const profile = opts.profile ?? 'service';
+      // geth never requires eth_call's `from`; the service document does, unless --call-from-optional.
       const ctx =
-        opts.session === undefined && opts.requireCallFrom === undefined
+        opts.session === undefined && profile === 'service'
           ? this.ctx
-          : { ...this.ctx, session: opts.session, requireCallFrom: opts.requireCallFrom ?? this.ctx.requireCallFrom };
-      return await entry.handler(ctx, parseParams(entry.params, params));
+          : {
+              ...this.ctx,
+              session: opts.session,
+              profile,
+              requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
+            };
+      return await entry.handler(ctx, parseParams(entry.params, params, profile));
     } catch (e) {
       throw toRpcError(e, this.logError);
     }

@@ -63,6 +63,7 @@ function blockLogs(block: Block, receipts: Receipt[]): LocatedLog[] {
         ...log,
         blockNumber: block.header.number,
         blockHash,
+        blockTimestamp: block.header.timestamp,
         transactionHash: r.txHash,
         transactionIndex,
         logIndex: logIndex++,

@@ -170,7 +170,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       );
       return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits: false };
     }
-    const response = await rpc.handle(body, authorize, { session, requireCallFrom: plain ? false : undefined });
+    const response = await rpc.handle(body, authorize, { session, profile: plain ? 'geth' : 'service' });
     // 429 when the key could pay for none of the calls; a batch partly paid for is answered 200,
     // with -32005 in the elements that did not run.
     return { response, outOfCredits: refused > 0 && charged === 0 };

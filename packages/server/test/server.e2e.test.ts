@@ -80,8 +80,19 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
       {
         code: -32602,
         message:
+          'invalid params: param 2 (block) must be a hex block number, a 32-byte block hash or one of latest, earliest, pending, finalized, safe; got "0xnothex"',
+      },
+    ],
+    [
+      "bad hex, on the service document's path",
+      JSON.stringify(rpc('eth_getBalance', [ALICE, '0xnothex'])),
+      200,
+      {
+        code: -32602,
+        message:
           'invalid params: param 2 (block) must be a hex block number or one of latest, earliest, pending, finalized; got "0xnothex"',
       },
+      '/v3/any-key',
     ],
     [
       'an unknown method',
@@ -89,9 +100,9 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
       200,
       { code: -32601, message: 'the method eth_unknown does not exist/is not available' },
     ],
-  ])('%s gets a clear JSON-RPC error and the node keeps serving', async (_name, body, status, error) => {
+  ])('%s gets a clear JSON-RPC error and the node keeps serving', async (_name, body, status, error, path = '/') => {
     const before = (await node.post(rpc('eth_getBalance', [BOB, 'latest']))).json.result;
-    const res = await node.post(body);
+    const res = await node.post(body, path);
     expect(res.status).toBe(status);
     expect(res.json.error).toEqual(error);
     expect((await node.post(rpc('eth_getBalance', [BOB, 'latest']))).json.result).toBe(before);

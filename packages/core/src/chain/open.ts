@@ -126,7 +126,9 @@ export async function openChain(
   };
   const vm = await createVM({ common, stateManager: sm, blockchain });
   const lineCounting = opts.lineCounting ?? true;
-  const simulator = await Simulator.create(common, stateDb, blockchain, {
+  // The simulator's Common is its own: it runs each use under that use's block's fork.
+  const simulator = await Simulator.create(common.copy(), stateDb, blockchain, {
+    scheduled,
     lineCounting,
     tracer,
     daoForkBlock: spec?.daoForkBlock,

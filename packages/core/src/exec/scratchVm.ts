@@ -57,7 +57,15 @@ export const ZERO_ADDRESS = new Uint8Array(20);
 /** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
 export const RPC_EVM_TIMEOUT_MS = 5_000;
 
+/** A block's number and time: what selects its fork on a scheduled chain. */
+export interface ForkPoint {
+  number?: unknown;
+  timestamp?: unknown;
+}
+
 export interface SimulatorOptions {
+  /** A genesis file's fork schedule (blocks or times) rather than one fork throughout. */
+  scheduled?: boolean;
   /** Count lines at all; default true. */
   lineCounting?: boolean;
   /** Which Linea tracer the line counter follows; default osaka. */
@@ -79,6 +87,8 @@ export class ScratchVm {
   protected readonly evmTimeoutMs: number;
   /** The chain's DAO fork block (a genesis that supports it): replays and previews of it drain first. */
   protected readonly daoForkBlock: bigint | undefined;
+  /** A genesis file's fork schedule: each use runs under its block's fork. */
+  private readonly scheduled: boolean;
 
   protected constructor(
     protected readonly vm: VM,
@@ -91,6 +101,7 @@ export class ScratchVm {
     this.guard = new ExecutionGuard(vm.evm);
     this.overrides = new Overrides(vm);
     this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
+    this.scheduled = opts.scheduled ?? false;
     this.daoForkBlock = opts.daoForkBlock;
   }
 
@@ -103,11 +114,14 @@ export class ScratchVm {
    */
   protected withState<T>(
     root: Uint8Array,
+    /** The block whose fork's rules the use runs under. */
+    at: ForkPoint,
     timed: boolean | number,
     fn: () => Promise<T>,
     countLines = true,
   ): Promise<T> {
     return this.queue.run(async () => {
+      this.useForkOf(at);
       this.counter.setActive(countLines);
       if (this.root === undefined || !equalsBytes(this.root, root)) {
         await this.vm.stateManager.setStateRoot(root);
@@ -130,10 +144,29 @@ export class ScratchVm {
         this.guard.end();
         // Every checkpoint opened since, this one and any a failed run left open, is reverted.
         while (sm._checkpointCount > depth) await this.vm.evm.journal.revert();
+        // A state root taken mid-use (a pre-Byzantium receipt's) flushes the caches inside the
+        // checkpoint, and ethereumjs does not revert a flushed write: what the use wrote is dropped
+        // here, whatever happened (the caches hold only this use's writes; reads come from the flat maps).
+        this.vm.stateManager.clearCaches();
         this.overlay.clear();
         this.overrides.restore();
       }
     });
+  }
+
+  /**
+   * With a genesis file's fork schedule, moves the scratch VM to the fork of the block at `at` (a
+   * replayed block's, a call's context block's): its rules, opcodes and precompiles. The scratch VM has
+   * a Common of its own, so the miner's is never moved from here.
+   */
+  protected useForkOf(at: ForkPoint): void {
+    if (!this.scheduled) return;
+    const common = this.vm.common;
+    const fork = common.getHardforkBy({
+      blockNumber: BigInt(at.number as bigint),
+      timestamp: BigInt(at.timestamp as bigint),
+    });
+    if (fork !== common.hardfork()) common.setHardfork(fork);
   }
 
   /**

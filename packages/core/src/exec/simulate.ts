@@ -85,6 +85,8 @@ export interface SimulatedBlock {
 /** What the simulation needs of the simulator it runs in. */
 export interface SimHost<Override> {
   vm: VM;
+  /** Moves the VM to the fork of the block at (number, timestamp), as each simulated block is its own. */
+  useForkOf(at: { number: bigint; timestamp: bigint }): void;
   applyOverrides(overrides: Override[]): Promise<void>;
   /** A block simulated: later blocks' BLOCKHASH of its number gives its hash, as geth's simulated chain does. */
   simulated(number: bigint, hash: Uint8Array): void;
@@ -158,13 +160,15 @@ async function simulateBlock<Override>(
   opts: SimOptions,
 ): Promise<SimulatedBlock> {
   const { vm } = host;
+  const number = o.number ?? prev.header.number + 1n;
+  const timestamp = o.time ?? prev.header.timestamp + TIMESTAMP_INCREMENT;
+  host.useForkOf({ number, timestamp });
   const common = vm.common;
   const sm = vm.stateManager;
-  const number = o.number ?? prev.header.number + 1n;
   const header: HeaderData = {
     parentHash: prev.hash,
     number,
-    timestamp: o.time ?? prev.header.timestamp + TIMESTAMP_INCREMENT,
+    timestamp,
     gasLimit: o.gasLimit ?? prev.header.gasLimit,
     coinbase: o.feeRecipient ?? new Uint8Array(20),
     mixHash: o.prevRandao ?? new Uint8Array(32),
@@ -307,6 +311,7 @@ async function simulateBlock<Override>(
       ...log,
       blockNumber: number,
       blockHash: block.hash(),
+      blockTimestamp: block.header.timestamp,
       transactionHash: txs[transactionIndex].hash(),
       transactionIndex,
       logIndex: logIndex++,

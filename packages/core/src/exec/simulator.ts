@@ -78,6 +78,7 @@ export class Simulator extends ScratchVm {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
+      block.header,
       true,
       async () => {
         await this.overrides.apply(overrides);
@@ -106,7 +107,7 @@ export class Simulator extends ScratchVm {
     checkLines: (counts: LineCounts) => void = () => {},
   ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
     const hi0 = cappedGas(req, gasCap);
-    return this.withState(root, true, async () => {
+    return this.withState(root, block.header, true, async () => {
       const { tx, intrinsic } = this.asTransaction(req);
       // A plain transfer to an account without code needs exactly its intrinsic gas (as geth answers).
       if ((req.data === undefined || req.data.length === 0) && req.to !== undefined) {
@@ -167,6 +168,7 @@ export class Simulator extends ScratchVm {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
+      block.header,
       true,
       async () => {
         const journal = this.vm.evm.journal as unknown as {
@@ -197,7 +199,7 @@ export class Simulator extends ScratchVm {
 
   /** Line counts of a signed transaction run on the state after `parent` (stage RPC check). */
   countTransaction(tx: TypedTransaction, root: Uint8Array, header: HeaderData): Promise<LineCounts | undefined> {
-    return this.withState(root, false, async () => {
+    return this.withState(root, header, false, async () => {
       const context = createBlock({ header }, { common: this.vm.common });
       this.counter.begin();
       try {
@@ -218,6 +220,7 @@ export class Simulator extends ScratchVm {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
+      block.header,
       true,
       async () => (await this.countedCall(req, block, gas, true)).lineCounts as LineCounts,
     );
@@ -246,6 +249,7 @@ export class Simulator extends ScratchVm {
   ): Promise<{ txHash: Uint8Array; result: TraceResult }[]> {
     return this.withState(
       root,
+      block.header,
       options.timeout ?? true,
       async () => {
         this.counter.startBlock();
@@ -321,10 +325,12 @@ export class Simulator extends ScratchVm {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
+      mined.header,
       options.timeout ?? true,
       async () => {
         await this.overrides.apply(overrides);
         const block = this.overrides.block(mined, options.blockOverrides);
+        this.useForkOf(block.header);
         const start = [
           req.from ?? ZERO_ADDRESS,
           ...(req.to === undefined ? [] : [req.to]),
@@ -371,9 +377,10 @@ export class Simulator extends ScratchVm {
     input: SimBlockInput<StateOverride>[],
     opts: SimOptions,
   ): Promise<SimulatedBlock[]> {
-    return this.withState(root, true, async () => {
+    return this.withState(root, parent.header, true, async () => {
       const host: SimHost<StateOverride> = {
         vm: this.vm,
+        useForkOf: (header) => this.useForkOf(header),
         applyOverrides: (overrides) => this.overrides.apply(overrides),
         simulated: (number, hash) => this.simulatedHashes.set(number, hash),
         runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
@@ -420,7 +427,7 @@ export class Simulator extends ScratchVm {
     root: Uint8Array,
     input: Pick<BuildInput, 'header' | 'candidates' | 'limits' | 'screen'>,
   ): Promise<BuildResult> {
-    return this.withState(root, false, async () => {
+    return this.withState(root, input.header, false, async () => {
       const result = await buildBlock({
         ...input,
         vm: this.vm,

@@ -12,7 +12,7 @@ import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/ut
 import type { NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
-import { decodeRlp, encodeRlp } from './nodeRlp';
+import { decodeRlp, encodeRlp } from '../support/rlp';
 
 /** Where the nodes are: read by hash, and written by hash. */
 export interface TrieNodeStore {

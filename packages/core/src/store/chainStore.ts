@@ -22,6 +22,7 @@ import { LogQueryLimitError, LogQueryTimeoutError } from '../errors';
 import { yieldIfBusy } from '../support/eventLoop';
 import type { KvOp, KvStore } from './kvStore';
 import { LruCache } from '../support/lru';
+import { decodeFirstItem } from '../support/rlp';
 import type { LocatedLog, Log, LogFilter, Receipt, TxLocation } from '../types';
 
 const P_META = 0x6d;
@@ -266,6 +267,7 @@ export class ChainStore {
             ...log,
             blockNumber: b,
             blockHash: hash,
+            blockTimestamp: block.header.timestamp,
             transactionHash: r.txHash,
             transactionIndex,
             logIndex: logIndex++,
@@ -316,6 +318,18 @@ export class ChainStore {
     const hash = await this.kv.get(key(P_HASH_BY_NUMBER, u64(n)));
     if (hash !== undefined) this.hashes.set(n, hash);
     return hash;
+  }
+
+  /** Block `n`'s timestamp, read from its header alone: its transactions are not decoded. */
+  async getTimestamp(n: bigint): Promise<bigint | undefined> {
+    if (n < 0n || n > this.head) return undefined;
+    const cached = this.blocks.get(n);
+    if (cached !== undefined) return cached.header.timestamp;
+    const bytes = await this.kv.get(key(P_BLOCK, u64(n)));
+    if (bytes === undefined) return undefined;
+    // A block is [header, transactions, ...]; a header's field 11 is its timestamp.
+    const header = decodeFirstItem(bytes) as Uint8Array[];
+    return bytesToBigInt(header[11]);
   }
 
   async getBlockNumber(hash: Uint8Array): Promise<bigint | undefined> {
@@ -371,8 +385,12 @@ export class ChainStore {
     const cached = this.logs.get(n);
     if (cached !== undefined) return cached;
     const generation = this.generation;
-    const [receipts, blockHash] = await Promise.all([this.getReceipts(n), this.getBlockHash(n)]);
-    if (receipts === undefined || blockHash === undefined) return [];
+    const [receipts, blockHash, blockTimestamp] = await Promise.all([
+      this.getReceipts(n),
+      this.getBlockHash(n),
+      this.getTimestamp(n),
+    ]);
+    if (receipts === undefined || blockHash === undefined || blockTimestamp === undefined) return [];
     const logs: LocatedLog[] = [];
     receipts.forEach((r, transactionIndex) => {
       for (const log of r.logs) {
@@ -382,6 +400,7 @@ export class ChainStore {
           data: log.data,
           blockNumber: n,
           blockHash,
+          blockTimestamp,
           transactionHash: r.txHash,
           transactionIndex,
           logIndex: logs.length,

@@ -86,7 +86,7 @@ export const blockMethods: Record<string, Method> = {
    * `pending` returns the same as `latest`.
    */
   'eth_getBlockReceipts': method(
-    [required('block', blockRef({ allowSafe: true, allowDecimal: true, allowObject: true }))],
+    [required('block', blockRef({ allowSafe: true, allowDecimal: true, allowObject: true, orHash: true }))],
     async (ctx, ref) => {
       const found = await loadBlock(ctx, ref.kind === 'pending' ? { kind: 'latest' } : ref);
       if (found === undefined) return null;

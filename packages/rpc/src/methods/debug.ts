@@ -47,7 +47,7 @@ export const debugMethods: Record<string, Method> = {
   'debug_traceCall': method(
     [
       required('transaction', callObject()),
-      required('block', blockRef({ allowObject: true, allowSafe: true })),
+      required('block', blockRef({ allowObject: true, allowSafe: true, orHash: true })),
       optional('options', traceOptions),
     ],
     async (ctx, req, ref, options) =>

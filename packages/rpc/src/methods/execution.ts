@@ -2,7 +2,7 @@
 import { invalidParams } from '../errors';
 import { formatBlock, formatLog, hex, quantity } from '../format';
 import type { Method } from '../method';
-import { method, optional, required, withDefault } from '../method';
+import { method, optional, required, serviceRequired, withDefault } from '../method';
 import { blockRef, callObject, simulatePayload, stateOverrides } from '../params';
 import { stateBlock } from './resolve';
 
@@ -18,7 +18,7 @@ export const executionMethods: Record<string, Method> = {
   'eth_call': method(
     [
       required('transaction', callObject()),
-      required('block', blockRef({ allowSafe: true, allowObject: true })),
+      serviceRequired('block', blockRef({ allowSafe: true, allowObject: true, orHash: true }), latest),
       optional('stateOverrides', stateOverrides),
     ],
     async (ctx, req, ref, overrides) => {
@@ -29,11 +29,17 @@ export const executionMethods: Record<string, Method> = {
   ),
   /** eth_estimateGas: the smallest gas (within 1.5%) at which the call succeeds; capped as eth_call. */
   'eth_estimateGas': method(
-    [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
+    [
+      required('transaction', callObject()),
+      withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
+    ],
     async (ctx, req, ref) => quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref))).gas),
   ),
   'eth_createAccessList': method(
-    [required('transaction', callObject()), withDefault('block', blockRef({ allowObject: true }), latest)],
+    [
+      required('transaction', callObject()),
+      withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
+    ],
     async (ctx, req, ref) => {
       const { accessList, gasUsed } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
       return {
@@ -50,7 +56,7 @@ export const executionMethods: Record<string, Method> = {
   'eth_simulateV1': method(
     [
       required('payload', simulatePayload),
-      withDefault('block', blockRef({ allowObject: true, allowSafe: true }), latest),
+      withDefault('block', blockRef({ allowObject: true, allowSafe: true, orHash: true }), latest),
     ],
     async (ctx, payload, ref) => {
       const base = await stateBlock(ctx, ref);

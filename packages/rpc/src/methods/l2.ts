@@ -51,7 +51,7 @@ const exclusionStatus = method([required('transactionHash', hash)], async ({ cha
 const estimate = method(
   [
     required('transaction', callObject()),
-    withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
+    withDefault('block', blockRef({ allowObject: true, orHash: true }), () => ({ kind: 'latest' as const })),
   ],
   async (ctx, req, ref) => {
     const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref));
@@ -87,7 +87,7 @@ export const l2Methods: Record<string, Method> = {
   'l2_traceCallLineCounts': method(
     [
       required('transaction', callObject()),
-      withDefault('block', blockRef({ allowObject: true }), () => ({ kind: 'latest' as const })),
+      withDefault('block', blockRef({ allowObject: true, orHash: true }), () => ({ kind: 'latest' as const })),
     ],
     async (ctx, req, ref) =>
       lineReport(ctx.chain, await ctx.chain.lines.callLineCounts(req, await stateBlock(ctx, ref))),

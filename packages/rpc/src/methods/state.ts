@@ -3,7 +3,7 @@ import { bytesToBigInt } from '@ethereumjs/util';
 
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
-import { method, required, withDefault } from '../method';
+import { method, required, serviceRequired, withDefault } from '../method';
 import { address, arrayOf, blockRef, proofKey, storageKey, storageRequests } from '../params';
 import { CLIENT_LIMIT_EXCEEDED, INVALID_PARAMS, RpcError } from '../errors';
 import { stateBlock } from './resolve';
@@ -11,7 +11,8 @@ import { stateBlock } from './resolve';
 const latest = () => ({ kind: 'latest' as const });
 /** geth: at most 1,024 slots in one eth_getStorageValues request. */
 const MAX_STORAGE_VALUES = 1_024;
-const stateRef = blockRef({ allowObject: true });
+/** geth's BlockNumberOrHash: on the devnet paths a bare block hash too. */
+const stateRef = blockRef({ allowObject: true, orHash: true });
 
 export const stateMethods: Record<string, Method> = {
   'eth_getBalance': method(
@@ -31,7 +32,7 @@ export const stateMethods: Record<string, Method> = {
   ),
   /** eth_getStorageAt (spec: eth_getStorageAt): all three params required; `safe` unsupported. */
   'eth_getStorageAt': method(
-    [required('address', address), required('position', storageKey), required('block', stateRef)],
+    [required('address', address), required('position', storageKey), serviceRequired('block', stateRef, latest)],
     async (ctx, a, position, ref) => {
       const value = await ctx.chain.reads.getStorage(a, position, await stateBlock(ctx, ref));
       return `0x${bytesToBigInt(value).toString(16).padStart(64, '0')}`;
@@ -65,7 +66,11 @@ export const stateMethods: Record<string, Method> = {
   ),
   /** eth_getProof (spec: eth_getProof): account and storage proofs against the block's stateRoot. */
   'eth_getProof': method(
-    [required('address', address), required('storageKeys', arrayOf(proofKey)), required('block', stateRef)],
+    [
+      required('address', address),
+      required('storageKeys', arrayOf(proofKey)),
+      serviceRequired('block', stateRef, latest),
+    ],
     async (ctx, a, keys, ref) => {
       const proof = await ctx.chain.reads.getProof(
         a,

@@ -72,6 +72,7 @@ test('receipts carry logs with positions, and contractAddress only for creations
   });
   for (const field of ['cumulativeGasUsed', 'effectiveGasPrice', 'gasUsed', 'logsBloom', 'blockHash'])
     expect(receipt).toHaveProperty(field);
+  const { timestamp } = await t.call<{ timestamp: string }>('eth_getBlockByNumber', '0x2', false);
   expect(receipt.logs).toEqual([
     {
       address: counterAddress,
@@ -79,6 +80,7 @@ test('receipts carry logs with positions, and contractAddress only for creations
       data: `0x${'0'.repeat(63)}1`,
       blockNumber: '0x2',
       blockHash: receipt.blockHash,
+      blockTimestamp: timestamp,
       transactionHash: incrementHash,
       transactionIndex: '0x0',
       logIndex: '0x0',

@@ -1,6 +1,6 @@
 /**
- * RLP for trie nodes, the hottest encoding of block building: every changed node is encoded once
- * and every node read is decoded. The same bytes and items as @ethereumjs/rlp (the tests compare
+ * RLP for trie nodes (the hottest encoding of block building: every changed node is encoded once
+ * and every node read is decoded) and for reading a stored block's header alone. The same bytes and items as @ethereumjs/rlp (the tests compare
  * them), without its allocations: an encoding is written into one array sized first (the library
  * concatenates a new array per item and per header, ~6 for a 17-item branch node's 2.75 µs), and a
  * decoding returns views into its input.
@@ -116,6 +116,14 @@ function decodeAt(bytes: Uint8Array, at: number, end: number): [Item, number] {
     p = next;
   }
   return [items as NestedUint8Array, listEnd];
+}
+
+/** The first item of the list `bytes` encode, without decoding the items after it (a block's header). */
+export function decodeFirstItem(bytes: Uint8Array): Item {
+  const prefix = bytes[0];
+  if (prefix === undefined || prefix < 0xc0) invalid('not a list');
+  const start = prefix <= 0xf7 ? 1 : 1 + (prefix - 0xf7);
+  return decodeAt(bytes, start, bytes.length)[0];
 }
 
 /** The items `bytes` encode, as RLP.decode of @ethereumjs/rlp; byte strings are views into `bytes`. */

@@ -1,7 +1,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import fc from 'fast-check';
 
-import { decodeRlp, encodeRlp } from './nodeRlp';
+import { decodeRlp, encodeRlp } from './rlp';
 
 // Byte strings of every length class: single bytes under and over 0x80, short (≤55) and long.
 const bytes = fc.oneof(
