@@ -5,7 +5,7 @@ export type { ChainOptions } from './chain/chain';
 export { CALL_GAS_CAP_FACTOR } from './chain/head';
 export type { ChainEvents } from './chain/head';
 export { LOG_QUERY_TIMEOUT_MS, MAX_LOG_RESULTS } from './chain/reads';
-export type { AccountState, ChainTransaction } from './chain/reads';
+export type { AccountState, ChainTransaction, FeeHistory } from './chain/reads';
 export type { MiningMode } from './chain/miner';
 export type { Finality } from './chain/finality';
 export { withSender } from './pool/txCodec';

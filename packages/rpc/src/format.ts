@@ -222,15 +222,16 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
 export type RpcBlock = Record<string, Hex | Hex[] | RpcTransaction[] | null>;
 
 /**
- * A block, with the total difficulty up to it. `receipts` supply each transaction's sender for full
- * transaction objects. The pending
+ * A block, with the total difficulty up to it where it is given (the service document lists it;
+ * geth no longer answers it). `receipts` supply each transaction's sender for full transaction
+ * objects. The pending
  * block has `hash`, `number`, `nonce` and `logsBloom` null (spec: States).
  */
 export function formatBlock(
   block: Block,
   receipts: Receipt[],
   fullTransactions: boolean,
-  totalDifficulty: bigint,
+  totalDifficulty: bigint | undefined,
   pending = false,
 ): RpcBlock {
   const h = block.header;
@@ -246,7 +247,7 @@ export function formatBlock(
     receiptsRoot: hex(h.receiptTrie),
     miner: hex(h.coinbase.bytes),
     difficulty: quantity(h.difficulty),
-    totalDifficulty: quantity(totalDifficulty),
+    ...(totalDifficulty !== undefined && { totalDifficulty: quantity(totalDifficulty) }),
     extraData: hex(h.extraData),
     size: quantity(block.serialize().length),
     gasLimit: quantity(h.gasLimit),
@@ -356,7 +357,8 @@ function formatStructLog(log: StructLog): Record<string, unknown> {
     depth: log.depth,
   };
   if (log.stack !== undefined) out.stack = log.stack.map(quantity);
-  if (log.memory !== undefined) {
+  // geth leaves out an empty memory and a zero refund (omitempty).
+  if (log.memory !== undefined && log.memory.length > 0) {
     const words: string[] = [];
     for (let i = 0; i < log.memory.length; i += 32)
       words.push(
@@ -368,7 +370,7 @@ function formatStructLog(log: StructLog): Record<string, unknown> {
   }
   if (log.returnData !== undefined) out.returnData = hex(log.returnData);
   if (log.storage !== undefined) out.storage = Object.fromEntries(log.storage.map(([k, v]) => [word(k), word(v)]));
-  out.refund = Number(log.refund);
+  if (log.refund > 0n) out.refund = Number(log.refund);
   if (log.error !== undefined) out.error = log.error;
   return out;
 }

@@ -110,6 +110,14 @@ export const bool: Parser<boolean> = (value, slot) =>
 
 /** A storage key: a hex quantity of at most 32 bytes, as a 32-byte word. */
 export const storageKey: Parser<Uint8Array> = (value, slot) => {
+  if (slot.profile === 'geth' && typeof value === 'string') {
+    // geth's words for a key it cannot read (internal/ethapi/api.go, decodeHash).
+    const digits = /^0[xX]/.test(value) ? value.slice(2) : value;
+    if (digits.length > 64)
+      throw new RpcError(INVALID_PARAMS, `storage key too long (want at most 32 bytes): ${JSON.stringify(value)}`);
+    if (!/^[0-9a-fA-F]*$/.test(digits))
+      throw new RpcError(INVALID_PARAMS, `invalid hex in storage key: ${JSON.stringify(value)}`);
+  }
   const n = quantity(value, slot);
   const out = new Uint8Array(32);
   const hex = n.toString(16).padStart(64, '0');
@@ -210,6 +218,18 @@ export interface TransactionRequest extends CallRequest {
   chainId?: bigint;
 }
 
+/** EIP-2930: `[{ address, storageKeys }]`. */
+const accessList: Parser<[Uint8Array, Uint8Array[]][]> = (value, slot) => {
+  if (!Array.isArray(value)) return fail(slot, 'an array of { address, storageKeys }', value);
+  return value.map((entry, i) => {
+    const at = { ...slot, name: `${slot.name}[${i}]` };
+    const o = object(entry, at);
+    const account = member(o, 'address', address, at);
+    if (account === undefined) return fail({ ...at, name: `${at.name}.address` }, 'a 20-byte hex address', o.address);
+    return [account, member(o, 'storageKeys', arrayOf(hash, 10_000), at) ?? []] as [Uint8Array, Uint8Array[]];
+  });
+};
+
 /** The call object of eth_call / eth_estimateGas / eth_sendTransaction. */
 export function callObject(opts: { requireFrom?: boolean } = {}): Parser<TransactionRequest> {
   return (value, slot) => {
@@ -234,6 +254,7 @@ export function callObject(opts: { requireFrom?: boolean } = {}): Parser<Transac
       data: input ?? dataField,
       nonce: member(o, 'nonce', quantity, slot),
       chainId: member(o, 'chainId', quantity, slot),
+      accessList: member(o, 'accessList', accessList, slot),
     };
     const type = member(o, 'type', quantity, slot);
     if (type !== undefined) req.type = Number(type);

@@ -26,7 +26,7 @@ describe('Calls', () => {
     await expect(
       chain.calls.call({ to: reverter, data: hexToBytes('0x33fe3fbd') }, chain.headNumber),
     ).rejects.toMatchObject({
-      message: 'execution reverted: panic: 0x11',
+      message: 'execution reverted: arithmetic underflow or overflow',
     });
     const custom = chain.calls.call({ to: reverter, data: hexToBytes('0x0e64d54c') }, chain.headNumber);
     await expect(custom).rejects.toMatchObject({ message: 'execution reverted' });

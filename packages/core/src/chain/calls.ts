@@ -37,7 +37,7 @@ export class Calls {
   async createAccessList(
     req: CallRequest,
     n: bigint,
-  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint; error?: string }> {
     const { block, root } = await this.head.blockAndRoot(n);
     return this.simulator.createAccessList(req, block, root, this.head.callGasCap());
   }

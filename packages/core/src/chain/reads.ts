@@ -39,6 +39,22 @@ export interface ChainTransaction {
   index?: number;
 }
 
+/** eth_feeHistory: at most this many blocks per request (geth's limit). */
+export const MAX_FEE_HISTORY_BLOCKS = 1024;
+
+/** eth_feeHistory's answer: per block of the range, and the base fees of the block after it. */
+export interface FeeHistory {
+  oldestBlock: bigint;
+  /** One per block, and the next block's. */
+  baseFeePerGas: bigint[];
+  gasUsedRatio: number[];
+  /** One per block, and the next block's (0 before Cancun). */
+  baseFeePerBlobGas: bigint[];
+  blobGasUsedRatio: number[];
+  /** Per block, the tip at each requested percentile of the block's gas; when percentiles were asked for. */
+  reward?: bigint[][];
+}
+
 export interface LogQueryOptions {
   /** eth_getLogs limits; defaults from the spec (10,000 results, 10 s). */
   maxLogResults?: number;
@@ -234,6 +250,43 @@ export class Reads {
       : 0n;
   }
 
+  /**
+   * eth_feeHistory: the last `blockCount` blocks (at most 1,024) up to block `newest`, as geth's
+   * oracle reports them (eth/gasprice/feehistory.go): base fees and gas ratios, for blobs too, and the
+   * tips paid at `percentiles` of each block's gas.
+   */
+  async feeHistory(blockCount: number, newest: bigint, percentiles?: number[]): Promise<FeeHistory> {
+    const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newest) + 1);
+    const out: FeeHistory = {
+      oldestBlock: newest - BigInt(n) + 1n,
+      baseFeePerGas: [],
+      gasUsedRatio: [],
+      baseFeePerBlobGas: [],
+      blobGasUsedRatio: [],
+      reward: percentiles === undefined ? undefined : [],
+    };
+    let last: Block | undefined;
+    for (let b = out.oldestBlock; b <= newest; b++) {
+      const block = await this.head.store.getBlock(b);
+      if (block === undefined) break;
+      last = block;
+      const h = block.header;
+      const baseFee = h.baseFeePerGas ?? 0n;
+      out.baseFeePerGas.push(baseFee);
+      out.gasUsedRatio.push(Number(h.gasUsed) / Number(h.gasLimit));
+      out.baseFeePerBlobGas.push(h.excessBlobGas === undefined ? 0n : h.getBlobGasPrice());
+      const maxBlobGas = h.blobGasUsed === undefined ? 0n : h.common.param('maxBlobGasPerBlock');
+      out.blobGasUsedRatio.push(maxBlobGas === 0n ? 0 : Number(h.blobGasUsed) / Number(maxBlobGas));
+      if (percentiles !== undefined)
+        out.reward?.push(rewards((await this.head.store.getReceipts(b)) ?? [], h.gasUsed, baseFee, percentiles));
+    }
+    const common = this.head.common;
+    const h = last?.header;
+    out.baseFeePerGas.push(h !== undefined && common.isActivatedEIP(1559) ? h.calcNextBaseFee() : 0n);
+    out.baseFeePerBlobGas.push(h?.excessBlobGas === undefined ? 0n : h.calcNextBlobGasPrice(h.common));
+    return out;
+  }
+
   /** EIP-7910 (eth_config): the current, next and last fork's configuration. */
   async forkConfigs(): Promise<ForkConfigs> {
     const { store, common, scheduled } = this.head;
@@ -241,4 +294,21 @@ export class Reads {
     const head = await this.head.block();
     return forkConfigs(common, scheduled, genesis.header, head.header.timestamp);
   }
+}
+
+/** The tips paid at `percentiles` of a block's gas, its receipts sorted by tip (geth's oracle). */
+function rewards(receipts: Receipt[], gasUsed: bigint, baseFee: bigint, percentiles: number[]): bigint[] {
+  const tips = receipts
+    .map((r) => ({ tip: r.effectiveGasPrice - baseFee, gas: r.gasUsed }))
+    .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
+  return percentiles.map((p) => {
+    if (tips.length === 0) return 0n;
+    const threshold = (Number(gasUsed) * p) / 100;
+    let sum = 0;
+    for (const t of tips) {
+      sum += Number(t.gas);
+      if (sum >= threshold) return t.tip;
+    }
+    return tips[tips.length - 1].tip;
+  });
 }

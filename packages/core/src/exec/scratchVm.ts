@@ -8,7 +8,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { EVMResult } from '@ethereumjs/evm';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
@@ -37,6 +37,8 @@ export interface CallRequest {
   maxPriorityFeePerGas?: bigint;
   value?: bigint;
   data?: Uint8Array;
+  /** EIP-2930: addresses and slots warm from the start, paid for in the intrinsic gas. */
+  accessList?: [address: Uint8Array, slots: Uint8Array[]][];
 }
 
 export type { StateOverride };
@@ -208,6 +210,12 @@ export class ScratchVm {
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
     if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
+    if (this.vm.common.isActivatedEIP(2930))
+      for (const [address, slots] of req.accessList ?? []) {
+        const a = bytesToUnprefixedHex(address);
+        journal.addAlwaysWarmAddress(a, true);
+        for (const slot of slots) journal.addAlwaysWarmSlot(a, bytesToUnprefixedHex(slot), true);
+      }
     try {
       return await this.vm.evm.runCall({
         caller,
@@ -234,9 +242,13 @@ export class ScratchVm {
    */
   protected asTransaction(req: CallRequest): { tx: TypedTransaction; intrinsic: IntrinsicGas } {
     const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
-    const tx = this.vm.common.isActivatedEIP(1559)
-      ? createFeeMarket1559Tx(data, { common: this.vm.common })
-      : createLegacyTx(data, { common: this.vm.common });
+    const common = this.vm.common;
+    const accessList = req.accessList ?? [];
+    const tx = common.isActivatedEIP(1559)
+      ? createFeeMarket1559Tx({ ...data, accessList }, { common })
+      : common.isActivatedEIP(2930)
+        ? createAccessList2930Tx({ ...data, accessList }, { common })
+        : createLegacyTx(data, { common });
     return { tx, intrinsic: intrinsicGasParts(tx) };
   }
 

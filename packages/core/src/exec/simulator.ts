@@ -30,6 +30,7 @@ import { simulateBlocks } from './simulate';
 import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
 import { attach, stateReader } from './tracers/attach';
 import { countsLines, makeTracer } from './tracers/makeTracer';
+import { gethError } from './tracers/tracer';
 import type { TraceOptions, TraceResult } from './tracers/tracer';
 
 export { RPC_EVM_TIMEOUT_MS } from './scratchVm';
@@ -156,42 +157,63 @@ export class Simulator extends ScratchVm {
   }
 
   /**
-   * eth_createAccessList: the accounts and slots the call touches, less the sender, the target and
-   * the precompiles (which every transaction warms anyway), as geth reports it.
+   * eth_createAccessList, as geth's (internal/ethapi AccessList): the call is run with the access list
+   * found so far until running with it finds no more; the accounts and slots it touches, less the
+   * sender, the target and the precompiles unless slots of theirs are read, and the gas it uses with
+   * that list paid for. A call that fails still gives its list, with the failure as `error`.
    */
   createAccessList(
     req: CallRequest,
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
-  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint }> {
+  ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint; error?: string }> {
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
       block.header,
       true,
       async () => {
-        const journal = this.vm.evm.journal as unknown as {
-          startReportingAccessList(): void;
-          accessList?: Map<string, Set<string>>;
-        };
-        journal.startReportingAccessList();
-        // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
-        const touched = journal.accessList as Map<string, Set<string>>;
-        const { intrinsic } = this.asTransaction(req);
-        const result = await this.runCall(req, block, gas - intrinsic.upfront);
-        throwIfFailed(result);
         const skip = new Set([
           ...this.overrides.precompiles.keys(),
           bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
           req.to ? bytesToUnprefixedHex(req.to) : '',
         ]);
-        const accessList: [Uint8Array, Uint8Array[]][] = [];
-        for (const [addr, slots] of touched) {
-          if (skip.has(addr) && slots.size === 0) continue;
-          accessList.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+        let accessList = req.accessList ?? [];
+        for (;;) {
+          const run = { ...req, accessList };
+          const journal = this.vm.evm.journal as unknown as {
+            startReportingAccessList(): void;
+            accessList?: Map<string, Set<string>>;
+          };
+          await this.vm.evm.journal.checkpoint();
+          journal.startReportingAccessList();
+          // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
+          const touched = journal.accessList as Map<string, Set<string>>;
+          const { intrinsic } = this.asTransaction(run);
+          if (gas < intrinsic.upfront)
+            throw new ExecutionHaltedError(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic.upfront}`);
+          let result: EVMResult;
+          try {
+            result = await this.runCall(run, block, gas - intrinsic.upfront);
+          } finally {
+            await this.vm.evm.journal.revert();
+          }
+          const found: [Uint8Array, Uint8Array[]][] = [];
+          for (const [addr, slots] of touched) {
+            if (skip.has(addr) && slots.size === 0) continue;
+            found.push([hexToBytes(`0x${addr}`), [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+          }
+          if (sameAccessList(found, accessList)) {
+            const error = result.execResult.exceptionError?.error;
+            return {
+              accessList,
+              gasUsed: gasSpent(intrinsic, result.execResult, false),
+              ...(error !== undefined && { error: gethError(error) }),
+            };
+          }
+          accessList = found;
         }
-        return { accessList, gasUsed: gasSpent(intrinsic, result.execResult, false) };
       },
       false,
     );
@@ -439,4 +461,17 @@ export class Simulator extends ScratchVm {
       return result;
     });
   }
+}
+
+/** The same accounts and slots, in any order. */
+function sameAccessList(a: [Uint8Array, Uint8Array[]][], b: [Uint8Array, Uint8Array[]][]): boolean {
+  const key = (list: [Uint8Array, Uint8Array[]][]) =>
+    list
+      .flatMap(([address, slots]) => [
+        bytesToUnprefixedHex(address),
+        ...slots.map((s) => `${bytesToUnprefixedHex(address)}:${bytesToUnprefixedHex(s)}`),
+      ])
+      .sort()
+      .join(',');
+  return key(a) === key(b);
 }

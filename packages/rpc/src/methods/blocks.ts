@@ -15,24 +15,25 @@ async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block
   return block === undefined || receipts === undefined ? undefined : { block, receipts };
 }
 
-/** The total difficulty through a header the chain did not store (the pending block, an ommer): its parent's and its own. */
-async function totalDifficultyOf(ctx: RpcContext, header: BlockHeader): Promise<bigint> {
+/**
+ * The total difficulty through a block: a field of the service document's block object, which geth
+ * no longer answers. `stored` is false for a header the chain did not store (the pending block, an
+ * ommer): its parent's total and its own difficulty.
+ */
+async function totalDifficultyOf(ctx: RpcContext, header: BlockHeader, stored = true): Promise<bigint | undefined> {
+  if (ctx.profile === 'geth') return undefined;
+  if (stored) return ctx.chain.reads.totalDifficulty(header.number);
   return (await ctx.chain.reads.totalDifficulty(header.number - 1n)) + header.difficulty;
 }
 
 async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.miner.pendingBlock();
-    return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header), true);
+    return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header, false), true);
   }
   const found = await loadBlock(ctx, ref);
   if (found === undefined) return null;
-  return formatBlock(
-    found.block,
-    found.receipts,
-    full,
-    await ctx.chain.reads.totalDifficulty(found.block.header.number),
-  );
+  return formatBlock(found.block, found.receipts, full, await totalDifficultyOf(ctx, found.block.header));
 }
 
 async function txCount(ctx: RpcContext, ref: BlockRef): Promise<string | null> {
@@ -54,7 +55,7 @@ async function uncle(ctx: RpcContext, ref: BlockRef, index: number): Promise<unk
   const header = found?.block.uncleHeaders[index];
   if (header === undefined) return null;
   const ommer = new BlockClass(header, [], [], undefined, { common: header.common });
-  return formatBlock(ommer, [], false, await totalDifficultyOf(ctx, header));
+  return formatBlock(ommer, [], false, await totalDifficultyOf(ctx, header, false));
 }
 
 const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h });

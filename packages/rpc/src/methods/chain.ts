@@ -30,9 +30,6 @@ function formatForkConfig(c: ForkConfig | null): Record<string, unknown> | null 
   };
 }
 
-/** eth_feeHistory: at most this many blocks per request (geth's limit). */
-const MAX_FEE_HISTORY_BLOCKS = 1024;
-
 export const chainMethods: Record<string, Method> = {
   /** eth_chainId (EIP-695). */
   'eth_chainId': method([], ({ chain }) => quantity(chain.chainId)),
@@ -66,52 +63,20 @@ export const chainMethods: Record<string, Method> = {
   'eth_baseFee': method([], async ({ chain }) => quantity(await chain.reads.nextBaseFee())),
   /** eth_blobBaseFee: the next block's blob base fee (EIP-4844), as geth; 0 before Cancun. */
   'eth_blobBaseFee': method([], async ({ chain }) => quantity(await chain.reads.nextBlobBaseFee())),
-  /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?). */
+  /** eth_feeHistory(blockCount, newestBlock, rewardPercentiles?): geth's fee oracle, blob fees included. */
   'eth_feeHistory': method(
     [required('blockCount', count), required('newestBlock', blockRef()), optional('rewardPercentiles', percentiles)],
     async ({ chain }, blockCount, newest, rewardPercentiles) => {
       const newestNumber = (await chain.reads.resolveNumber(newest)) ?? chain.headNumber;
-      const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newestNumber) + 1);
-      const oldest = newestNumber - BigInt(n) + 1n;
-      const baseFees: string[] = [];
-      const ratios: number[] = [];
-      const rewards: string[][] = [];
-      for (let b = oldest; b <= newestNumber; b++) {
-        const block = await chain.reads.getBlockByNumber(b);
-        if (block === undefined) break;
-        const baseFee = block.header.baseFeePerGas ?? 0n;
-        baseFees.push(quantity(baseFee));
-        ratios.push(Number(block.header.gasUsed) / Number(block.header.gasLimit));
-        if (rewardPercentiles !== undefined) {
-          const receipts = (await chain.reads.getReceipts(b)) ?? [];
-          const tips = receipts
-            .map((r) => ({ tip: r.effectiveGasPrice - baseFee, gas: r.gasUsed }))
-            .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
-          rewards.push(
-            rewardPercentiles.map((p) => {
-              if (tips.length === 0) return quantity(0);
-              const threshold = (Number(block.header.gasUsed) * p) / 100;
-              let sum = 0;
-              for (const t of tips) {
-                sum += Number(t.gas);
-                if (sum >= threshold) return quantity(t.tip);
-              }
-              return quantity(tips[tips.length - 1].tip);
-            }),
-          );
-        }
-      }
-      const last = await chain.reads.getBlockByNumber(newestNumber);
-      baseFees.push(
-        quantity(last !== undefined && chain.common.isActivatedEIP(1559) ? last.header.calcNextBaseFee() : 0n),
-      );
-      const out: Record<string, unknown> = {
-        oldestBlock: quantity(oldest),
-        baseFeePerGas: baseFees,
-        gasUsedRatio: ratios,
+      const h = await chain.reads.feeHistory(blockCount, newestNumber, rewardPercentiles);
+      return {
+        oldestBlock: quantity(h.oldestBlock),
+        baseFeePerGas: h.baseFeePerGas.map(quantity),
+        gasUsedRatio: h.gasUsedRatio,
+        baseFeePerBlobGas: h.baseFeePerBlobGas.map(quantity),
+        blobGasUsedRatio: h.blobGasUsedRatio,
+        ...(h.reward !== undefined && { reward: h.reward.map((r) => r.map(quantity)) }),
       };
-      if (rewardPercentiles !== undefined) out.reward = rewards;
-      return out;
     },
   ),
 };

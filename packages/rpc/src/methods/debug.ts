@@ -7,6 +7,7 @@ import { encodeReceipt, HeaderNotFoundError, TransactionNotFoundError } from '@l
 import type { BlockRef, TraceOptions } from '@l2devnet/core';
 import type { Block } from '@ethereumjs/block';
 
+import { RpcError, SERVER_ERROR } from '../errors';
 import { formatTrace, hex } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required } from '../method';
@@ -23,7 +24,22 @@ async function blockOf(ctx: RpcContext, ref: BlockRef): Promise<Block> {
 
 const noOptions = {};
 
-async function traceBlock(ctx: RpcContext, block: Block, options: TraceOptions) {
+/** A block to trace, refused in geth's words (eth/tracers/api.go) when there is none, or it is genesis. */
+async function blockToTrace(ctx: RpcContext, ref: BlockRef): Promise<Block> {
+  const block = await ctx.chain.reads.getBlock(ref);
+  if (block === undefined)
+    throw new RpcError(
+      SERVER_ERROR,
+      ref.kind === 'hash'
+        ? `block ${hex(ref.hash)} not found`
+        : `block #${ref.kind === 'number' ? ref.number : ref.kind} not found`,
+    );
+  if (block.header.number === 0n) throw new RpcError(SERVER_ERROR, 'genesis is not traceable');
+  return block;
+}
+
+async function traceBlock(ctx: RpcContext, ref: BlockRef, options: TraceOptions) {
+  const block = await blockToTrace(ctx, ref);
   const traces = await ctx.chain.traces.traceBlock(block.header.number, options);
   if (traces === undefined) throw new HeaderNotFoundError();
   return traces.map((t) => ({ txHash: hex(t.txHash), result: formatTrace(t.result) }));
@@ -63,12 +79,12 @@ export const debugMethods: Record<string, Method> = {
   /** debug_traceBlockByNumber(block, options?): each transaction traced, as `[{ txHash, result }]`. */
   'debug_traceBlockByNumber': method(
     [required('block', blockRef({ allowSafe: true })), optional('options', traceOptions)],
-    async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
+    async (ctx, ref, options) => traceBlock(ctx, ref, options ?? noOptions),
   ),
   /** debug_traceBlockByHash(hash, options?): as debug_traceBlockByNumber. */
   'debug_traceBlockByHash': method(
     [required('blockHash', blockRef({ allowHash: true })), optional('options', traceOptions)],
-    async (ctx, ref, options) => traceBlock(ctx, await blockOf(ctx, ref), options ?? noOptions),
+    async (ctx, ref, options) => traceBlock(ctx, ref, options ?? noOptions),
   ),
   /** debug_getRawHeader: the RLP of the block's header. */
   'debug_getRawHeader': method([required('block', numberOrHash)], async (ctx, ref) =>

@@ -32,7 +32,7 @@ test('eth_call runs at any block, caps gas and reports reverts with code 3', asy
   });
   expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x33fe3fbd' }, 'latest')).toEqual({
     code: 3,
-    message: 'execution reverted: panic: 0x11',
+    message: 'execution reverted: arithmetic underflow or overflow',
     data: `0x4e487b71${'0'.repeat(62)}11`,
   });
   expect(await t.fail('eth_call', { from: ALICE, to: rev, data: '0x0e64d54c' }, 'latest')).toEqual({

@@ -41,10 +41,11 @@ export const executionMethods: Record<string, Method> = {
       withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
     ],
     async (ctx, req, ref) => {
-      const { accessList, gasUsed } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
+      const { accessList, gasUsed, error } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
       return {
         accessList: accessList.map(([address, keys]) => ({ address: hex(address), storageKeys: keys.map(hex) })),
         gasUsed: quantity(gasUsed),
+        ...(error !== undefined && { error }),
       };
     },
   ),
@@ -61,9 +62,10 @@ export const executionMethods: Record<string, Method> = {
     async (ctx, payload, ref) => {
       const base = await stateBlock(ctx, ref);
       const simulated = await ctx.chain.calls.simulate(base, payload.blocks, payload);
-      // Simulated blocks add no difficulty: the total is their base block's.
+      // Simulated blocks add no difficulty: the total is their base block's (on the service's paths).
       const first = simulated[0]?.block.header.number;
-      const td = first === undefined ? 0n : await ctx.chain.reads.totalDifficulty(first - 1n);
+      const td =
+        first === undefined || ctx.profile === 'geth' ? undefined : await ctx.chain.reads.totalDifficulty(first - 1n);
       return simulated.map(({ block, receipts, calls }) => ({
         ...formatBlock(block, receipts, payload.returnFullTransactions, td),
         calls: calls.map((c) => {

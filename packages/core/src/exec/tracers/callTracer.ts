@@ -93,7 +93,7 @@ export class CallTracer extends FrameTracker implements Tracer {
     if (error !== undefined) {
       frame.error = gethError(error);
       if (error === 'revert') {
-        const reason = revertReason(r.returnValue);
+        const reason = decodeRevertReason(r.returnValue);
         if (reason !== undefined) frame.revertReason = reason;
       }
       // A failed frame's logs never happened.
@@ -137,25 +137,4 @@ export class CallTracer extends FrameTracker implements Tracer {
 function dropLogs(frame: CallFrame): void {
   delete frame.logs;
   frame.calls?.forEach(dropLogs);
-}
-
-/** geth's abi.panicReasons. */
-const PANIC_REASONS: Record<number, string> = {
-  0x00: 'generic panic',
-  0x01: 'assert(false)',
-  0x11: 'arithmetic underflow or overflow',
-  0x12: 'division or modulo by zero',
-  0x21: 'enum overflow',
-  0x22: 'invalid encoded storage byte array accessed',
-  0x31: 'out-of-bounds array access; popping on an empty array',
-  0x32: 'out-of-bounds access of an array or bytesN',
-  0x41: 'out of memory',
-  0x51: 'uninitialized function',
-};
-
-/** geth's abi.UnpackRevert: Error(string)'s text, or a Panic's reason. */
-function revertReason(data: Uint8Array): string | undefined {
-  const reason = decodeRevertReason(data);
-  if (reason === undefined || !reason.startsWith('panic: ')) return reason;
-  return PANIC_REASONS[Number(BigInt(reason.slice('panic: '.length)))] ?? `unknown panic code: ${reason.slice(7)}`;
 }
