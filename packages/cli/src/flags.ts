@@ -83,6 +83,8 @@ RPC
   --log-query-timeout-ms N  eth_getLogs time limit (default 10000)
   --rpc-evm-timeout TIME    how long eth_call, eth_estimateGas and eth_createAccessList may run, as geth's
                             --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
+  --rpc-gas-cap GAS         the gas eth_call, eth_estimateGas and an eth_simulateV1 request may use, as
+                            geth's --rpc.gascap (default 10x the block gas limit)
 
   --version                 print the version
   -h, --help                print this help
@@ -182,6 +184,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
         'rpc-evm-timeout': { type: 'string' },
+        'rpc-gas-cap': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -224,6 +227,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       callFromOptional: flag('call-from-optional'),
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
+      rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
     },
     help: flag('help'),
     version: flag('version'),

@@ -88,6 +88,8 @@ export interface NodeOptions {
   logQueryTimeoutMs?: number;
   /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: ms, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
   rpcEvmTimeout?: number | string;
+  /** Gas eth_call, eth_estimateGas and an eth_simulateV1 request may use (default 10× the block gas limit). `--rpc-gas-cap` */
+  rpcGasCap?: number | bigint;
 }
 
 export type OptionName = keyof NodeOptions | 'host' | 'port';
@@ -158,6 +160,7 @@ const FLAGS: Record<OptionName, string> = {
   callFromOptional: '--call-from-optional',
   logQueryTimeoutMs: '--log-query-timeout-ms',
   rpcEvmTimeout: '--rpc-evm-timeout',
+  rpcGasCap: '--rpc-gas-cap',
 };
 
 /** The command's flags. */
@@ -228,6 +231,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     tracer,
     rpcLineCheck: opts.rpcLineCheck !== false,
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
+    rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
   };
   return {
     chain,

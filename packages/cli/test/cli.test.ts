@@ -57,6 +57,7 @@ test('--help documents every flag', async () => {
     '--finality-depth',
     '--safe-depth',
     '--rpc-evm-timeout',
+    '--rpc-gas-cap',
   ]) {
     expect(stdout).toContain(flag);
   }
@@ -69,6 +70,7 @@ test.each([
   [['--bogus'], "Unknown option '--bogus'"],
   [['--balance', 'lots'], '--balance must be an amount of ETH'],
   [['--tracer', 'paris'], '--tracer must be one of london, osaka; got "paris"'],
+  [['--rpc-gas-cap', 'lots'], '--rpc-gas-cap must be a decimal or 0x-hex integer; got "lots"'],
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);

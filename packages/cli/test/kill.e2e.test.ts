@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
 import { Chain } from '@l2devnet/core';
 
 import { runCommand } from './command';
@@ -185,7 +185,8 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
         }
         fail(round, `${what} claims block ${byHash[i].blockNumber}, which does not hold it`);
       }
-      const inPool = pool.pending[a.sender]?.[a.nonce] ?? pool.queued[a.sender]?.[a.nonce];
+      const sender = toChecksumAddress(a.sender); // txpool_content's keys are checksummed, as geth's
+      const inPool = pool.pending[sender]?.[a.nonce] ?? pool.queued[sender]?.[a.nonce];
       if (inPool?.hash !== a.hash) fail(round, `${what} is pending but not in txpool_content`);
       if (slots.has(`${a.sender}:${a.nonce}`))
         fail(round, `${what} is pending while its nonce is mined by another transaction`);

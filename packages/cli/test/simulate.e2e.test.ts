@@ -121,9 +121,10 @@ describe('eth_simulateV1', () => {
       'latest',
     ]);
     const [block] = answer.result as { calls: Record<string, unknown>[]; transactions: { from: string }[] }[];
+    // As geth: a failed call returns nothing; what it reverted with is the error's data.
     expect(block.calls[0]).toMatchObject({
       status: '0x0',
-      returnData: '0xdeadbeef',
+      returnData: '0x',
       error: { code: 3, message: 'execution reverted', data: '0xdeadbeef' },
     });
     expect(block.calls[1]).toMatchObject({ status: '0x0', error: { code: -32015, message: 'invalid opcode' } });
@@ -208,7 +209,10 @@ describe('eth_simulateV1', () => {
     [
       'insufficient funds',
       -38014,
-      { validation: true, blockStateCalls: [{ calls: [{ from: POOR, to: BOB, value: '0x1' }] }] },
+      {
+        validation: true,
+        blockStateCalls: [{ calls: [{ from: POOR, to: BOB, value: '0x1', maxFeePerGas: '0x3b9aca000' }] }],
+      },
     ],
     ['gas past the block gas limit', -38015, { blockStateCalls: [{ calls: [transfer({ gas: '0x1c9c3810' })] }] }],
     ['no blockStateCalls', -32602, {}],

@@ -3,7 +3,12 @@
  * `kind` and the values involved; the RPC layer maps kinds to JSON-RPC codes in one place. Messages
  * use geth's phrases where geth has one, because wallets and libraries match on them.
  */
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+
+/** An address as geth writes it in messages (common.Address.Hex()): with its EIP-55 checksum. */
+export function gethAddress(address: Uint8Array): string {
+  return toChecksumAddress(bytesToHex(address));
+}
 
 export type ChainErrorKind =
   | 'invalidTransaction'
@@ -36,7 +41,8 @@ export type ChainErrorKind =
   | 'trace'
   | 'import'
   | 'simulate'
-  | 'stateOverride';
+  | 'stateOverride'
+  | 'buildBlock';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -83,7 +89,7 @@ export class NonceTooLowError extends ChainError {
     readonly txNonce: bigint,
     readonly stateNonce: bigint,
   ) {
-    super(`nonce too low: address ${bytesToHex(address)}, tx: ${txNonce} state: ${stateNonce}`);
+    super(`nonce too low: address ${gethAddress(address)}, tx: ${txNonce} state: ${stateNonce}`);
   }
 }
 
@@ -94,7 +100,7 @@ export class InsufficientFundsError extends ChainError {
     readonly have: bigint,
     readonly want: bigint,
   ) {
-    super(`insufficient funds for gas * price + value: address ${bytesToHex(address)} have ${have} want ${want}`);
+    super(`insufficient funds for gas * price + value: address ${gethAddress(address)} have ${have} want ${want}`);
   }
 }
 
@@ -127,7 +133,7 @@ export class FeeCapTooLowError extends ChainError {
     readonly baseFee: bigint,
   ) {
     super(
-      `max fee per gas less than block base fee: address ${bytesToHex(address)}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`,
+      `max fee per gas less than block base fee: address ${gethAddress(address)}, maxFeePerGas: ${maxFeePerGas}, baseFee: ${baseFee}`,
     );
   }
 }
@@ -139,7 +145,7 @@ export class TipAboveFeeCapError extends ChainError {
     readonly maxPriorityFeePerGas: bigint,
     readonly maxFeePerGas: bigint,
   ) {
-    const who = address === undefined ? '' : `address ${bytesToHex(address)}, `;
+    const who = address === undefined ? '' : `address ${gethAddress(address)}, `;
     super(
       `max priority fee per gas higher than max fee per gas: ${who}maxPriorityFeePerGas: ${maxPriorityFeePerGas}, maxFeePerGas: ${maxFeePerGas}`,
     );
@@ -343,5 +349,25 @@ export class ImportError extends ChainError {
   readonly kind = 'import';
   constructor(message: string) {
     super(message);
+  }
+}
+
+/** testing_buildBlockV1 could not build the block asked for (geth's words where geth has them). */
+export class BuildBlockError extends ChainError {
+  readonly kind = 'buildBlock';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A transaction whose nonce is ahead of its sender's (geth's core.ErrNonceTooHigh). */
+export class NonceTooHighError extends ChainError {
+  readonly kind = 'buildBlock';
+  constructor(
+    readonly address: Uint8Array,
+    readonly txNonce: bigint,
+    readonly stateNonce: bigint,
+  ) {
+    super(`nonce too high: address ${gethAddress(address)}, tx: ${txNonce} state: ${stateNonce}`);
   }
 }

@@ -209,13 +209,14 @@ test('Printed traces: verbosity and artifacts, through log', async () => {
   expect(lines[at + 2]).toMatch(/^ {2}└─ ← \[Return\]/);
 });
 
-test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout', async () => {
+test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout, rpcGasCap', async () => {
   const LOOP = '0x5b600056'; // JUMPDEST, PUSH1 0, JUMP: runs until it is stopped
   await using devnet = await createDevnet({
     listen: true,
     callFromOptional: true,
     logQueryTimeoutMs: 1,
     rpcEvmTimeout: '300ms',
+    rpcGasCap: 1_000_000_000,
   });
   await request(devnet, 'anvil_setCode', CAROL, LOOP);
   // /v3/<KEY> takes a call without `from`.
@@ -225,6 +226,11 @@ test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout', async () => {
     .request({ method: 'eth_call', params: [{ to: CAROL }, 'latest'] })
     .catch((e) => e);
   expect(stopped).toMatchObject({ code: -32000, message: 'execution aborted (timeout = 300ms)' });
+  // The gas cap bounds a call's gas, whatever it asks for: GAS at its start sees the cap less the
+  // intrinsic 21,000 and its own 2.
+  await request(devnet, 'anvil_setCode', CAROL, '0x5a60005260206000f3'); // GAS, MSTORE it, RETURN 32 bytes
+  const left = await devnet.provider.request({ method: 'eth_call', params: [{ to: CAROL, gas: '0xffffffffff' }] });
+  expect(BigInt(left as string)).toBe(1_000_000_000n - 21_002n);
   // eth_getLogs' time limit reaches the chain's reads.
   expect((devnet.chain as unknown as { reads: { logQueryTimeoutMs: number } }).reads.logQueryTimeoutMs).toBe(1);
   const options: DevnetOptions = { logQueryTimeoutMs: 0 };

@@ -73,6 +73,7 @@ const CODES: Record<ChainErrorKind, number> = {
   import: INVALID_PARAMS,
   simulate: SERVER_ERROR,
   stateOverride: SERVER_ERROR,
+  buildBlock: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -7,6 +7,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import type {
   AccountProof,
+  BuildResult,
   CallFrame,
   ExclusionRecord,
   FlatTrace,
@@ -280,6 +281,60 @@ export function formatBlock(
     : block.transactions.map((tx) => hex(tx.hash()));
   out.uncles = block.uncleHeaders.map((u) => hex(u.hash()));
   return out;
+}
+
+/**
+ * testing_buildBlockV1's answer, as geth's engine.ExecutionPayloadEnvelope: the block as an execution
+ * payload (withdrawals from Shanghai, blob gas from Cancun), what its fee recipient earns in tips,
+ * the blobs of the blob transactions given in their network form, and the requests (Prague on).
+ */
+export function formatExecutionPayload(build: BuildResult, given: TypedTransaction[] | null): Record<string, unknown> {
+  const { block, receipts } = build;
+  const h = block.header;
+  const baseFee = h.baseFeePerGas ?? 0n;
+  const payload: Record<string, unknown> = {
+    parentHash: hex(h.parentHash),
+    feeRecipient: hex(h.coinbase.bytes),
+    stateRoot: hex(h.stateRoot),
+    receiptsRoot: hex(h.receiptTrie),
+    logsBloom: hex(h.logsBloom),
+    prevRandao: hex(h.mixHash),
+    blockNumber: quantity(h.number),
+    gasLimit: quantity(h.gasLimit),
+    gasUsed: quantity(h.gasUsed),
+    timestamp: quantity(h.timestamp),
+    extraData: hex(h.extraData),
+    baseFeePerGas: quantity(baseFee),
+    blockHash: hex(block.hash()),
+    transactions: block.transactions.map((tx) => hex(tx.serialize())),
+  };
+  if (h.withdrawalsRoot !== undefined)
+    payload.withdrawals = (block.withdrawals ?? []).map((w) => ({
+      index: quantity(w.index),
+      validatorIndex: quantity(w.validatorIndex),
+      address: hex(w.address.bytes),
+      amount: quantity(w.amount),
+    }));
+  if (h.blobGasUsed !== undefined) payload.blobGasUsed = quantity(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) payload.excessBlobGas = quantity(h.excessBlobGas);
+  let value = 0n;
+  for (const r of receipts) value += (r.effectiveGasPrice - baseFee) * r.gasUsed;
+  const bundle = { commitments: [] as Hex[], proofs: [] as Hex[], blobs: [] as Hex[] };
+  for (const tx of given ?? []) {
+    const sidecar = tx as { blobs?: Uint8Array[]; kzgCommitments?: Uint8Array[]; kzgProofs?: Uint8Array[] };
+    bundle.commitments.push(...(sidecar.kzgCommitments ?? []).map(hex));
+    bundle.proofs.push(...(sidecar.kzgProofs ?? []).map(hex));
+    bundle.blobs.push(...(sidecar.blobs ?? []).map(hex));
+  }
+  return {
+    executionPayload: payload,
+    blockValue: quantity(value),
+    blobsBundle: bundle,
+    ...(build.requests !== undefined && {
+      executionRequests: build.requests.filter((r) => r.data.length > 0).map((r) => hex(r.bytes)),
+    }),
+    shouldOverrideBuilder: false,
+  };
 }
 
 export function formatProof(p: AccountProof, keys: string[]): Record<string, unknown> {

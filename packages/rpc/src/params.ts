@@ -503,6 +503,50 @@ export const simulatePayload: Parser<{
   };
 };
 
+/** The engine API's PayloadAttributesV3 (testing_buildBlockV1): timestamp, prevRandao, fee recipient, withdrawals, beacon root. */
+export const payloadAttributes: Parser<{
+  timestamp: bigint;
+  prevRandao: Uint8Array;
+  feeRecipient: Uint8Array;
+  withdrawals?: { index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }[];
+  parentBeaconBlockRoot?: Uint8Array;
+}> = (value, slot) => {
+  const o = strictObject(value, slot, [
+    'timestamp',
+    'prevRandao',
+    'suggestedFeeRecipient',
+    'withdrawals',
+    'parentBeaconBlockRoot',
+  ]);
+  const need = <T>(key: string, parse: Parser<T>, what: string): T =>
+    member(o, key, parse, slot) ?? fail({ ...slot, name: `${slot.name}.${key}` }, what, o[key]);
+  const withdrawal: Parser<{ index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }> = (
+    v,
+    at,
+  ) => {
+    const w = strictObject(v, at, ['index', 'validatorIndex', 'address', 'amount']);
+    const field = <T>(key: string, parse: Parser<T>, what: string): T =>
+      member(w, key, parse, at) ?? fail({ ...at, name: `${at.name}.${key}` }, what, w[key]);
+    return {
+      index: field('index', quantity, 'a hex quantity'),
+      validatorIndex: field('validatorIndex', quantity, 'a hex quantity'),
+      address: field('address', address, 'a 20-byte hex address'),
+      amount: field('amount', quantity, 'a hex quantity (gwei)'),
+    };
+  };
+  return {
+    timestamp: need('timestamp', timestamp, 'a hex quantity'),
+    prevRandao: need('prevRandao', hash, 'a 32-byte hex hash'),
+    feeRecipient: need('suggestedFeeRecipient', address, 'a 20-byte hex address'),
+    withdrawals: member(o, 'withdrawals', arrayOf(withdrawal, 10_000), slot),
+    parentBeaconBlockRoot: member(o, 'parentBeaconBlockRoot', hash, slot),
+  };
+};
+
+/** testing_buildBlockV1's transactions: raw signed transactions, or null for the pool's. */
+export const rawTransactionsOrNull: Parser<Uint8Array[] | null> = (value, slot) =>
+  value === null ? null : arrayOf(data, 10_000)(value, slot);
+
 /** geth's block overrides (number, time, gasLimit, coinbase, random, baseFee). */
 const blockOverrides: Parser<BlockOverrides> = (value, slot) => {
   const o = strictObject(value, slot, ['number', 'time', 'gasLimit', 'coinbase', 'random', 'baseFee']);

@@ -104,14 +104,14 @@ describe('Admission', () => {
       await send(chain, 0, { to: chain.accounts[1].address, gasLimit: 21_000n });
       const tx = await signedTx(chain, 0, { nonce: 0n, to: chain.accounts[1].address, gasLimit: 21_000n });
       await expect(chain.txs.submit(tx)).rejects.toMatchObject({ kind: 'nonceTooLow', txNonce: 0n, stateNonce: 1n });
-      await expect(chain.txs.submit(tx)).rejects.toThrow(/^nonce too low: address 0x[0-9a-f]{40}, tx: 0 state: 1$/);
+      await expect(chain.txs.submit(tx)).rejects.toThrow(/^nonce too low: address 0x[0-9a-fA-F]{40}, tx: 0 state: 1$/);
     });
 
     test('insufficient funds for gas * price + value', async () => {
       const tx = await signedTx(chain, 0, { to: chain.accounts[1].address, value: 20_000n * ETH, gasLimit: 21_000n });
       await expect(chain.txs.submit(tx)).rejects.toMatchObject({ kind: 'insufficientFunds' });
       await expect(chain.txs.submit(tx)).rejects.toThrow(
-        /^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 10000000000000000000000 want 20000000210000000000000$/,
+        /^insufficient funds for gas \* price \+ value: address 0x[0-9a-fA-F]{40} have 10000000000000000000000 want 20000000210000000000000$/,
       );
     });
 

@@ -45,6 +45,6 @@ export class Calls {
   /** eth_simulateV1: blocks of calls simulated on top of block `n`. */
   async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.simulate(block, root, input, opts);
+    return this.simulator.simulate(block, root, input, { ...opts, gasCap: this.head.callGasCap() });
   }
 }

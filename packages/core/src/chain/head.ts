@@ -57,6 +57,8 @@ export class ChainHead {
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */
   workingRoot: Uint8Array = new Uint8Array(32);
+  /** A fixed gas cap for calls (--rpc-gas-cap); unset, the cap follows the gas limit. */
+  rpcGasCap: bigint | undefined;
   /** The next block's gas limit (--gas-limit, evm_setBlockGasLimit). */
   gasLimit = 0n;
   /** The next block's beneficiary (anvil_setCoinbase). */
@@ -172,8 +174,9 @@ export class ChainHead {
     return this.nextBaseFeeOverride ?? ruleBaseFee(parent);
   }
 
+  /** The gas eth_call and its kin may use: `--rpc-gas-cap`, else 10× the block gas limit (spec, Limits). */
   callGasCap(): bigint {
-    return this.gasLimit * CALL_GAS_CAP_FACTOR;
+    return this.rpcGasCap ?? this.gasLimit * CALL_GAS_CAP_FACTOR;
   }
 
   // ---------------------------------------------------------------- state

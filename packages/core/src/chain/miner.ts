@@ -5,10 +5,21 @@
  * is thrown away without a trace.
  */
 import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { createWithdrawal, equalsBytes } from '@ethereumjs/util';
 
-import { InvalidTimestampError } from '../errors';
-import { buildBlock } from '../exec/blockBuilder';
+import {
+  BuildBlockError,
+  FeeCapTooLowError,
+  InsufficientFundsError,
+  InvalidTimestampError,
+  InvalidTransactionError,
+  NonceTooHighError,
+  NonceTooLowError,
+} from '../errors';
+import { asCandidates, buildBlock } from '../exec/blockBuilder';
 import type { BuildResult } from '../exec/blockBuilder';
+import { maxFeeOf } from '../pool/txPool';
 import type { Simulator } from '../exec/simulator';
 import { putPoolRow } from '../pool/poolRows';
 import type { PoolTx } from '../pool/txPool';
@@ -16,6 +27,19 @@ import type { Receipt } from '../types';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
 import type { Reads } from './reads';
+
+/** What testing_buildBlockV1 builds: the engine API's payload attributes, transactions and extra data. */
+export interface TestBlockRequest {
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  prevRandao: Uint8Array;
+  feeRecipient: Uint8Array;
+  withdrawals?: { index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }[];
+  parentBeaconBlockRoot?: Uint8Array;
+  /** These, all of them in this order; none for `[]`; the pool's, as mining picks them, for null. */
+  transactions: TypedTransaction[] | null;
+  extraData?: Uint8Array;
+}
 
 export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: number } | { mode: 'manual' };
 
@@ -112,6 +136,86 @@ export class Miner {
     this.lines.excluded(records);
     head.events.emit('block', block, receipts);
     return block;
+  }
+
+  /**
+   * testing_buildBlockV1, as geth's testing API (eth/catalyst/api_testing.go): the block on the head
+   * with the given attributes, built and thrown away; the chain does not move. Given transactions are
+   * all included or the build fails with the first one's reason; they are not judged by line counts.
+   */
+  buildTestBlock(req: TestBlockRequest): Promise<BuildResult> {
+    return this.head.exclusive(async () => {
+      const { head } = this;
+      const parent = await head.block();
+      if (!equalsBytes(parent.hash(), req.parentHash)) throw new BuildBlockError('parentHash is not current head');
+      if (req.timestamp <= parent.header.timestamp)
+        throw new InvalidTimestampError(req.timestamp, parent.header.timestamp);
+      const header = head.nextHeader(parent, req.timestamp);
+      header.coinbase = req.feeRecipient;
+      header.mixHash = req.prevRandao;
+      header.extraData = req.extraData ?? new Uint8Array();
+      if (header.parentBeaconBlockRoot !== undefined && req.parentBeaconBlockRoot !== undefined)
+        header.parentBeaconBlockRoot = req.parentBeaconBlockRoot;
+      head.setForkAt(header.number as bigint, header.timestamp as bigint);
+      const given = req.transactions;
+      let candidates;
+      if (given === null)
+        candidates = await head.pool.ordered(
+          (header.baseFeePerGas as bigint | undefined) ?? 0n,
+          async (sender) => (await head.account(sender)).nonce,
+        );
+      else {
+        const senders = given.map((tx) => {
+          try {
+            return tx.getSenderAddress().bytes;
+          } catch {
+            throw new InvalidTransactionError('invalid transaction signature');
+          }
+        });
+        candidates = asCandidates(given, senders);
+      }
+      const withdrawals = (req.withdrawals ?? []).map((w) => createWithdrawal(w));
+      let build: BuildResult;
+      try {
+        build = await buildBlock({
+          vm: head.vm,
+          header,
+          candidates,
+          lineCounter: this.lines.counter,
+          limits: given === null ? this.lines.limits : undefined,
+          screen: given === null ? this.lines.screen(false) : undefined,
+          body: { uncles: [], withdrawals },
+          daoForkBlock: head.daoForkBlock,
+        });
+      } catch (e) {
+        await head.discardBuild();
+        throw e;
+      }
+      try {
+        if (given !== null) {
+          const missing = candidates.find((c) => !build.included.includes(c));
+          if (missing !== undefined) throw await this.whyNotIncluded(build, missing, header.baseFeePerGas as bigint);
+        }
+        return build;
+      } finally {
+        await head.discardBuild();
+      }
+    });
+  }
+
+  /** Why a given transaction did not make the test block, in geth's words where geth has them. */
+  private async whyNotIncluded(build: BuildResult, ptx: PoolTx, baseFee: bigint | undefined): Promise<Error> {
+    // The sender's state is as the build left it: its later transactions did not run.
+    const account = await this.head.account(ptx.sender);
+    if (ptx.nonce > account.nonce) return new NonceTooHighError(ptx.sender, ptx.nonce, account.nonce);
+    if (ptx.nonce < account.nonce) return new NonceTooLowError(ptx.sender, ptx.nonce, account.nonce);
+    const maxFee = maxFeeOf(ptx.tx);
+    if (baseFee !== undefined && maxFee < baseFee) return new FeeCapTooLowError(ptx.sender, maxFee, baseFee);
+    const cost = ptx.tx.gasLimit * maxFee + ptx.tx.value;
+    if (account.balance < cost) return new InsufficientFundsError(ptx.sender, account.balance, cost);
+    const dropped = build.dropped.find((d) => d.ptx === ptx);
+    if (dropped !== undefined) return new BuildBlockError(dropped.error.message);
+    return new BuildBlockError('gas limit reached');
   }
 
   /** The block that would be mined next from the pool, built on a scratch state and thrown away. */

@@ -67,6 +67,8 @@ export interface GenesisOptions {
   tracer?: TracerProfileName;
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
+  /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
+  rpcGasCap?: bigint;
 }
 
 export interface OpenedChain {
@@ -139,6 +141,7 @@ export async function openChain(
   new ExecutionGuard(vm.evm);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
   const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
+  head.rpcGasCap = opts.rpcGasCap;
 
   if (headNumber < 0n) {
     await writeGenesis(head, spec, opts, persisted, accounts);

@@ -30,7 +30,7 @@ import {
   KECCAK256_RLP_ARRAY,
   setLengthLeft,
 } from '@ethereumjs/util';
-import type { Withdrawal } from '@ethereumjs/util';
+import type { CLRequest, CLRequestType, Withdrawal } from '@ethereumjs/util';
 import {
   accumulateParentBeaconBlockRoot,
   accumulateParentBlockHash,
@@ -95,6 +95,8 @@ export interface BuildResult {
   lineTotals: LineCounts;
   /** The lines each included transaction added to the block (parallel to `included`). */
   lineAdded: LineCounts[];
+  /** The block's EIP-7685 requests (Prague on). */
+  requests?: CLRequest<CLRequestType>[];
 }
 
 /** The fields a block's header was built from: all but what sealing it computes. */
@@ -187,7 +189,6 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
 
   const body = input.body ?? EMPTY_BODY;
   const results: RunTxResult[] = [];
-  let requestsHash: Uint8Array | undefined;
 
   await vm.evm.journal.checkpoint();
   try {
@@ -267,7 +268,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     const counting = lineCounter.isActive;
     lineCounter.setActive(false);
     try {
-      requestsHash = await endBlock(vm, context, body, results);
+      out.requests = await endBlock(vm, context, body, results);
     } finally {
       lineCounter.setActive(counting);
     }
@@ -281,7 +282,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   vm.evm.journal.cleanJournal();
 
   if (blobs) header.blobGasUsed = blobGasUsed;
-  out.block = await sealBlock(vm, header, txs, out.receipts, body, requestsHash);
+  out.block = await sealBlock(vm, header, txs, out.receipts, body, requestsHash(vm, out.requests));
   return out;
 }
 
@@ -305,14 +306,14 @@ export async function beginBlock(vm: VM, block: Block, daoForkBlock?: bigint): P
 
 /**
  * After the transactions, in ethereumjs runBlock's order: withdrawals (EIP-4895), the miner's and
- * ommers' rewards (proof of work), then the EIP-7685 requests. Returns the requests hash.
+ * ommers' rewards (proof of work), then the EIP-7685 requests, which it returns.
  */
 async function endBlock(
   vm: VM,
   block: Block,
   body: BlockBody,
   results: RunTxResult[],
-): Promise<Uint8Array | undefined> {
+): Promise<CLRequest<CLRequestType>[] | undefined> {
   const common = vm.common;
   if (common.isActivatedEIP(4895)) {
     for (const w of body.withdrawals) await rewardAccount(vm.evm, w.address, w.amount * GWEI_TO_WEI, common);
@@ -327,24 +328,27 @@ async function endBlock(
     }
     await rewardAccount(vm.evm, block.header.coinbase, calculateMinerReward(minerReward, body.uncles.length), common);
   }
-  return requestsHashOf(vm, block.header.gasLimit, results);
+  return requestsOf(vm, block.header.gasLimit, results);
 }
 
 /**
- * The EIP-7685 requests hash after a block's transactions (deposit logs, and the withdrawal and
- * consolidation queues' system calls); undefined before Prague. Only the logs of `results` are read.
+ * The EIP-7685 requests after a block's transactions (deposit logs, and the withdrawal and
+ * consolidation queues' system calls), as type byte + data; undefined before Prague. Only the logs
+ * of `results` are read.
  */
-export async function requestsHashOf(
+export async function requestsOf(
   vm: VM,
   gasLimit: bigint,
   results: Pick<RunTxResult, 'receipt'>[],
-): Promise<Uint8Array | undefined> {
-  const common = vm.common;
-  if (!common.isActivatedEIP(7685)) return undefined;
-  const hash = (requests: Parameters<typeof genRequestsRoot>[0]) =>
-    genRequestsRoot(requests, common.customCrypto.sha256 ?? sha256);
-  if (!STOCK_EVM && (await requestQueuesIdle(vm, results))) return hash([]);
-  return hash(await accumulateRequests(vm, results as RunTxResult[], gasLimit, true));
+): Promise<CLRequest<CLRequestType>[] | undefined> {
+  if (!vm.common.isActivatedEIP(7685)) return undefined;
+  if (!STOCK_EVM && (await requestQueuesIdle(vm, results))) return [];
+  return accumulateRequests(vm, results as RunTxResult[], gasLimit, true);
+}
+
+/** The EIP-7685 requests hash of `requests` (undefined before Prague). */
+export function requestsHash(vm: VM, requests: CLRequest<CLRequestType>[] | undefined): Uint8Array | undefined {
+  return requests === undefined ? undefined : genRequestsRoot(requests, vm.common.customCrypto.sha256 ?? sha256);
 }
 
 const QUEUES = SYSTEM_CONTRACTS.filter((c) => c.eip === 7002 || c.eip === 7251).map((c) => ({

@@ -7,10 +7,10 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import { getActivePrecompiles } from '@ethereumjs/evm';
-import { Address, bytesToHex, bytesToUnprefixedHex, createAccount } from '@ethereumjs/util';
+import { Address, bytesToUnprefixedHex, createAccount } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
-import { InvalidArgumentError, StateOverrideError } from '../errors';
+import { gethAddress, InvalidArgumentError, StateOverrideError } from '../errors';
 import type { BlockOverrides } from './tracers/tracer';
 
 /** geth's per-account state override (the optional third param of eth_call). */
@@ -42,6 +42,14 @@ export class Overrides {
     (this.vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles = map;
   }
 
+  /**
+   * The fork's precompile addresses, whatever this use's overrides moved: they are warm in every
+   * transaction (geth's StateDB.Prepare takes vm.ActivePrecompiles(rules)).
+   */
+  forkPrecompiles(): Iterable<string> {
+    return this.changed ? getActivePrecompiles(this.vm.common).keys() : this.precompiles.keys();
+  }
+
   /** Puts back the fork's precompiles (as the EVM builds them on a fork change) after overrides changed them. */
   restore(): void {
     if (!this.changed) return;
@@ -54,7 +62,7 @@ export class Overrides {
    * address is a precompile no more, and `movePrecompileTo` runs its precompile at another address
    * (not one overridden in the same set, nor a destination of another move) for this use.
    */
-  async apply(overrides: StateOverride[]): Promise<void> {
+  async apply(overrides: StateOverride[]): Promise<Uint8Array[]> {
     const sm = this.vm.stateManager;
     // Each set starts from the fork's precompiles: a simulated block's moves are not the next one's.
     this.restore();
@@ -65,7 +73,7 @@ export class Overrides {
     for (const o of sorted) {
       const key = hex(o.address);
       if (moved.has(key))
-        throw new StateOverrideError(`account ${bytesToHex(o.address)} has already been overridden by a precompile`);
+        throw new StateOverrideError(`account ${gethAddress(o.address)} has already been overridden by a precompile`);
       const precompile = this.precompiles.get(key);
       if (precompile !== undefined || o.movePrecompileTo !== undefined) {
         // The first change of this use: a map of its own, the EVM's left as it is.
@@ -76,10 +84,10 @@ export class Overrides {
       }
       if (o.movePrecompileTo !== undefined) {
         if (precompile === undefined)
-          throw new StateOverrideError(`account ${bytesToHex(o.address)} is not a precompile`);
+          throw new StateOverrideError(`account ${gethAddress(o.address)} is not a precompile`);
         const to = hex(o.movePrecompileTo);
         if (overridden.has(to))
-          throw new StateOverrideError(`account ${bytesToHex(o.movePrecompileTo)} is already overridden`);
+          throw new StateOverrideError(`account ${gethAddress(o.movePrecompileTo)} is already overridden`);
         this.precompiles.set(to, precompile);
         moved.add(to);
       }
@@ -98,6 +106,7 @@ export class Overrides {
       }
       for (const [k, v] of o.stateDiff ?? []) await sm.putStorage(address, k, v);
     }
+    return overrides.map((o) => o.address);
   }
 
   /** The block context with geth's block overrides applied. */

@@ -195,7 +195,18 @@ export class ScratchVm {
    * One message call; the journal has been checkpointed by the caller. With `prepaid` the caller has
    * taken the gas from the sender already (eth_simulateV1), so only the value must be there.
    */
-  protected async runCall(req: CallRequest, block: Block, gasLimit: bigint, prepaid = false): Promise<EVMResult> {
+  /**
+   * Runs `req` as a message call or creation with `gasLimit` for execution. `prepaid`: the caller
+   * has bought the gas (no balance check here). `settle`: ends as a transaction does, the empty
+   * accounts it touched removed (EIP-161), for a state that is kept (eth_simulateV1's blocks).
+   */
+  protected async runCall(
+    req: CallRequest,
+    block: Block,
+    gasLimit: bigint,
+    prepaid = false,
+    settle = false,
+  ): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
     const value = req.value ?? 0n;
@@ -206,7 +217,7 @@ export class ScratchVm {
     }
     // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
     const journal = this.vm.evm.journal;
-    for (const p of this.overrides.precompiles.keys()) journal.addAlwaysWarmAddress(p);
+    for (const p of this.overrides.forkPrecompiles()) journal.addAlwaysWarmAddress(p);
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
     if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
@@ -229,8 +240,9 @@ export class ScratchVm {
       });
     } finally {
       // Forget what this call warmed (the next call has its own sender and target); the state it
-      // touched is reverted by the caller's checkpoint.
-      journal.cleanJournal();
+      // touched is reverted by the caller's checkpoint, or settled.
+      if (settle) await journal.cleanup();
+      else journal.cleanJournal();
       (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
   }

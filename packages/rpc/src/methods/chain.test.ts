@@ -32,3 +32,17 @@ test('eth_feeHistory reports base fees and rewards', async () => {
   expect(history.gasUsedRatio).toHaveLength(2);
   expect(history.reward).toEqual([['0x3b9aca00'], ['0x3b9aca00']]);
 });
+
+test('eth_capabilities: the head, and every resource back to genesis', async () => {
+  const head = await t.call<{ hash: string }>('eth_getBlockByNumber', 'latest', false);
+  const all = { disabled: false, oldestBlock: '0x0' };
+  expect(await t.call('eth_capabilities')).toEqual({
+    head: { number: '0x3', hash: head.hash },
+    state: all,
+    tx: all,
+    logs: all,
+    receipts: all,
+    blocks: all,
+    stateproofs: all,
+  });
+});

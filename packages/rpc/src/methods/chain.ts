@@ -50,6 +50,24 @@ export const chainMethods: Record<string, Method> = {
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
   'eth_gasPrice': method([], async ({ chain }) => quantity((await chain.reads.nextBaseFee()) + SUGGESTED_TIP)),
   'eth_maxPriorityFeePerGas': method([], () => quantity(SUGGESTED_TIP)),
+  /**
+   * eth_capabilities (execution-apis src/eth/capabilities.yaml): the history this node serves. It keeps
+   * every block's state, so every resource reaches back to genesis and none has a deletion window, as
+   * geth's archive node with the hash scheme answers (internal/ethapi/capabilities.go).
+   */
+  'eth_capabilities': method([], async ({ chain }) => {
+    const head = await chain.reads.headBlock();
+    const all = { disabled: false, oldestBlock: '0x0' };
+    return {
+      head: { number: quantity(head.header.number), hash: hex(head.hash()) },
+      state: all,
+      tx: all,
+      logs: all,
+      receipts: all,
+      blocks: all,
+      stateproofs: all,
+    };
+  }),
   /** eth_config (EIP-7910): the current, next and last fork's configuration, as geth answers it. */
   'eth_config': method([], async ({ chain }) => {
     const configs = await chain.reads.forkConfigs();

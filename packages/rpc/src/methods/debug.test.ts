@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import { ALICE, BOB, createTestRpc, withTestRpc } from '../../test/helpers';
@@ -250,7 +250,7 @@ describe('movePrecompileToAddress (geth state overrides)', () => {
       });
       expect(error).toMatchObject({
         code: -32000,
-        message: 'account 0x0000000000000000000000000000000000000abc is not a precompile',
+        message: 'account 0x0000000000000000000000000000000000000aBc is not a precompile',
       });
     });
   });
@@ -292,7 +292,7 @@ describe('eth_simulateV1 buys gas as geth does', () => {
       });
       expect(error).toMatchObject({
         code: -38014,
-        message: `insufficient funds for gas * price + value: address ${poor} have 0 want 1`,
+        message: `err: insufficient funds for gas * price + value: address ${toChecksumAddress(poor)} have 0 want 1 (supplied gas 30000000)`,
       });
     });
   });

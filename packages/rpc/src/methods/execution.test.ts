@@ -42,6 +42,42 @@ test('eth_call runs at any block, caps gas and reports reverts with code 3', asy
   });
 });
 
+test('eth_estimateGas to every precompile answers what geth bisects to, and that much gas is enough', async () => {
+  // 21,000 plus the precompile's price for an empty input, bracketed as geth's gasestimator.go does.
+  const expected: Record<string, number> = {
+    '01': 24338, // ecrecover, 3,000
+    '02': 21225, // sha256, 60
+    '03': 21766, // ripemd160, 600
+    '04': 21180, // identity, 15
+    '05': 21666, // modexp, 500 (EIP-7883)
+    '06': 21316, // bn254 add, 150
+    '07': 27344, // bn254 mul, 6,000
+    '08': 66845, // bn254 pairing, 45,000
+    '0100': 28246, // P256VERIFY, 6,900
+  };
+  for (const [suffix, gas] of Object.entries(expected)) {
+    const to = `0x${suffix.padStart(40, '0')}`;
+    expect(await t.call('eth_estimateGas', { from: ALICE, to })).toBe(`0x${gas.toString(16)}`);
+    expect(await t.call('eth_estimateGas', { from: ALICE, to, value: '0x1' })).toBe(`0x${gas.toString(16)}`);
+  }
+  // An empty input is refused by blake2f, the KZG point evaluation and the BLS12-381 precompiles:
+  // the estimate fails as the call does.
+  for (const n of [0x09, 0x0a, 0x0b, 0x0f, 0x11]) {
+    const to = `0x${n.toString(16).padStart(40, '0')}`;
+    const err = await t.fail('eth_estimateGas', { from: ALICE, to });
+    expect(err).toEqual(await t.fail('eth_call', { from: ALICE, to }, 'latest'));
+    expect(err.code).toBe(-32000);
+  }
+  const hash = await t.call<string>('eth_sendTransaction', {
+    from: ALICE,
+    to: `0x${'02'.padStart(40, '0')}`,
+    value: '0x1',
+    gas: `0x${expected['02'].toString(16)}`,
+  });
+  const receipt = await t.call<{ status: string; gasUsed: string }>('eth_getTransactionReceipt', hash);
+  expect(receipt).toMatchObject({ status: '0x1', gasUsed: `0x${(21_060).toString(16)}` });
+});
+
 test('eth_call accepts state overrides', async () => {
   const override = { [counterAddress]: { stateDiff: { [ZERO32]: `0x${'0'.repeat(62)}2a` } } };
   expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest', override)).toBe(

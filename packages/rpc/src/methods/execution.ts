@@ -74,6 +74,7 @@ export const executionMethods: Record<string, Method> = {
             returnData: hex(c.returnData),
             logs: c.logs.map(formatLog),
             gasUsed: quantity(c.gasUsed),
+            maxUsedGas: quantity(c.maxUsedGas),
             status: quantity(BigInt(c.status)),
             ...(c.error !== undefined && {
               error: {

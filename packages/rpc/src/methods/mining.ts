@@ -6,7 +6,8 @@ import { invalidParams } from '../errors';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required, withDefault } from '../method';
 import type { ParamSlot } from '../params';
-import { amount, bool, count, timestamp } from '../params';
+import { formatExecutionPayload } from '../format';
+import { amount, bool, count, data, hash, payloadAttributes, rawTransactionsOrNull, timestamp } from '../params';
 
 /** Anvil's bound on blocks mined by one request. */
 const MAX_BLOCKS_AT_ONCE = 100_000n;
@@ -27,14 +28,15 @@ const mineOptions = (value: unknown, slot: ParamSlot): { timestamp?: bigint; blo
 async function mineBlocks(ctx: RpcContext, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
   if (blocks > MAX_BLOCKS_AT_ONCE)
     throw invalidParams(`at most ${MAX_BLOCKS_AT_ONCE} blocks can be mined at once; asked for ${blocks}`);
-  // The first block at `timestamp` (if given), each next one `interval` seconds later (or at the
-  // usual next timestamp when there is no interval).
+  // The first block at `timestamp` (if given, else at the usual next one), each next one `interval`
+  // seconds later. Refused before any block is made if the last one's would not fit in a uint64.
+  const first = timestamp ?? (await ctx.chain.reads.headBlock()).header.timestamp + 1n;
+  if (blocks > 1n && first + (blocks - 1n) * interval >= 1n << 64n)
+    throw invalidParams(`param 2 (interval) must keep block timestamps below 2^64 (a uint64); got ${interval}`);
   let ts = timestamp;
   for (let i = 0n; i < blocks; i++) {
     const block = await ctx.chain.miner.mine({ timestamp: ts });
     ts = interval > 0n ? block.header.timestamp + interval : undefined;
-    if (ts !== undefined && ts >= 1n << 64n)
-      throw invalidParams(`param 2 (interval) must keep block timestamps below 2^64 (a uint64); got ${interval}`);
   }
 }
 
@@ -66,6 +68,24 @@ export const miningMethods: Record<string, Method> = {
   'anvil_setAutomine': setAutomine,
   'anvil_getAutomine': getAutomine,
   'hardhat_getAutomine': getAutomine,
+  /**
+   * testing_buildBlockV1 (execution-apis src/testing/testing_buildBlockV1.yaml; geth's
+   * eth/catalyst/api_testing.go): the block the head would get with these payload attributes and
+   * transactions (all of them in order; none for `[]`; the pool's for null), built and thrown away.
+   */
+  'testing_buildBlockV1': method(
+    [
+      required('parentHash', hash),
+      required('payloadAttributes', payloadAttributes),
+      required('transactions', rawTransactionsOrNull),
+      optional('extraData', data),
+    ],
+    async ({ chain }, parentHash, attributes, raw, extraData) => {
+      const transactions = raw === null ? null : raw.map((r) => chain.txs.decodeTransaction(r));
+      const build = await chain.miner.buildTestBlock({ parentHash, ...attributes, transactions, extraData });
+      return formatExecutionPayload(build, transactions);
+    },
+  ),
   /** evm_setIntervalMining: milliseconds between blocks; 0 turns interval mining off (manual). */
   'evm_setIntervalMining': method([required('intervalMs', count)], ({ chain }, ms) => {
     chain.miner.setMining(ms === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: ms });

@@ -13,7 +13,7 @@ import type { TestRpc, RpcReceiptShape } from '../../test/helpers';
 import { join } from 'node:path';
 
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
 import { LineLimits } from '@l2devnet/core';
 import type { ChainOptions } from '@l2devnet/core';
 
@@ -96,7 +96,7 @@ test('pool rejections surface as geth phrases with code -32000', async () => {
   const err = await t.fail('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1', nonce: '0x0' });
   const state = BigInt(await t.call<string>('eth_getTransactionCount', ALICE, 'latest'));
   expect(state).toBe(2n);
-  expect(err).toEqual({ code: -32000, message: `nonce too low: address ${ALICE}, tx: 0 state: 2` });
+  expect(err).toEqual({ code: -32000, message: `nonce too low: address ${toChecksumAddress(ALICE)}, tx: 0 state: 2` });
   const poor = await t.fail('eth_sendTransaction', {
     from: BOB,
     to: ALICE,

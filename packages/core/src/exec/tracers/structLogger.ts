@@ -15,6 +15,9 @@ export interface StructLoggerConfig {
   limit?: number;
 }
 
+/** The instructions that end a frame: STOP, RETURN, REVERT, INVALID, SELFDESTRUCT. */
+const HALTING = new Set([0x00, 0xf3, 0xfd, 0xfe, 0xff]);
+
 export class StructLogger implements Tracer {
   readonly steps = true;
   private readonly logs: StructLog[] = [];
@@ -23,10 +26,13 @@ export class StructLogger implements Tracer {
   private returnData: Uint8Array = new Uint8Array();
   private callLog: StructLog | undefined;
   private readonly depths: number[] = [];
+  /** Per open frame: whether its last instruction ends it (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT). */
+  private readonly halting: boolean[] = [];
 
   constructor(private readonly config: StructLoggerConfig) {}
 
   async onStep(step: StepEvent): Promise<void> {
+    this.halting[this.halting.length - 1] = HALTING.has(step.opcode.code);
     const limit = this.config.limit ?? 0;
     if (limit > 0 && this.logs.length >= limit) return;
     const log: StructLog = {
@@ -64,6 +70,7 @@ export class StructLogger implements Tracer {
    */
   onEnter(message: MessageEvent): void {
     this.depths.push(message.depth);
+    this.halting.push(false);
     const log = this.callLog;
     this.callLog = undefined;
     if (log === undefined || message.depth === 0) return;
@@ -72,9 +79,36 @@ export class StructLogger implements Tracer {
   }
 
   onExit(result: MessageResult): void {
-    this.returnData = result.execResult.returnValue.slice();
     const depth = this.depths.pop();
+    const halted = this.halting.pop();
     const error = result.execResult.exceptionError?.error;
+    // A frame that ran off the end of its code executes the STOP after it: geth logs it, this EVM
+    // has no step for it.
+    const end = result.execResult.runState;
+    const limit = this.config.limit ?? 0;
+    if (
+      depth !== undefined &&
+      error === undefined &&
+      halted === false &&
+      end !== undefined &&
+      end.programCounter >= end.code.length &&
+      (limit === 0 || this.logs.length < limit)
+    ) {
+      const log: StructLog = {
+        pc: end.programCounter,
+        op: 'STOP',
+        gas: end.gasLeft,
+        gasCost: 0n,
+        depth: depth + 1,
+        refund: end.gasRefund,
+      };
+      if (this.config.disableStack !== true) log.stack = end.stack.getStack();
+      if (this.config.enableMemory === true) log.memory = end.memory._store.slice(0, Number(end.memoryWordCount) * 32);
+      if (this.config.enableReturnData === true && this.returnData.length > 0) log.returnData = this.returnData;
+      this.logs.push(log);
+    }
+    // What the frame returned is the return data its caller's next instructions see.
+    this.returnData = result.execResult.returnValue.slice();
     if (depth === undefined || error === undefined || error === 'revert') return;
     // geth marks the instruction that faulted: the last one of the frame.
     for (let i = this.logs.length - 1; i >= 0; i--) {

@@ -37,7 +37,24 @@ export interface MessageEvent {
 }
 export interface MessageResult {
   createdAddress?: Addr;
-  execResult: { exceptionError?: { error: string }; returnValue: Uint8Array; executionGasUsed: bigint };
+  execResult: {
+    exceptionError?: { error: string };
+    returnValue: Uint8Array;
+    executionGasUsed: bigint;
+    /** The frame's interpreter state as it ended (absent for a precompile or an empty account). */
+    runState?: EndState;
+  };
+}
+
+/** What the EVM leaves of a frame's interpreter state when it ends. */
+export interface EndState {
+  programCounter: number;
+  code: Uint8Array;
+  gasLeft: bigint;
+  gasRefund: bigint;
+  stack: { getStack(): bigint[] };
+  memory: { _store: Uint8Array };
+  memoryWordCount: bigint;
 }
 
 /** What the runner knows of the transaction (or call) once it has run. */
