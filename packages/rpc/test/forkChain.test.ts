@@ -237,3 +237,36 @@ test('a proof-of-work block with an ommer: listed in the block, counted, and ans
     await pow.close();
   }
 });
+
+test.each(Array.from({ length: HEAD }, (_, i) => i + 1))(
+  'every transaction of block %i traces with the struct logger and the call tracer, as its receipt says it ran',
+  async (n) => {
+    const at = `0x${n.toString(16)}`;
+    const rs = await receipts(n);
+    type Struct = {
+      txHash: string;
+      result: { gas: number; failed: boolean; structLogs: { op: string; depth: number; error?: string }[] };
+    };
+    const structs = await t.call<Struct[]>('debug_traceBlockByNumber', at, {});
+    const calls = await t.call<{ txHash: string; result: { gasUsed: string; error?: string } }[]>(
+      'debug_traceBlockByNumber',
+      at,
+      { tracer: 'callTracer' },
+    );
+    expect(structs.map((s) => s.txHash)).toEqual(rs.map((r) => r.transactionHash));
+    for (const [i, r] of rs.entries()) {
+      const { result } = structs[i];
+      expect(result.gas).toBe(Number(r.gasUsed));
+      expect(result.failed).toBe(r.status === '0x0');
+      // A frame ends on the instruction that ends it, on the STOP after its code, or on a fault.
+      for (const [j, log] of result.structLogs.entries()) {
+        const next = result.structLogs[j + 1];
+        if ((next === undefined || next.depth < log.depth) && log.error === undefined)
+          expect(['STOP', 'RETURN', 'REVERT', 'SELFDESTRUCT', 'INVALID']).toContain(log.op);
+      }
+      expect(calls[i].result.gasUsed).toBe(r.gasUsed);
+      expect(calls[i].result.error === undefined).toBe(r.status !== '0x0');
+      expect(await t.call('debug_traceTransaction', r.transactionHash, {})).toEqual(result);
+    }
+  },
+);

@@ -234,9 +234,13 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       send(res, state, { status: '415 Unsupported Media Type', body: envelope(error), headers: [] });
       return;
     }
+    // A body declared over the limit is refused at the headers, before any of it is read: a client
+    // that sends less than it declared, or waits on Expect: 100-continue (which uWS answers), is
+    // answered at once. What it goes on to send is read past (uWS drops a finished request's body),
+    // unless it declared too much to read: then the connection is closed.
     const declared = Number(req.getHeader('content-length'));
-    if (declared > maxBody * OVER_LIMIT_READ_FACTOR) {
-      tooLarge(res, state, true);
+    if (declared > maxBody) {
+      tooLarge(res, state, declared > maxBody * OVER_LIMIT_READ_FACTOR);
       return;
     }
     let chunks: Buffer[] = [];

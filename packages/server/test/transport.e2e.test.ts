@@ -163,6 +163,23 @@ describe('a body over the limit, streamed by a Node client', () => {
     }
   });
 
+  test('declared past the limit, is answered 413 at the headers: a client that sends less, or waits to send, is not left waiting', async () => {
+    const head = (extra: string) =>
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * LIMIT}\r\n${extra}\r\n`;
+    // A short body, and nothing more.
+    const short = parseResponses(
+      await exchange(node.server.port, [head('') + '{"jsonrpc"'], (t) => parseResponses(t).length >= 1),
+    );
+    expect(short[0].status).toBe(413);
+    // Expect: 100-continue, and no body sent: the 100 Continue uWS writes, then the refusal.
+    const final = (t: string) => parseResponses(t).filter((r) => r.status >= 200);
+    const waiting = final(
+      await exchange(node.server.port, [head('Expect: 100-continue\r\n')], (t) => final(t).length >= 1),
+    );
+    expect(waiting[0].status).toBe(413);
+    expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
+  });
+
   test('is answered 413 at once and the connection closed when it is declared far past the limit', async () => {
     const text = await exchange(
       node.server.port,
