@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Mining cost: one block per transaction (automine), median over many, for a plain transfer and an
- * ERC20 transfer, in memory and on disk; and the disk used per 1,000 such blocks.
+ * ERC20 transfer, in memory and on disk; and the disk used per 1,000 such blocks. Then the ERC20
+ * transfers in memory with Linea's sequencer rules off, beside the same with them on (the default).
  */
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -11,8 +12,8 @@ const { Chain, signer, erc20Distribution, stats, ms, dirBytes } = require('./lib
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 1000);
 
-async function run(label, dataDir, makeTx) {
-  const chain = await Chain.create({ dataDir, rpcLineCheck: true });
+async function run(label, dataDir, makeTx, sequencerRules) {
+  const chain = await Chain.create({ dataDir, rpcLineCheck: true, sequencerRules });
   const alice = signer(chain, 0);
   const setup = await makeTx(chain, alice);
   const txs = Array.from({ length: BLOCKS + 100 }, () => setup());
@@ -54,4 +55,7 @@ const erc20 = (chain, alice) => erc20Distribution(chain, alice);
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  // The cost of Linea's sequencer rules per transaction: the same run with them on and off.
+  await run('ERC20 transfer, in memory, sequencer rules on', undefined, erc20, true);
+  await run('ERC20 transfer, in memory, sequencer rules off', undefined, erc20, false);
 })();

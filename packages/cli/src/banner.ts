@@ -23,6 +23,7 @@ export async function banner(
   for (const [i, a] of chain.accounts.entries()) lines.push(`(${i}) ${bytesToHex(a.privateKey)}`);
   lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   m/44'/60'/0'/0/`);
   const head = await chain.reads.headBlock();
+  const rules = chain.sequencerRules;
   const mining =
     chain.miner.mode.mode === 'interval'
       ? `every ${chain.miner.mode.intervalMs / 1000} s`
@@ -44,6 +45,7 @@ export async function banner(
     `Mining:            ${mining}`,
     `Data directory:    ${info.dataDir ?? '(in memory)'}`,
     `Line limits:       ${info.limitsFile}${info.rpcLineCheck ? '' : ' (RPC-stage check off)'}`,
+    `Sequencer rules:   ${rules === undefined ? "off (Ethereum's)" : `Linea's: calldata ${rules.maxTxCalldataSize ?? 'any'}/tx, ${rules.maxBlockCalldataSize ?? 'any'}/block; gas ${rules.maxTxGasLimit}/tx, ${rules.maxBlockGas}/block; no blob transactions, no precompile recipients`}`,
     '',
   );
   return lines.join('\n');

@@ -70,6 +70,16 @@ Prover line counts
   --no-rpc-line-check       do not refuse overflowing transactions at submission; the sequencer still
                             excludes them while building blocks
 
+Linea's sequencer rules (a dev chain follows them; a chain from --genesis does not, unless asked)
+  --sequencer-rules on|off  refuse what Linea's sequencer refuses at submission (blob transactions, a
+                            precompile as recipient, the gas and calldata limits below) and leave out of
+                            blocks what its selectors leave out (default on; off with --genesis)
+  --max-tx-calldata-size N  largest transaction calldata, bytes (default 60000, Linea mainnet's)
+  --max-block-calldata-size N
+                            largest calldata of a block's transactions together (default 109000)
+  --max-tx-gas GAS          largest transaction gas limit (default 24000000)
+  --max-block-gas GAS       most gas a block's transactions use together (default 55000000)
+
 Printed traces
   -v, -vv, -vvv, -vvvv      print each mined transaction (-v), and what its contracts console.log (-vv), and
                             the call tree of failed ones (-vvv) or of every one (-vvvv); an excluded
@@ -130,6 +140,13 @@ function big(name: string, value: string | undefined): bigint | undefined {
   return BigInt(value);
 }
 
+/** `on` or `off`. */
+function onOff(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new FlagError(`--${name} must be on or off; got "${value}"`);
+  return value === 'on';
+}
+
 /** A duration as geth's flags take it (5s, 500ms, 2m) or a number of seconds; in milliseconds. */
 function duration(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -181,6 +198,11 @@ export function parseFlags(argv: string[]): ParsedFlags {
         head: { type: 'string' },
         artifacts: { type: 'string', multiple: true },
         'no-rpc-line-check': { type: 'boolean' },
+        'sequencer-rules': { type: 'string' },
+        'max-tx-calldata-size': { type: 'string' },
+        'max-block-calldata-size': { type: 'string' },
+        'max-tx-gas': { type: 'string' },
+        'max-block-gas': { type: 'string' },
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
         'rpc-evm-timeout': { type: 'string' },
@@ -222,6 +244,11 @@ export function parseFlags(argv: string[]): ParsedFlags {
       tracer: s('tracer') as NodeOptions['tracer'],
       limits: s('limits'),
       rpcLineCheck: !flag('no-rpc-line-check'),
+      sequencerRules: onOff('sequencer-rules', s('sequencer-rules')),
+      maxTxCalldataSize: int('max-tx-calldata-size', s('max-tx-calldata-size'), 0),
+      maxBlockCalldataSize: int('max-block-calldata-size', s('max-block-calldata-size'), 0),
+      maxTxGas: big('max-tx-gas', s('max-tx-gas')),
+      maxBlockGas: big('max-block-gas', s('max-block-gas')),
       verbosity: verbosity > 0 ? verbosity : undefined,
       artifacts: values.artifacts as string[] | undefined,
       callFromOptional: flag('call-from-optional'),

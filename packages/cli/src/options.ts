@@ -76,6 +76,17 @@ export interface NodeOptions {
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
+  // Linea's sequencer rules
+  /** Refuse and leave out what Linea's sequencer does (default true; false with `genesis`). `--sequencer-rules` */
+  sequencerRules?: boolean;
+  /** Largest transaction calldata, bytes (default 60,000). `--max-tx-calldata-size` */
+  maxTxCalldataSize?: number;
+  /** Largest calldata of a block's transactions together, bytes (default 109,000). `--max-block-calldata-size` */
+  maxBlockCalldataSize?: number;
+  /** Largest transaction gas limit (default 24,000,000). `--max-tx-gas` */
+  maxTxGas?: number | bigint;
+  /** Most gas a block's transactions use together (default 55,000,000). `--max-block-gas` */
+  maxBlockGas?: number | bigint;
   // Printed traces
   /** Print each mined transaction (1), and its console.log output (2), failed call trees (3), every call tree (4). `-v` … `-vvvv` */
   verbosity?: number;
@@ -155,6 +166,11 @@ const FLAGS: Record<OptionName, string> = {
   tracer: '--tracer',
   limits: '--limits',
   rpcLineCheck: '--no-rpc-line-check',
+  sequencerRules: '--sequencer-rules',
+  maxTxCalldataSize: '--max-tx-calldata-size',
+  maxBlockCalldataSize: '--max-block-calldata-size',
+  maxTxGas: '--max-tx-gas',
+  maxBlockGas: '--max-block-gas',
   verbosity: '-v',
   artifacts: '--artifacts',
   callFromOptional: '--call-from-optional',
@@ -230,6 +246,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     lineLimits: LineLimits.fromFile(limitsFile, tracer),
     tracer,
     rpcLineCheck: opts.rpcLineCheck !== false,
+    sequencerRules: sequencerRules(opts, integer, count),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
   };
@@ -264,6 +281,27 @@ function ether(
   const wei = parseEther(String(value));
   if (wei === undefined) throw bad('balance', 'must be an amount of ETH like 10000 or "0.5"', value);
   return wei;
+}
+
+/**
+ * Linea's sequencer rules: off when asked, else the limits given over mainnet's; left to the chain
+ * (on for a dev chain, off for a genesis file's) when nothing is said.
+ */
+function sequencerRules(
+  opts: NodeOptions,
+  integer: (o: OptionName, v: number | bigint | undefined, min?: number) => bigint | undefined,
+  count: (o: OptionName, v: number | undefined, min?: number) => number | undefined,
+): ChainOptions['sequencerRules'] {
+  const limits = {
+    maxTxCalldataSize: count('maxTxCalldataSize', opts.maxTxCalldataSize),
+    maxBlockCalldataSize: count('maxBlockCalldataSize', opts.maxBlockCalldataSize),
+    maxTxGasLimit: integer('maxTxGas', opts.maxTxGas, 1),
+    maxBlockGas: integer('maxBlockGas', opts.maxBlockGas, 1),
+  };
+  if (opts.sequencerRules === false) return false;
+  const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  if (Object.keys(given).length === 0) return opts.sequencerRules;
+  return given;
 }
 
 /** Milliseconds, or a duration as geth's flags write it (5s, 500ms, 2m). */

@@ -58,6 +58,11 @@ test('--help documents every flag', async () => {
     '--safe-depth',
     '--rpc-evm-timeout',
     '--rpc-gas-cap',
+    '--sequencer-rules',
+    '--max-tx-calldata-size',
+    '--max-block-calldata-size',
+    '--max-tx-gas',
+    '--max-block-gas',
   ]) {
     expect(stdout).toContain(flag);
   }
@@ -70,6 +75,8 @@ test.each([
   [['--bogus'], "Unknown option '--bogus'"],
   [['--balance', 'lots'], '--balance must be an amount of ETH'],
   [['--tracer', 'paris'], '--tracer must be one of london, osaka; got "paris"'],
+  [['--sequencer-rules', 'maybe'], '--sequencer-rules must be on or off; got "maybe"'],
+  [['--max-tx-calldata-size', '-1'], '--max-tx-calldata-size'],
   [['--rpc-gas-cap', 'lots'], '--rpc-gas-cap must be a decimal or 0x-hex integer; got "lots"'],
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
@@ -134,6 +141,9 @@ test('prints chain id, accounts, keys, mnemonic, data dir and address, then a re
   expect(out).toContain('Mnemonic:          test test test test test test test test test test test junk');
   expect(out).toContain(`Data directory:    ${dir}`);
   expect(out).toMatch(/Chain ID\n=+\n1234\n/);
+  expect(out).toContain(
+    "Sequencer rules:   Linea's: calldata 60000/tx, 109000/block; gas 24000000/tx, 55000000/block; no blob transactions, no precompile recipients",
+  );
   expect((await rpcCall(node.url, 'eth_chainId')).result).toBe('0x4d2');
   const port = Number(new URL(node.url).port);
   node.child.kill('SIGTERM');

@@ -42,7 +42,8 @@ export type ChainErrorKind =
   | 'import'
   | 'simulate'
   | 'stateOverride'
-  | 'buildBlock';
+  | 'buildBlock'
+  | 'sequencerRule';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -369,5 +370,13 @@ export class NonceTooHighError extends ChainError {
     readonly stateNonce: bigint,
   ) {
     super(`nonce too high: address ${gethAddress(address)}, tx: ${txNonce} state: ${stateNonce}`);
+  }
+}
+
+/** A transaction Linea's sequencer refuses at submission (pool/sequencerRules.ts), in its words. */
+export class SequencerRuleError extends ChainError {
+  readonly kind = 'sequencerRule';
+  constructor(message: string) {
+    super(message);
   }
 }

@@ -68,3 +68,5 @@ export { lazyKzg } from './config/kzg';
 export type { SystemContract } from './config/systemContracts';
 export type { ForkConfig, ForkConfigs } from './config/forkConfig';
 export type { ProofReport } from './state/proofVerifier';
+export { LINEA_MAINNET_RULES } from './pool/sequencerRules';
+export type { SequencerRulesConfig } from './pool/sequencerRules';

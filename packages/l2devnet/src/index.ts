@@ -68,6 +68,17 @@ export interface DevnetOptions {
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
+  // --- Linea's sequencer rules
+  /** Refuse and leave out what Linea's sequencer does (default true; false with `genesis`). `--sequencer-rules` */
+  sequencerRules?: boolean;
+  /** Largest transaction calldata, bytes (default 60,000). `--max-tx-calldata-size` */
+  maxTxCalldataSize?: number;
+  /** Largest calldata of a block's transactions together, bytes (default 109,000). `--max-block-calldata-size` */
+  maxBlockCalldataSize?: number;
+  /** Largest transaction gas limit (default 24,000,000). `--max-tx-gas` */
+  maxTxGas?: number | bigint;
+  /** Most gas a block's transactions use together (default 55,000,000). `--max-block-gas` */
+  maxBlockGas?: number | bigint;
   // --- Printed traces (through `log`)
   /** Print each mined transaction (1), and its console.log output (2), failed call trees (3), every call tree (4). `-v` … `-vvvv` */
   verbosity?: number;

@@ -192,6 +192,36 @@ test('Prover line counts: tracer, limits, rpcLineCheck', async () => {
   });
 });
 
+test("Linea's sequencer rules: sequencerRules, maxTxCalldataSize, maxBlockCalldataSize, maxTxGas, maxBlockGas", async () => {
+  {
+    await using linea = await createDevnet({
+      maxTxCalldataSize: 4,
+      maxBlockCalldataSize: 50,
+      maxTxGas: 100_000,
+      maxBlockGas: 90_000,
+    });
+    expect(linea.chain.sequencerRules).toEqual({
+      maxTxCalldataSize: 4,
+      maxBlockCalldataSize: 50,
+      maxTxGasLimit: 100_000n,
+      maxBlockGas: 90_000n,
+    });
+    const refused = await request(linea, 'eth_sendTransaction', { from: ALICE, to: BOB, data: '0x0102030405' }).catch(
+      (e) => e,
+    );
+    expect(refused).toMatchObject({
+      code: -32000,
+      message: 'Calldata of transaction is greater than the allowed max of 4',
+    });
+  }
+  await using ethereum = await createDevnet({ sequencerRules: false });
+  expect(ethereum.chain.sequencerRules).toBeUndefined();
+  await request(ethereum, 'eth_sendTransaction', { from: ALICE, to: BOB, data: '0x0102030405' });
+  await expect(createDevnet({ maxBlockGas: 0 })).rejects.toThrow(
+    new DevnetOptionError('createDevnet: option maxBlockGas must be at least 1; got "0"'),
+  );
+});
+
 test('Printed traces: verbosity and artifacts, through log', async () => {
   const lines: string[] = [];
   await using devnet = await createDevnet({

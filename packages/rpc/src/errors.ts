@@ -74,6 +74,7 @@ const CODES: Record<ChainErrorKind, number> = {
   simulate: SERVER_ERROR,
   stateOverride: SERVER_ERROR,
   buildBlock: SERVER_ERROR,
+  sequencerRule: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

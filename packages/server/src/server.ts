@@ -315,21 +315,51 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     return { status: endpoint ? '405 Method Not Allowed' : '404 Not Found', body: envelope(error), headers: [] };
   }
 
+  /**
+   * Once closed, the node answers nothing more: a keep-alive connection opened before (uWS closes
+   * the listening socket only) gets 503 and is closed, instead of a request on a closed chain.
+   */
+  let closed = false;
+  const served =
+    (handler: (res: HttpResponse, req: HttpRequest) => void) =>
+    (res: HttpResponse, req: HttpRequest): void => {
+      if (!closed) return handler(res, req);
+      res.cork(() => {
+        res.writeStatus('503 Service Unavailable');
+        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        res.writeHeader('Content-Type', 'application/json');
+        res.writeHeader('Connection', 'close');
+        res.end(envelope(new RpcError(-32603, 'the node is shutting down')), true);
+      });
+    };
+
   const app: TemplatedApp = uWS.App();
   app
-    .options('/*', (res) => {
-      res.cork(() => {
-        res.writeStatus('204 No Content');
-        for (const [k, v] of PREFLIGHT_HEADERS) res.writeHeader(k, v);
-        res.end();
-      });
-    })
-    .get('/health', (res) => answer(res, health(), true))
+    .options(
+      '/*',
+      served((res) => {
+        res.cork(() => {
+          res.writeStatus('204 No Content');
+          for (const [k, v] of PREFLIGHT_HEADERS) res.writeHeader(k, v);
+          res.end();
+        });
+      }),
+    )
+    .get(
+      '/health',
+      served((res) => answer(res, health(), true)),
+    )
     // A HEAD answer is the GET answer's headers alone: a body would be read as the start of the
     // next answer on a keep-alive connection (RFC 9110 §9.3.2).
-    .head('/*', (res, req) => answer(res, req.getUrl() === '/health' ? health() : notServed(req), false))
-    .post('/*', onPost)
-    .any('/*', (res, req) => answer(res, notServed(req), true))
+    .head(
+      '/*',
+      served((res, req) => answer(res, req.getUrl() === '/health' ? health() : notServed(req), false)),
+    )
+    .post('/*', served(onPost))
+    .any(
+      '/*',
+      served((res, req) => answer(res, notServed(req), true)),
+    )
     .ws<SocketData>('/*', {
       compression: uWS.DISABLED,
       maxPayloadLength: opts.maxWsMessageBytes ?? MAX_WS_MESSAGE_BYTES,
@@ -338,6 +368,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       idleTimeout: WS_IDLE_TIMEOUT_S,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
+        if (closed) return served(() => undefined)(res, req);
         const target = route(req.getUrl(), true);
         const secKey = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
@@ -411,6 +442,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     wsUrl: `ws://${host}:${port}`,
     webSockets: () => sockets.size,
     async close() {
+      closed = true;
       uWS.us_listen_socket_close(listenSocket);
       for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
       await ledger.close();

@@ -228,3 +228,25 @@ describe('HTTP/1.1 framing on a raw connection', () => {
     expect(post.status).toBe(200);
   });
 });
+
+test('a keep-alive connection opened before the node closed gets 503 and is closed, not an answer from a closed chain', async () => {
+  const node = await startTestNode();
+  const text = await new Promise<string>((resolve, reject) => {
+    let got = '';
+    const socket = connect(node.server.port, '127.0.0.1', () => socket.write(postRequest('/', CHAIN_ID)));
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      // The first answer is in: close the node, then use the same connection again.
+      if (parseResponses(got).length === 1 && !got.includes('503'))
+        void node.close().then(() => socket.write(postRequest('/', JSON.stringify(rpc('evm_mine')))));
+    });
+    socket.on('close', () => resolve(got));
+    socket.on('error', reject);
+    setTimeout(() => reject(new Error(`no close; got ${JSON.stringify(got)}`)), EXCHANGE_TIMEOUT_MS);
+  });
+  const [first, after] = parseResponses(text);
+  expect(JSON.parse(first.body).result).toBe('0x7a69');
+  expect(after.status).toBe(503);
+  expect(after.headers.connection).toBe('close');
+  expect(JSON.parse(after.body).error).toEqual({ code: -32603, message: 'the node is shutting down' });
+});

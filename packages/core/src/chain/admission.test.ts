@@ -58,7 +58,8 @@ describe('Admission', () => {
     ['osaka', 'cell proofs (EIP-7594)'],
     ['cancun', 'blob proofs'],
   ])('%s: a blob transaction sent with its %s is checked, mined and priced', async (hardfork) => {
-    const forked = await Chain.create({ hardfork });
+    // Ethereum's rules: Linea's sequencer refuses blob transactions (sequencerRules.test.ts).
+    const forked = await Chain.create({ hardfork, sequencerRules: false });
     try {
       const tx = createBlob4844Tx(
         {

@@ -24,6 +24,7 @@ import {
   InvalidSenderError,
   InvalidTransactionError,
   NonceTooLowError,
+  SequencerRuleError,
   TipAboveFeeCapError,
   TxTypeNotSupportedError,
   UnderpricedError,
@@ -247,6 +248,9 @@ export class Admission {
     const baseFee = await this.head.nextBaseFee();
     if (maxFee < baseFee) throw new FeeCapTooLowError(from, maxFee, baseFee);
     if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
+    // Linea's pool validators, after the protocol's checks and before the account's (as Besu orders them).
+    const refusal = this.head.rules?.refusal(tx);
+    if (refusal !== undefined) throw new SequencerRuleError(refusal);
     const account = await this.head.account(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);
     // A blob transaction also commits its blob gas at its blob fee cap (EIP-4844), as geth counts;

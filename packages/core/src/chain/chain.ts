@@ -21,6 +21,7 @@ import type { DevAccount } from '../config/accounts';
 import { initFastCrypto } from '../config/fastCrypto';
 import { ChainError, DatabaseOpenError } from '../errors';
 import type { LineLimits } from '../lines/lineLimits';
+import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { openKvStore } from '../store/kvStore';
 import type { KvStore } from '../store/kvStore';
 import { Admission } from './admission';
@@ -169,6 +170,11 @@ export class Chain {
   /** The fork of the block about to be built. */
   get hardfork(): string {
     return this.head.vm.common.hardfork();
+  }
+
+  /** Linea's sequencer rules in force, if they apply (pool/sequencerRules.ts). */
+  get sequencerRules(): SequencerRulesConfig | undefined {
+    return this.head.rules?.config;
   }
 
   /** The gas limit of the next block (evm_setBlockGasLimit changes it). */

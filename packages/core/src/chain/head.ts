@@ -25,6 +25,7 @@ import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { ExclusionRecord } from '../lines/exclusionStore';
 import { delPoolRow, POOL_ROWS, putPoolRow } from '../pool/poolRows';
+import type { SequencerRules } from '../pool/sequencerRules';
 import { withSender } from '../pool/txCodec';
 import { TxPool } from '../pool/txPool';
 import type { StateDB } from '../state/stateDb';
@@ -57,6 +58,8 @@ export class ChainHead {
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */
   workingRoot: Uint8Array = new Uint8Array(32);
+  /** Linea's sequencer rules beyond line counts, when they apply (--sequencer-rules). */
+  rules: SequencerRules | undefined;
   /** A fixed gas cap for calls (--rpc-gas-cap); unset, the cap follows the gas limit. */
   rpcGasCap: bigint | undefined;
   /** The next block's gas limit (--gas-limit, evm_setBlockGasLimit). */

@@ -110,6 +110,7 @@ export class Miner {
         limits: this.lines.limits,
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
+        blockRules: head.rules?.startBlock(),
       });
     } catch (e) {
       await head.discardBuild();
@@ -228,7 +229,14 @@ export class Miner {
       (header.baseFeePerGas as bigint | undefined) ?? 0n,
       async (sender) => (await this.reads.getAccount(sender, parent.header.number)).nonce,
     );
-    return this.simulator.preview(head.workingRoot, header, candidates, this.lines.limits, this.lines.screen(false));
+    return this.simulator.preview(
+      head.workingRoot,
+      header,
+      candidates,
+      this.lines.limits,
+      this.lines.screen(false),
+      head.rules?.startBlock(),
+    );
   }
 
   /** Stops interval mining for good (the chain is closing). */

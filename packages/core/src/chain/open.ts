@@ -28,6 +28,8 @@ import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
 import type { TracerProfileName } from '../lines/lineProfiles';
+import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
+import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { flatStateManager } from '../state/flatState';
 import { StateDB, stateCaches } from '../state/stateDb';
 import { ChainStore } from '../store/chainStore';
@@ -69,6 +71,11 @@ export interface GenesisOptions {
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
   rpcGasCap?: bigint;
+  /**
+   * Linea's sequencer rules beyond line counts (pool/sequencerRules.ts): on a dev chain by default,
+   * with mainnet's values; off on a chain from a genesis file (an Ethereum chain) unless given.
+   */
+  sequencerRules?: boolean | Partial<SequencerRulesConfig>;
 }
 
 export interface OpenedChain {
@@ -142,6 +149,9 @@ export async function openChain(
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
   const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
   head.rpcGasCap = opts.rpcGasCap;
+  const rules = opts.sequencerRules ?? spec === undefined;
+  head.rules =
+    rules === false ? undefined : new SequencerRules({ ...LINEA_MAINNET_RULES, ...(rules === true ? {} : rules) });
 
   if (headNumber < 0n) {
     await writeGenesis(head, spec, opts, persisted, accounts);

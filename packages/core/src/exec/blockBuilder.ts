@@ -46,6 +46,7 @@ import type { VM, RunTxResult } from '@ethereumjs/vm';
 import type { LineCounts } from '../lines/conflation';
 import type { LineCounter } from '../lines/lineCounter';
 import type { LineLimits, LineOverflow } from '../lines/lineLimits';
+import type { BlockRules } from '../pool/sequencerRules';
 import { maxFeeOf } from '../pool/txPool';
 import type { PoolTx } from '../pool/txPool';
 import { encodeReceipt } from '../store/receiptEncoding';
@@ -66,6 +67,8 @@ export interface BuildInput {
   body?: BlockBody;
   /** The DAO fork's block on a chain that supports it: that block first moves the DAO's funds. */
   daoForkBlock?: bigint;
+  /** Linea's block-building selectors beyond line counts (block calldata, user gas), when its rules apply. */
+  blockRules?: BlockRules;
 }
 
 /** The extra data geth requires of the DAO fork's block and the nine after it (params.DAOForkBlockExtra). */
@@ -213,6 +216,12 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         blockedSenders.add(senderHex);
         continue;
       }
+      // BLOCK_CALLDATA_OVERFLOW: a later block, and selection goes on.
+      if (input.blockRules?.before(ptx.tx) !== undefined) {
+        out.deferred.push(ptx);
+        blockedSenders.add(senderHex);
+        continue;
+      }
       const verdict = input.screen?.(ptx);
       if (verdict !== undefined) {
         if ('error' in verdict) out.dropped.push({ ptx, error: verdict.error });
@@ -253,6 +262,17 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         out.deferred.push(...candidates.slice(position));
         break;
       }
+      const userGas = input.blockRules?.after(result.totalGasSpent);
+      if (userGas !== undefined) {
+        await vm.evm.journal.revert();
+        lineCounter.popTx();
+        // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS waits.
+        if (userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS') out.dropped.push({ ptx, error: new Error(userGas) });
+        else out.deferred.push(ptx);
+        blockedSenders.add(senderHex);
+        continue;
+      }
+      input.blockRules?.selected(ptx.tx, result.totalGasSpent);
       lineCounter.commitTx();
       out.lineTotals = counts;
       out.lineAdded.push(added);

@@ -444,15 +444,16 @@ export class Simulator extends ScratchVm {
     candidates: PoolTx[],
     limits: LineLimits | undefined,
     screen: BuildInput['screen'],
+    blockRules?: BuildInput['blockRules'],
   ): Promise<{ block: Block; receipts: Receipt[] }> {
-    const result = await this.buildOnScratch(root, { header, candidates, limits, screen });
+    const result = await this.buildOnScratch(root, { header, candidates, limits, screen, blockRules });
     return { block: result.block, receipts: result.receipts };
   }
 
   /** A block built on the scratch state `root` and thrown away. */
   private buildOnScratch(
     root: Uint8Array,
-    input: Pick<BuildInput, 'header' | 'candidates' | 'limits' | 'screen'>,
+    input: Pick<BuildInput, 'header' | 'candidates' | 'limits' | 'screen' | 'blockRules'>,
   ): Promise<BuildResult> {
     return this.withState(root, input.header, false, async () => {
       const result = await buildBlock({

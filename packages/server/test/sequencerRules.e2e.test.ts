@@ -1,0 +1,151 @@
+/**
+ * Linea's sequencer rules beyond line counts (core/src/pool/sequencerRules.ts), seen from viem and
+ * ethers: each refusal in the sequencer's words with nothing changed (head, pool, nonce), and what
+ * its block-building selectors leave for a later block or drop.
+ */
+import { createBlob4844Tx } from '@ethereumjs/tx';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { createPublicClient, createWalletClient, http } from 'viem';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+
+import { ALICE_KEY, BOB } from '../../rpc/test/flows';
+import { startTestNode } from './testNode';
+import type { TestNode } from './testNode';
+
+const rpc = (method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id: 1, method, params });
+const SHA256 = '0x0000000000000000000000000000000000000002';
+
+async function call(node: TestNode, method: string, params: unknown[] = []): Promise<any> {
+  const { json } = await node.post(rpc(method, params));
+  return json;
+}
+
+/** The head, the pool and Alice's nonce: what a refusal must leave as it was. */
+async function snapshot(node: TestNode, address: string) {
+  return {
+    head: (await call(node, 'eth_blockNumber')).result,
+    pool: (await call(node, 'txpool_status')).result,
+    nonce: (await call(node, 'eth_getTransactionCount', [address, 'pending'])).result,
+  };
+}
+
+describe("a dev chain follows Linea's rules at submission", () => {
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startTestNode({ chain: { sequencerRules: { maxTxGasLimit: 3_000_000n } } });
+  });
+  afterAll(() => node.close());
+
+  test('viem: calldata over 60,000 bytes, a precompile recipient and a gas limit over the maximum are refused in the words of the pool validators', async () => {
+    const account = privateKeyToAccount(ALICE_KEY);
+    const transport = http(`${node.url}/`);
+    const wallet = createWalletClient({ chain: foundry, transport, account });
+    const publicClient = createPublicClient({ chain: foundry, transport });
+    const before = await snapshot(node, account.address);
+    const refusal = (e: unknown) => (e as { details?: string }).details;
+
+    const big = `0x${'01'.repeat(60_001)}` as Hex;
+    const calldata = await wallet.sendTransaction({ to: BOB, data: big, gas: 2_500_000n }).catch(refusal);
+    expect(calldata).toBe('Calldata of transaction is greater than the allowed max of 60000');
+    const precompile = await wallet.sendTransaction({ to: SHA256, value: 1n, gas: 30_000n }).catch(refusal);
+    expect(precompile).toBe('destination address is a precompile address and cannot receive transactions');
+    const gas = await wallet.sendTransaction({ to: BOB, value: 1n, gas: 3_000_001n }).catch(refusal);
+    expect(gas).toBe('Gas limit of transaction is greater than the allowed max of 3000000');
+    expect(await snapshot(node, account.address)).toEqual(before);
+
+    // At the limits, accepted and mined.
+    const hash = await wallet.sendTransaction({ to: BOB, data: `0x${'01'.repeat(60_000)}` as Hex, gas: 3_000_000n });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+  });
+
+  test('ethers: a blob transaction is refused as the type validator refuses it', async () => {
+    const provider = new JsonRpcProvider(`${node.url}/`, undefined, { cacheTimeout: -1, staticNetwork: true });
+    const wallet = new Wallet(ALICE_KEY, provider);
+    const before = await snapshot(node, wallet.address);
+    const blob = createBlob4844Tx(
+      {
+        to: BOB,
+        blobsData: ['no blobs on Linea'],
+        maxFeePerBlobGas: 10n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+        gasLimit: 21_000n,
+        chainId: 31337n,
+        nonce: BigInt(before.nonce),
+      },
+      { common: node.chain.common },
+    ).sign(hexToBytes(ALICE_KEY));
+    await expect(provider.broadcastTransaction(bytesToHex(blob.serializeNetworkWrapper()))).rejects.toMatchObject({
+      error: { code: -32000, message: 'TransactionTypeValidation - BLOB_TX_NOT_ALLOWED' },
+    });
+    expect(await snapshot(node, wallet.address)).toEqual(before);
+    provider.destroy();
+  });
+});
+
+describe("Linea's block-building selectors", () => {
+  let node: TestNode;
+  const start = async (rules: Record<string, unknown>) => {
+    node = await startTestNode({ chain: { mining: { mode: 'manual' }, sequencerRules: rules } });
+  };
+  afterEach(() => node.close());
+
+  const send = async (tx: Record<string, unknown>) =>
+    (await call(node, 'eth_sendTransaction', [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', ...tx }])).result;
+  const blockTxs = async (n: string) => (await call(node, 'eth_getBlockByNumber', [n, false])).result.transactions;
+
+  test("a transaction past the block's calldata waits for the next block (BLOCK_CALLDATA_OVERFLOW)", async () => {
+    await start({ maxBlockCalldataSize: 100 });
+    const first = await send({ to: BOB, data: `0x${'01'.repeat(60)}` });
+    const second = await send({ to: BOB, data: `0x${'01'.repeat(60)}` });
+    await call(node, 'evm_mine');
+    expect(await blockTxs('0x1')).toEqual([first]);
+    expect((await call(node, 'txpool_status')).result).toEqual({ pending: '0x1', queued: '0x0' });
+    await call(node, 'evm_mine');
+    expect(await blockTxs('0x2')).toEqual([second]);
+  });
+
+  test('the user gas of a block: past what is left waits (TX_TOO_LARGE_FOR_REMAINING_USER_GAS), past all of it is dropped (TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS)', async () => {
+    await start({ maxBlockGas: 60_000n });
+    const a = await send({ to: BOB, value: '0x1' });
+    const b = await send({ to: BOB, value: '0x1' });
+    const c = await send({ to: BOB, value: '0x1' });
+    await call(node, 'evm_mine');
+    expect(await blockTxs('0x1')).toEqual([a, b]);
+    await call(node, 'evm_mine');
+    expect(await blockTxs('0x2')).toEqual([c]);
+    // A deployment that uses more gas than a block's transactions may: never mined, gone from the pool.
+    const heavy = await send({ data: `0x${'00'.repeat(4_000)}60006000f3`, gas: '0x30d40' });
+    await call(node, 'evm_mine');
+    expect(await blockTxs('0x3')).toEqual([]);
+    expect((await call(node, 'txpool_status')).result).toEqual({ pending: '0x0', queued: '0x0' });
+    expect((await call(node, 'eth_getTransactionReceipt', [heavy])).result).toBeNull();
+  });
+});
+
+test("Ethereum's rules: off on request, and on a chain from a genesis file", async () => {
+  const transfer = [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: SHA256, value: '0x1' }];
+  const off = await startTestNode({ chain: { sequencerRules: false } });
+  try {
+    expect(off.chain.sequencerRules).toBeUndefined();
+    const hash = (await call(off, 'eth_sendTransaction', transfer)).result;
+    expect((await call(off, 'eth_getTransactionReceipt', [hash])).result.status).toBe('0x1');
+  } finally {
+    await off.close();
+  }
+  const genesis = {
+    config: { chainId: 1337, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0, osakaTime: 0 },
+    alloc: {},
+    gasLimit: '0x1c9c380',
+    difficulty: '0x0',
+  };
+  const ethereum = await startTestNode({ chain: { genesis } });
+  try {
+    expect(ethereum.chain.sequencerRules).toBeUndefined();
+  } finally {
+    await ethereum.close();
+  }
+});
