@@ -180,7 +180,7 @@ test('SIGKILL during a stream of transactions loses nothing acknowledged', async
           value: 1n,
           gasLimit: 21_000n,
           maxFeePerGas: 100_000_000_000n,
-          maxPriorityFeePerGas: 1n,
+          maxPriorityFeePerGas: 1_000_000_000n,
         },
         { common: signer.common },
       )

@@ -108,7 +108,7 @@ test('SIGKILL at random moments in every mining mode loses no acknowledged trans
           value: 1n,
           gasLimit: 21_000n,
           maxFeePerGas: 100_000_000_000n,
-          maxPriorityFeePerGas: 1n,
+          maxPriorityFeePerGas: 1_000_000_000n,
         },
         { common },
       );

@@ -70,3 +70,12 @@ export type { ForkConfig, ForkConfigs } from './config/forkConfig';
 export type { ProofReport } from './state/proofVerifier';
 export { LINEA_MAINNET_RULES } from './pool/sequencerRules';
 export type { SequencerRulesConfig } from './pool/sequencerRules';
+export {
+  compressedSize,
+  compressorInput,
+  decodeExtraData,
+  encodeExtraData,
+  LINEA_MAINNET_PRICING,
+  profitablePriorityFee,
+} from './pool/profitability';
+export type { Pricing } from './pool/profitability';

@@ -200,7 +200,7 @@ test("Linea's sequencer rules: sequencerRules, maxTxCalldataSize, maxBlockCallda
       maxTxGas: 100_000,
       maxBlockGas: 90_000,
     });
-    expect(linea.chain.sequencerRules).toEqual({
+    expect(linea.chain.sequencerRules).toMatchObject({
       maxTxCalldataSize: 4,
       maxBlockCalldataSize: 50,
       maxTxGasLimit: 100_000n,

@@ -94,8 +94,10 @@ describe.each(ENDPOINTS)('$name', (endpoint) => {
     // The RPC URL right after the subcommand: the subcommands' trailing arguments take what follows.
     const cast = async (command: string, ...args: string[]) =>
       (await exec(CAST, [command, '--rpc-url', rpcUrl, ...args], { timeout: 60_000 })).stdout.trim();
+    // A fresh chain has no fee history: cast's estimate falls back to a 1-wei tip, which Linea's
+    // sequencer refuses ("Gas price too low", its profitability rule), so the tip is given.
     const send = async (...args: string[]) =>
-      JSON.parse(await cast('send', '--private-key', ALICE_KEY, '--json', ...args));
+      JSON.parse(await cast('send', '--private-key', ALICE_KEY, '--priority-gas-price', '1gwei', '--json', ...args));
 
     expect(await cast('chain-id')).toBe('31337');
     const deployed = await send(

@@ -3,8 +3,17 @@
  * ethers: each refusal in the sequencer's words with nothing changed (head, pool, nonce), and what
  * its block-building selectors leave for a later block or drop.
  */
-import { createBlob4844Tx } from '@ethereumjs/tx';
+import { createBlob4844Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import {
+  compressedSize,
+  compressorInput,
+  decodeExtraData,
+  encodeExtraData,
+  LINEA_MAINNET_PRICING,
+  profitablePriorityFee,
+} from '@l2devnet/core';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { createPublicClient, createWalletClient, http } from 'viem';
 import type { Hex } from 'viem';
@@ -148,4 +157,111 @@ test("Ethereum's rules: off on request, and on a chain from a genesis file", asy
   } finally {
     await ethereum.close();
   }
+});
+
+describe('profitability and pricing (extra data, linea_setExtraData, linea_estimateGas)', () => {
+  let node: TestNode;
+  beforeEach(async () => {
+    node = await startTestNode();
+  });
+  afterEach(() => node.close());
+
+  const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+  /** A transfer from Alice paying `tip` over the next base fee, signed. */
+  async function transfer(tip: bigint, gasLimit = 21_000n) {
+    const nonce = BigInt((await call(node, 'eth_getTransactionCount', [ALICE, 'pending'])).result);
+    return createFeeMarket1559Tx(
+      { nonce, to: BOB, value: 1n, gasLimit, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: tip, chainId: 31337n },
+      { common: node.chain.common },
+    ).sign(hexToBytes(ALICE_KEY));
+  }
+  /** The tip the sequencer wants of `tx` at `margin` and `gas`, by the formula of TransactionProfitabilityCalculator. */
+  function wanted(tx: TypedTransaction, margin: number, gas: bigint, pricing = LINEA_MAINNET_PRICING): bigint {
+    const size = compressedSize(compressorInput(tx, hexToBytes(ALICE)));
+    return profitablePriorityFee(pricing, margin, gas, size);
+  }
+
+  test('ethers: a tip under the pool margin is "Gas price too low"; at it, the transaction is taken, at the selection margin mined; blocks carry the pricing', async () => {
+    const provider = new JsonRpcProvider(`${node.url}/`, undefined, { cacheTimeout: -1, staticNetwork: true });
+    const before = await snapshot(node, ALICE);
+    await expect(provider.broadcastTransaction(bytesToHex((await transfer(1n)).serialize()))).rejects.toMatchObject({
+      error: { code: -32000, message: 'Gas price too low' },
+    });
+    expect(await snapshot(node, ALICE)).toEqual(before);
+    // 0.8 × (10,000,000 × size / 21,000 + 30,000,000): the pool's margin, at the gas limit.
+    const probe = await transfer(24_000_000n);
+    const tip = wanted(probe, 0.8, 21_000n);
+    expect(tip).toBeGreaterThanOrEqual(24_000_000n);
+    const under = await transfer(tip - 1n);
+    expect(wanted(under, 0.8, 21_000n)).toBe(tip);
+    await expect(provider.broadcastTransaction(bytesToHex(under.serialize()))).rejects.toMatchObject({
+      error: { message: 'Gas price too low' },
+    });
+    // Taken at the pool's margin; mined at the selection's (1.0, at the gas used).
+    const taken = await provider.broadcastTransaction(bytesToHex((await transfer(tip)).serialize()));
+    expect(taken.hash).toMatch(/^0x/);
+    await call(node, 'anvil_dropTransaction', [taken.hash]);
+    const paying = await transfer(wanted(await transfer(30_000_000n), 1.0, 21_000n));
+    const receipt = await (await provider.broadcastTransaction(bytesToHex(paying.serialize()))).wait();
+    expect(receipt?.status).toBe(1);
+    // Version 1: fixed cost 30,000 kWei, variable cost 10,000 kWei, L1 gas price 10,000 kWei.
+    const block = (await call(node, 'eth_getBlockByNumber', ['latest', false])).result;
+    expect(block.extraData).toBe(`0x01${'00007530'}${'00002710'}${'00002710'}${'00'.repeat(19)}`);
+    provider.destroy();
+  });
+
+  test("linea_setExtraData changes the pricing of what is sent and of the blocks; its refusals are the endpoint's", async () => {
+    const dearer = { fixedCostWei: 300_000_000n, variableCostWei: 10_000_000n, ethGasPriceWei: 10_000_000n };
+    expect((await call(node, 'linea_setExtraData', [bytesToHex(encodeExtraData(dearer))])).result).toBe(true);
+    const cheap = await transfer(wanted(await transfer(30_000_000n), 0.8, 21_000n));
+    expect((await call(node, 'eth_sendRawTransaction', [bytesToHex(cheap.serialize())])).error).toEqual({
+      code: -32000,
+      message: 'Gas price too low',
+    });
+    const dear = await transfer(wanted(await transfer(300_000_000n), 1.0, 21_000n, dearer));
+    const hash = (await call(node, 'eth_sendRawTransaction', [bytesToHex(dear.serialize())])).result;
+    const receipt = (await call(node, 'eth_getTransactionReceipt', [hash])).result;
+    const block = (await call(node, 'eth_getBlockByHash', [receipt.blockHash, false])).result;
+    expect(decodeExtraData(hexToBytes(block.extraData))).toEqual(dearer);
+    expect((await call(node, 'linea_setExtraData', [`0x01${'00'.repeat(32)}`])).error).toEqual({
+      code: -32602,
+      message: 'Expected 32 bytes but got 33',
+    });
+    expect((await call(node, 'linea_setExtraData', [`0x${'00'.repeat(32)}`])).error).toEqual({
+      code: -32602,
+      message: `Unsupported extra data field 0x${'00'.repeat(32)}`,
+    });
+  });
+
+  test('viem: linea_estimateGas answers the profitable tip at the estimate margin, which the pool takes', async () => {
+    const publicClient = createPublicClient({ chain: foundry, transport: http(`${node.url}/`) });
+    const estimate = (await publicClient.request({
+      method: 'linea_estimateGas',
+      params: [{ from: ALICE, to: BOB, value: '0x1' }],
+    } as never)) as { gasLimit: Hex; baseFeePerGas: Hex; priorityFeePerGas: Hex };
+    expect(estimate.gasLimit).toBe('0x5208');
+    const tip = BigInt(estimate.priorityFeePerGas);
+    // 1.2 × (10,000,000 × size / 21,000 + 30,000,000) for a size of whole 32-byte words.
+    const sizes = [32, 64, 96, 128, 160, 192, 224, 256];
+    expect(sizes.map((s) => profitablePriorityFee(LINEA_MAINNET_PRICING, 1.2, 21_000n, s))).toContain(tip);
+    const wallet = createWalletClient({
+      chain: foundry,
+      transport: http(`${node.url}/`),
+      account: privateKeyToAccount(ALICE_KEY),
+    });
+    const hash = await wallet.sendTransaction({ to: BOB, value: 1n, maxPriorityFeePerGas: tip, gas: 21_000n });
+    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('success');
+  });
+
+  test('in block building, a transaction unprofitable at the selection margin waits in the pool (TX_UNPROFITABLE_UPFRONT)', async () => {
+    await call(node, 'evm_setAutomine', [false]);
+    // Taken at the pool's margin (0.8), short of the selection's (1.0).
+    const probe = await transfer(24_000_000n);
+    const tx = await transfer(wanted(probe, 0.8, 21_000n));
+    expect(wanted(tx, 1.0, 21_000n)).toBeGreaterThan(tx.maxPriorityFeePerGas);
+    const hash = (await call(node, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())])).result;
+    await call(node, 'evm_mine');
+    expect((await call(node, 'eth_getTransactionReceipt', [hash])).result).toBeNull();
+    expect((await call(node, 'txpool_status')).result).toEqual({ pending: '0x1', queued: '0x0' });
+  });
 });

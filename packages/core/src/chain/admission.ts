@@ -21,6 +21,7 @@ import {
   GasLimitExceededError,
   InsufficientFundsError,
   IntrinsicGasTooLowError,
+  InvalidArgumentError,
   InvalidSenderError,
   InvalidTransactionError,
   NonceTooLowError,
@@ -34,6 +35,7 @@ import { blobGasOf } from '../exec/blockBuilder';
 import { intrinsicGas } from '../pool/intrinsicGas';
 import { putPoolRow } from '../pool/poolRows';
 import { ethereumjsReason, impersonationKey, peekTransaction, withSender } from '../pool/txCodec';
+import { decodeExtraData } from '../pool/profitability';
 import { maxFeeOf, maxTipOf } from '../pool/txPool';
 import type { PoolTx } from '../pool/txPool';
 import type { ChainHead } from './head';
@@ -156,6 +158,23 @@ export class Admission {
     });
   }
 
+  /**
+   * linea_setExtraData (SEQ/rpc/methods/LineaSetExtraData.java): the pricing of version-1 extra data
+   * (fixed cost, variable cost, L1 gas price) for profitability and for the blocks built from now on.
+   */
+  setExtraData(data: Uint8Array): Promise<void> {
+    return this.head.exclusive(async () => {
+      const rules = this.head.rules;
+      if (rules === undefined)
+        throw new InvalidArgumentError(
+          "linea_setExtraData prices Linea's sequencer rules, which are off (--sequencer-rules)",
+        );
+      const pricing = decodeExtraData(data);
+      if ('error' in pricing) throw new InvalidArgumentError(pricing.error);
+      rules.pricing = pricing;
+    });
+  }
+
   /** The minimum fee cap in force. */
   get minimumGasPrice(): bigint {
     return this.minGasPrice;
@@ -249,7 +268,7 @@ export class Admission {
     if (maxFee < baseFee) throw new FeeCapTooLowError(from, maxFee, baseFee);
     if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
     // Linea's pool validators, after the protocol's checks and before the account's (as Besu orders them).
-    const refusal = this.head.rules?.refusal(tx);
+    const refusal = this.head.rules?.refusal(tx, from, baseFee);
     if (refusal !== undefined) throw new SequencerRuleError(refusal);
     const account = await this.head.account(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);

@@ -3,9 +3,12 @@
  * eth_simulateV1), on the state after any block, run by the simulator on a scratch state. Gas is
  * capped at 10× the block gas limit (spec, Limits).
  */
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+
 import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
 import type { LineCounts } from '../lines/conflation';
+import { profitablePriorityFee } from '../pool/profitability';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
 
@@ -31,6 +34,54 @@ export class Calls {
     const { block, root } = await this.head.blockAndRoot(n);
     return this.simulator.estimateGas(req, block, root, this.head.callGasCap(), (counts) =>
       this.lines.checkCall(counts),
+    );
+  }
+
+  /**
+   * linea_estimateGas's priority fee for a call estimated at `gas` (SEQ/rpc/methods/LineaEstimateGas.java):
+   * the profitable fee at the estimate margin, sizing the transaction the call would be (its sender
+   * or the zero address, its nonce or the sender's, EIP-1559 fields if any are given, else the gas
+   * price or the next base fee); undefined when Linea's rules are off.
+   */
+  async priorityFee(req: CallRequest & { nonce?: bigint }, gas: bigint): Promise<bigint | undefined> {
+    const rules = this.head.rules;
+    if (rules === undefined) return undefined;
+    const common = this.head.vm.common;
+    const sender = req.from ?? new Uint8Array(20);
+    const nonce = req.nonce ?? (await this.head.account(sender)).nonce;
+    // Built with no gas and given it after: ethereumjs refuses gas over EIP-7825's cap at construction.
+    const fields = { nonce, gasLimit: 0n, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
+    const accessList = req.accessList;
+    const opts = { common, freeze: false };
+    const tx =
+      req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined
+        ? createFeeMarket1559Tx(
+            {
+              ...fields,
+              chainId: common.chainId(),
+              maxFeePerGas: req.maxFeePerGas ?? 0n,
+              maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+              accessList: accessList ?? [],
+            },
+            opts,
+          )
+        : accessList !== undefined
+          ? createAccessList2930Tx(
+              {
+                ...fields,
+                chainId: common.chainId(),
+                gasPrice: req.gasPrice ?? (await this.head.nextBaseFee()),
+                accessList,
+              },
+              opts,
+            )
+          : createLegacyTx({ ...fields, gasPrice: req.gasPrice ?? (await this.head.nextBaseFee()) }, opts);
+    (tx as { gasLimit: bigint }).gasLimit = gas;
+    return profitablePriorityFee(
+      rules.pricing,
+      rules.config.estimateGasMinMargin,
+      gas,
+      rules.compressedSize(tx, sender),
     );
   }
 

@@ -152,6 +152,8 @@ export class ChainHead {
       mixHash: numberWord(number),
     };
     if (this.inDaoExtraRange(number)) header.extraData = DAO_FORK_EXTRA;
+    // Linea's blocks carry the sequencer's pricing (SEQ/extradata/LineaExtraDataHandler.java, version 1).
+    else if (this.rules !== undefined) header.extraData = this.rules.extraData();
     // The fields are those of the new block's own fork. Previews (the pending block, line counts)
     // run outside the chain's queue, so the shared Common is not moved here: mining moves it.
     const common = this.forkCommon(number, ts);

@@ -110,7 +110,7 @@ export class Miner {
         limits: this.lines.limits,
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
-        blockRules: head.rules?.startBlock(),
+        blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
       });
     } catch (e) {
       await head.discardBuild();
@@ -235,7 +235,7 @@ export class Miner {
       candidates,
       this.lines.limits,
       this.lines.screen(false),
-      head.rules?.startBlock(),
+      head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
     );
   }
 

@@ -216,8 +216,8 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         blockedSenders.add(senderHex);
         continue;
       }
-      // BLOCK_CALLDATA_OVERFLOW: a later block, and selection goes on.
-      if (input.blockRules?.before(ptx.tx) !== undefined) {
+      // BLOCK_CALLDATA_OVERFLOW, TX_UNPROFITABLE_UPFRONT: a later block, and selection goes on.
+      if (input.blockRules?.before(ptx.tx, ptx.sender) !== undefined) {
         out.deferred.push(ptx);
         blockedSenders.add(senderHex);
         continue;
@@ -262,11 +262,12 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
         out.deferred.push(...candidates.slice(position));
         break;
       }
-      const userGas = input.blockRules?.after(result.totalGasSpent);
+      const userGas = input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent);
       if (userGas !== undefined) {
         await vm.evm.journal.revert();
         lineCounter.popTx();
-        // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS waits.
+        // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
+        // TX_UNPROFITABLE wait.
         if (userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS') out.dropped.push({ ptx, error: new Error(userGas) });
         else out.deferred.push(ptx);
         blockedSenders.add(senderHex);

@@ -8,6 +8,16 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { TransactionType } from '@ethereumjs/tx';
 
+import {
+  compressedSize,
+  compressorInput,
+  encodeExtraData,
+  LINEA_MAINNET_PRICING,
+  payingGasPrice,
+  profitablePriorityFee,
+} from './profitability';
+import type { Pricing } from './profitability';
+
 export interface SequencerRulesConfig {
   /** Largest calldata (or init code) of a transaction, bytes; undefined: no limit. `--plugin-linea-max-tx-calldata-size` */
   maxTxCalldataSize: number | undefined;
@@ -17,6 +27,12 @@ export interface SequencerRulesConfig {
   maxTxGasLimit: bigint;
   /** Most gas a block's transactions may use together. `--plugin-linea-max-block-gas` */
   maxBlockGas: bigint;
+  /** The pricing blocks start with in their extra data (linea_setExtraData changes it). */
+  pricing: Pricing;
+  /** Profitability margins: at submission, in block building, in linea_estimateGas. `--plugin-linea-tx-pool-min-margin`, `--plugin-linea-min-margin`, `--plugin-linea-estimate-gas-min-margin` */
+  txPoolMinMargin: number;
+  minMargin: number;
+  estimateGasMinMargin: number;
 }
 
 /** Linea mainnet's values (advanced-mainnet.toml). */
@@ -25,6 +41,10 @@ export const LINEA_MAINNET_RULES: SequencerRulesConfig = {
   maxBlockCalldataSize: 109_000,
   maxTxGasLimit: 24_000_000n,
   maxBlockGas: 55_000_000n,
+  pricing: LINEA_MAINNET_PRICING,
+  txPoolMinMargin: 0.8,
+  minMargin: 1.0,
+  estimateGasMinMargin: 1.2,
 };
 
 /**
@@ -40,21 +60,30 @@ function isPrecompileAddress(address: Uint8Array): boolean {
 
 /** Why a block leaves a transaction out (the selectors' statuses, LineaTransactionSelectionResult). */
 export type BlockRuleVerdict =
-  /** Kept in the pool for a later block (MaxBlockCallDataTransactionSelector, MaxBlockGasTransactionSelector). */
+  /** Kept in the pool for a later block (MaxBlockCallDataTransactionSelector, MaxBlockGasTransactionSelector, ProfitableTransactionSelector). */
   | 'BLOCK_CALLDATA_OVERFLOW'
   | 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS'
+  | 'TX_UNPROFITABLE_UPFRONT'
+  | 'TX_UNPROFITABLE'
   /** Dropped from the pool (MaxBlockGasTransactionSelector). */
   | 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
 
 export class SequencerRules {
-  constructor(readonly config: SequencerRulesConfig) {}
+  /** The pricing in force: the extra data of the blocks built from now on. */
+  pricing: Pricing;
+  /** Compressed sizes of the transactions priced so far (the sequencer caches them by hash too). */
+  private readonly sizes = new WeakMap<TypedTransaction, number>();
+
+  constructor(readonly config: SequencerRulesConfig) {
+    this.pricing = config.pricing;
+  }
 
   /**
    * The pool validators' refusal of `tx`, in their order (LineaTransactionPoolValidatorFactory):
-   * the transaction type, a precompile recipient, the gas limit, the calldata size. The deny list
-   * and the line counts are the line gate's.
+   * the transaction type, a precompile recipient, the gas limit, the calldata size, profitability
+   * at the next block's `baseFee`. The deny list and the line counts are the line gate's.
    */
-  refusal(tx: TypedTransaction): string | undefined {
+  refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint): string | undefined {
     // SEQ/sequencer/txvalidation/TransactionTypeValidation.java (blob transactions off by default).
     if (tx.type === TransactionType.BlobEIP4844) return 'TransactionTypeValidation - BLOB_TX_NOT_ALLOWED';
     // SEQ/sequencer/txpoolvalidation/validators/PrecompileAddressValidator.java
@@ -67,12 +96,35 @@ export class SequencerRules {
     // SEQ/sequencer/txpoolvalidation/validators/CalldataValidator.java
     if (maxTxCalldataSize !== undefined && tx.data.length > maxTxCalldataSize)
       return `Calldata of transaction is greater than the allowed max of ${maxTxCalldataSize}`;
+    // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
+    if (!this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit)) return 'Gas price too low';
     return undefined;
   }
 
-  /** A block being built, as the selectors see it: the calldata and gas its transactions took. */
-  startBlock(): BlockRules {
-    return new BlockRules(this.config);
+  /** Whether `tx` pays at least the base fee and the profitable priority fee at `margin` for `gas` (isProfitable). */
+  profitable(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint, margin: number, gas: bigint): boolean {
+    const fee = profitablePriorityFee(this.pricing, margin, gas, this.compressedSize(tx, sender));
+    return payingGasPrice(tx, baseFee) >= baseFee + fee;
+  }
+
+  /** The compressed size the sequencer prices `tx` by (profitability.ts). */
+  compressedSize(tx: TypedTransaction, sender: Uint8Array): number {
+    let size = this.sizes.get(tx);
+    if (size === undefined) {
+      size = compressedSize(compressorInput(tx, sender));
+      this.sizes.set(tx, size);
+    }
+    return size;
+  }
+
+  /** The extra data of the next block: the pricing in force, version 1. */
+  extraData(): Uint8Array {
+    return encodeExtraData(this.pricing);
+  }
+
+  /** A block being built at `baseFee`, as the selectors see it. */
+  startBlock(baseFee: bigint): BlockRules {
+    return new BlockRules(this, baseFee);
   }
 }
 
@@ -81,20 +133,35 @@ export class BlockRules {
   private calldata = 0;
   private gas = 0n;
 
-  constructor(private readonly config: SequencerRulesConfig) {}
+  constructor(
+    private readonly rules: SequencerRules,
+    private readonly baseFee: bigint,
+  ) {}
 
-  /** Before `tx` runs: room for its calldata (SEQ/sequencer/txselection/selectors/MaxBlockCallDataTransactionSelector.java). */
-  before(tx: TypedTransaction): BlockRuleVerdict | undefined {
-    const max = this.config.maxBlockCalldataSize;
+  /**
+   * Before `tx` runs: room for its calldata (SEQ/sequencer/txselection/selectors/
+   * MaxBlockCallDataTransactionSelector.java), and profitable at its gas limit
+   * (ProfitableTransactionSelector.java, pre-processing).
+   */
+  before(tx: TypedTransaction, sender: Uint8Array): BlockRuleVerdict | undefined {
+    const { config } = this.rules;
+    const max = config.maxBlockCalldataSize;
     if (max !== undefined && this.calldata + tx.data.length > max) return 'BLOCK_CALLDATA_OVERFLOW';
+    if (!this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit))
+      return 'TX_UNPROFITABLE_UPFRONT';
     return undefined;
   }
 
-  /** After `tx` ran and used `gasUsed`: room for it in the user gas (MaxBlockGasTransactionSelector.java). */
-  after(gasUsed: bigint): BlockRuleVerdict | undefined {
-    const max = this.config.maxBlockGas;
+  /**
+   * After `tx` ran and used `gasUsed`: room for it in the user gas (MaxBlockGasTransactionSelector.java),
+   * and profitable at the gas it used (ProfitableTransactionSelector.java, post-processing).
+   */
+  after(tx: TypedTransaction, sender: Uint8Array, gasUsed: bigint): BlockRuleVerdict | undefined {
+    const { config } = this.rules;
+    const max = config.maxBlockGas;
     if (gasUsed > max) return 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
+    if (!this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed)) return 'TX_UNPROFITABLE';
     return undefined;
   }
 

@@ -197,7 +197,7 @@ describe('review cases', () => {
       to: BOB,
       value: '0x1',
       maxFeePerGas: '0x77359400',
-      maxPriorityFeePerGas: '0x1',
+      maxPriorityFeePerGas: '0x3b9aca00',
     });
     await t.call('anvil_setNextBlockBaseFeePerGas', '0xe8d4a51000');
     await t.call('evm_mine');
@@ -383,7 +383,7 @@ describe('state dump and block configuration', () => {
         from: ALICE,
         to: BOB,
         maxFeePerGas: '0x3b9aca00',
-        maxPriorityFeePerGas: '0x1',
+        maxPriorityFeePerGas: '0x3b9aca00',
       }),
     ).toEqual({
       code: -32000,

@@ -9,6 +9,7 @@ import {
   arrayOf,
   blockRef,
   callObject,
+  data,
   exclusionFilter,
   exclusionRule,
   hash,
@@ -55,10 +56,12 @@ const estimate = method(
   ],
   async (ctx, req, ref) => {
     const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref));
+    // Linea's profitable priority fee where its rules apply (LineaEstimateGas.java), else the suggested tip.
+    const tip = await ctx.chain.calls.priorityFee(req, gas);
     return {
       gasLimit: quantity(gas),
       baseFeePerGas: quantity(await ctx.chain.reads.nextBaseFee()),
-      priorityFeePerGas: quantity(SUGGESTED_TIP),
+      priorityFeePerGas: quantity(tip ?? SUGGESTED_TIP),
     };
   },
 );
@@ -126,6 +129,14 @@ export const l2Methods: Record<string, Method> = {
   ),
   /** l2_clearForcedExclusions: drops the rules not used yet; returns how many there were. */
   'l2_clearForcedExclusions': method([], ({ chain }) => chain.lines.clearForcedExclusions()),
+  /**
+   * linea_setExtraData(32 bytes): the version-1 pricing (fixed cost, variable cost, L1 gas price, in
+   * kWei) that profitability and the blocks built from now on use, as the sequencer's endpoint sets it.
+   */
+  'linea_setExtraData': method([required('extraData', data)], async ({ chain }, bytes) => {
+    await chain.txs.setExtraData(bytes);
+    return true;
+  }),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
   'l2_setDenyList': method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
     chain.lines.setDenyList(addresses);

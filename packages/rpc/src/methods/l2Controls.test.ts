@@ -191,7 +191,14 @@ describe('a transaction the sequencer excluded for its line count', () => {
     const sender = node.chain.accounts[1];
     const nonce = BigInt(await node.call<string>('eth_getTransactionCount', BOB, 'pending'));
     const tx = createFeeMarket1559Tx(
-      { nonce, to: CAROL, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+      {
+        nonce,
+        to: CAROL,
+        value: 1n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+      },
       { common: node.chain.common },
     ).sign(sender.privateKey);
     return `0x${Buffer.from(tx.serialize()).toString('hex')}`;

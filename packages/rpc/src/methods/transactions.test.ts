@@ -133,7 +133,14 @@ describe('eth_sendRawTransactionSync (EIP-7966)', () => {
   async function transfer(n: TestRpc, nonce?: bigint, value = 1n): Promise<{ raw: string; hash: string }> {
     const next = nonce ?? BigInt(await n.call<string>('eth_getTransactionCount', BOB, 'pending'));
     const tx = createFeeMarket1559Tx(
-      { nonce: next, to: CAROL, value, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+      {
+        nonce: next,
+        to: CAROL,
+        value,
+        gasLimit: 21_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+      },
       { common: n.chain.common },
     ).sign(n.chain.accounts[1].privateKey);
     return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
