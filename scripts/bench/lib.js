@@ -22,7 +22,13 @@ function signer(chain, index = 0) {
     address: account.address,
     sign(fields) {
       return createFeeMarket1559Tx(
-        { nonce: nonce++, gasLimit: 1_000_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1n, ...fields },
+        {
+          nonce: nonce++,
+          gasLimit: 1_000_000n,
+          maxFeePerGas: 100_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n,
+          ...fields,
+        },
         { common: chain.common },
       ).sign(account.privateKey);
     },

@@ -213,7 +213,7 @@ let nodePid;
         {
           nonce: BigInt(nonce),
           maxFeePerGas: 100_000_000_000n,
-          maxPriorityFeePerGas: 1n,
+          maxPriorityFeePerGas: 1_000_000_000n,
           gasLimit: 100_000n,
           ...fields,
         },
