@@ -43,7 +43,8 @@ export type ChainErrorKind =
   | 'simulate'
   | 'stateOverride'
   | 'buildBlock'
-  | 'sequencerRule';
+  | 'sequencerRule'
+  | 'bundle';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -376,6 +377,14 @@ export class NonceTooHighError extends ChainError {
 /** A transaction Linea's sequencer refuses at submission (pool/sequencerRules.ts), in its words. */
 export class SequencerRuleError extends ChainError {
   readonly kind = 'sequencerRule';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A bundle linea_sendBundle refuses, in the endpoint's words (LineaSendBundle.java). */
+export class BundleError extends ChainError {
+  readonly kind = 'bundle';
   constructor(message: string) {
     super(message);
   }

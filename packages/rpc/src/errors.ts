@@ -75,6 +75,7 @@ const CODES: Record<ChainErrorKind, number> = {
   stateOverride: SERVER_ERROR,
   buildBlock: SERVER_ERROR,
   sequencerRule: SERVER_ERROR,
+  bundle: INVALID_PARAMS,
 };
 
 export type ErrorLogger = (error: unknown) => void;

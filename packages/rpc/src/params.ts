@@ -503,6 +503,47 @@ export const simulatePayload: Parser<{
   };
 };
 
+/**
+ * linea_sendBundle's object (BundleParameter): `txs`, `blockNumber` (hex or number), `minTimestamp`,
+ * `maxTimestamp` (seconds), `revertingTxHashes`, `replacementUUID`, `builders` (ignored). Anything
+ * else malformed is refused in the endpoint's words.
+ */
+export const bundleParams: Parser<{
+  txs: Uint8Array[];
+  blockNumber: bigint;
+  minTimestamp?: number;
+  maxTimestamp?: number;
+  revertingTxHashes?: Uint8Array[];
+  replacementUUID?: string;
+}> = (value, slot) => {
+  const malformed = () => new RpcError(INVALID_PARAMS, 'Malformed linea_sendBundle json param');
+  try {
+    const o = object(value, slot);
+    const seconds = (v: unknown) => {
+      if (v === undefined || v === null) return undefined;
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+      throw malformed();
+    };
+    const number = o.blockNumber;
+    const blockNumber =
+      typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
+        ? BigInt(number)
+        : quantity(number, { ...slot, name: `${slot.name}.blockNumber` });
+    const uuid = o.replacementUUID;
+    if (uuid !== undefined && uuid !== null && typeof uuid !== 'string') throw malformed();
+    return {
+      txs: member(o, 'txs', arrayOf(data, 1_000), slot) ?? [],
+      blockNumber,
+      minTimestamp: seconds(o.minTimestamp),
+      maxTimestamp: seconds(o.maxTimestamp),
+      revertingTxHashes: member(o, 'revertingTxHashes', arrayOf(hash, 1_000), slot),
+      replacementUUID: uuid ?? undefined,
+    };
+  } catch {
+    throw malformed();
+  }
+};
+
 /** The engine API's PayloadAttributesV3 (testing_buildBlockV1): timestamp, prevRandao, fee recipient, withdrawals, beacon root. */
 export const payloadAttributes: Parser<{
   timestamp: bigint;

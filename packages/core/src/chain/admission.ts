@@ -16,6 +16,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { DevAccount } from '../config/accounts';
 import {
   BlobFeeCapTooLowError,
+  BundleError,
   ChainIdMismatchError,
   FeeCapTooLowError,
   GasLimitExceededError,
@@ -35,6 +36,7 @@ import { blobGasOf } from '../exec/blockBuilder';
 import { intrinsicGas } from '../pool/intrinsicGas';
 import { putPoolRow } from '../pool/poolRows';
 import { ethereumjsReason, impersonationKey, peekTransaction, withSender } from '../pool/txCodec';
+import { bundleHash, uuidBytes } from '../pool/bundlePool';
 import { decodeExtraData } from '../pool/profitability';
 import { maxFeeOf, maxTipOf } from '../pool/txPool';
 import type { PoolTx } from '../pool/txPool';
@@ -42,9 +44,21 @@ import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
 import type { Miner } from './miner';
 
+/** linea_sendBundle's params (BundleParameter), parsed. */
+export interface BundleRequest {
+  txs: Uint8Array[];
+  blockNumber: bigint;
+  minTimestamp?: number;
+  maxTimestamp?: number;
+  revertingTxHashes?: Uint8Array[];
+  replacementUUID?: string;
+}
+
 export class Admission {
   /** Transactions below this fee cap are refused (anvil_setMinGasPrice); 0 by default. */
   private minGasPrice = 0n;
+  /** linea_sendBundle requests of the last minute (params to when they came), at most 1,000. */
+  private readonly seenBundleRequests = new Map<string, number>();
   /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
   private readonly impersonated = new Set<string>();
 
@@ -172,6 +186,81 @@ export class Admission {
       const pricing = decodeExtraData(data);
       if ('error' in pricing) throw new InvalidArgumentError(pricing.error);
       rules.pricing = pricing;
+    });
+  }
+
+  /**
+   * linea_sendBundle (SEQ/rpc/methods/LineaSendBundle.java): checks the bundle in the endpoint's
+   * order and with its words, then keeps it for its block; answers its hash. `requestKey` (the
+   * request's params) recognises the same request sent again within a minute.
+   */
+  sendBundle(req: BundleRequest, requestKey: string): Promise<Uint8Array> {
+    return this.head.exclusive(async () => {
+      const { head } = this;
+      const now = head.clock.now();
+      for (const [key, at] of this.seenBundleRequests) if (now - at > 60_000) this.seenBundleRequests.delete(key);
+      const seen = this.seenBundleRequests.get(requestKey);
+      if (seen !== undefined) throw new BundleError(`request already seen PT${(now - seen) / 1000}S ago`);
+      if (this.seenBundleRequests.size >= 1_000)
+        this.seenBundleRequests.delete(this.seenBundleRequests.keys().next().value!);
+      this.seenBundleRequests.set(requestKey, now);
+      if (req.blockNumber <= head.number)
+        throw new BundleError(
+          `Bundle block number ${req.blockNumber} is not greater than current chain head block number ${head.number}`,
+        );
+      const nowSeconds = head.clock.nowSeconds();
+      if (req.maxTimestamp !== undefined && BigInt(req.maxTimestamp) < nowSeconds)
+        throw new BundleError(
+          `Bundle max timestamp ${req.maxTimestamp} is in the past, current timestamp is ${nowSeconds}`,
+        );
+      if (req.txs.length === 0 && req.replacementUUID === undefined)
+        throw new BundleError('Malformed bundle, no bundle transactions present');
+      const uuid = req.replacementUUID === undefined ? undefined : uuidBytes(req.replacementUUID);
+      if (req.replacementUUID !== undefined && uuid === undefined)
+        throw new BundleError(`Invalid UUID string: ${req.replacementUUID}`);
+      const txs: PoolTx[] = [];
+      const hashes = new Set<string>();
+      for (const [i, raw] of req.txs.entries()) {
+        let tx: TypedTransaction;
+        let sender: Uint8Array;
+        try {
+          tx = this.decodeTransaction(raw);
+          sender = this.recoverSender(tx);
+        } catch {
+          // Linea's words, and the index of the transaction (Linea names none).
+          throw new BundleError(`Invalid raw transaction hex (transaction ${i})`);
+        }
+        const hash = tx.hash();
+        if (hashes.has(bytesToHex(hash)))
+          throw new BundleError(
+            `Invalid transaction in bundle: hash ${bytesToHex(hash)}, reason: a duplicate (transaction ${i})`,
+          );
+        hashes.add(bytesToHex(hash));
+        const reason = this.lines.deniedReason(tx, sender) ?? head.rules?.bundleRefusal(tx);
+        if (reason !== undefined)
+          throw new BundleError(`Invalid transaction in bundle: hash ${bytesToHex(hash)}, reason: ${reason}`);
+        txs.push({ tx, hash, sender, nonce: tx.nonce, addedAt: head.clock.now() });
+      }
+      const hash = bundleHash(req.txs, uuid);
+      head.bundles.put({
+        hash,
+        txs,
+        blockNumber: req.blockNumber,
+        minTimestamp: req.minTimestamp,
+        maxTimestamp: req.maxTimestamp,
+        revertible: new Set((req.revertingTxHashes ?? []).map((h) => bytesToHex(h))),
+        uuid: req.replacementUUID,
+      });
+      return hash;
+    });
+  }
+
+  /** linea_cancelBundle: drops the bundle of `uuid`; whether there was one. */
+  cancelBundle(uuid: string): Promise<boolean> {
+    return this.head.exclusive(async () => {
+      const bytes = uuidBytes(uuid);
+      if (bytes === undefined) throw new BundleError('malformed linea_cancelBundle json param');
+      return this.head.bundles.cancel(bytes);
     });
   }
 

@@ -24,6 +24,7 @@ import { INITIAL_BASE_FEE } from '../config/genesis';
 import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { ExclusionRecord } from '../lines/exclusionStore';
+import { BundlePool } from '../pool/bundlePool';
 import { delPoolRow, POOL_ROWS, putPoolRow } from '../pool/poolRows';
 import type { SequencerRules } from '../pool/sequencerRules';
 import { withSender } from '../pool/txCodec';
@@ -54,6 +55,8 @@ const META_WORKING_ROOT = new Uint8Array([0x6d, ...new TextEncoder().encode('roo
 
 export class ChainHead {
   readonly pool = new TxPool();
+  /** Bundles waiting for their block (linea_sendBundle). */
+  readonly bundles = new BundlePool();
   /** What the parts tell listeners (the chain's `on`): blocks, pending transactions, exclusions, reorgs. */
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */

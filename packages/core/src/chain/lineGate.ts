@@ -100,6 +100,11 @@ export class LineGate {
 
   // ---------------------------------------------------------------- stage RPC
 
+  /** Why `tx` from `from` is refused by the deny list (Linea's words), if it is. */
+  deniedReason(tx: TypedTransaction, from: Uint8Array): string | undefined {
+    return this.control.deniedReason(tx, from);
+  }
+
   /** The refusals due before a transaction is even validated: a denied address, a known overflow. */
   refuseAtOnce(tx: TypedTransaction, from: Uint8Array, hash: Uint8Array): void {
     const denied = this.control.deniedReason(tx, from);

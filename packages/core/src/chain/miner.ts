@@ -4,7 +4,7 @@
  * and manual mining decide when; a build is inside the chain's queue, and one that is not committed
  * is thrown away without a trace.
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createWithdrawal, equalsBytes } from '@ethereumjs/util';
 
@@ -18,7 +18,7 @@ import {
   NonceTooLowError,
 } from '../errors';
 import { asCandidates, buildBlock } from '../exec/blockBuilder';
-import type { BuildResult } from '../exec/blockBuilder';
+import type { BuildResult, BundleInput } from '../exec/blockBuilder';
 import { maxFeeOf } from '../pool/txPool';
 import type { Simulator } from '../exec/simulator';
 import { putPoolRow } from '../pool/poolRows';
@@ -111,6 +111,7 @@ export class Miner {
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
         blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
+        bundles: this.bundlesFor(header),
       });
     } catch (e) {
       await head.discardBuild();
@@ -131,6 +132,7 @@ export class Miner {
     const { records, ops } = this.lines.sequencerRecords(build);
     if (submitted !== undefined && !removed.includes(submitted)) ops.push(putPoolRow(submitted));
     await head.commitBlock(block, receipts, removed, ops);
+    head.bundles.dropUpTo(block.header.number);
     head.nextTimestamp = undefined;
     head.nextBaseFeeOverride = undefined;
     await head.dropStale();
@@ -217,6 +219,13 @@ export class Miner {
     const dropped = build.dropped.find((d) => d.ptx === ptx);
     if (dropped !== undefined) return new BuildBlockError(dropped.error.message);
     return new BuildBlockError('gas limit reached');
+  }
+
+  /** The bundles for the block of `header` (its number, and its timestamp within their window). */
+  private bundlesFor(header: HeaderData): BundleInput[] {
+    return this.head.bundles
+      .forBlock(header.number as bigint, header.timestamp as bigint)
+      .map((b) => ({ txs: b.txs, revertible: b.revertible }));
   }
 
   /** The block that would be mined next from the pool, built on a scratch state and thrown away. */

@@ -69,6 +69,19 @@ export interface BuildInput {
   daoForkBlock?: bigint;
   /** Linea's block-building selectors beyond line counts (block calldata, user gas), when its rules apply. */
   blockRules?: BlockRules;
+  /** Bundles for this block, tried before the candidates, each whole or not at all. */
+  bundles?: BundleInput[];
+  /** The most gas the bundles of a block may use together (`--plugin-linea-max-bundle-block-gas`). */
+  maxBundleBlockGas?: bigint;
+}
+
+/** `--plugin-linea-max-bundle-block-gas`'s default (LineaTransactionSelectorCliOptions). */
+export const DEFAULT_MAX_BUNDLE_BLOCK_GAS = 15_000_000n;
+
+/** A bundle's transactions, in order, and the hashes (hex) of those allowed to revert. */
+export interface BundleInput {
+  txs: PoolTx[];
+  revertible: Set<string>;
 }
 
 /** The extra data geth requires of the DAO fork's block and the nine after it (params.DAOForkBlockExtra). */
@@ -100,6 +113,8 @@ export interface BuildResult {
   lineAdded: LineCounts[];
   /** The block's EIP-7685 requests (Prague on). */
   requests?: CLRequest<CLRequestType>[];
+  /** Per bundle given: undefined if it is in the block, else why not. */
+  bundles: (string | undefined)[];
 }
 
 /** The fields a block's header was built from: all but what sealing it computes. */
@@ -181,6 +196,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     deferred: [],
     lineTotals: {},
     lineAdded: [],
+    bundles: [],
   };
   const blockedSenders = new Set<string>();
   let gasUsed = 0n;
@@ -193,97 +209,145 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   const body = input.body ?? EMPTY_BODY;
   const results: RunTxResult[] = [];
 
+  /** What trying a transaction gave: in the block, or why not. */
+  type Outcome =
+    | { kind: 'included'; reverted: boolean }
+    | { kind: 'deferred' }
+    | { kind: 'dropped'; error: Error }
+    | { kind: 'excluded'; overflow: LineOverflow; forced?: boolean }
+    | { kind: 'full' };
+
+  /** Runs `ptx` on the block so far; keeps it (and its receipt, lines and gas) only if it is selected. */
+  const attempt = async (ptx: PoolTx): Promise<Outcome> => {
+    // Too big for what is left of the block (gas or blob gas), or priced under this block's base
+    // fee or blob gas price: a later block.
+    const blobGas = blobGasOf(ptx.tx, common);
+    const blobFeeCap = (ptx.tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
+    if (
+      ptx.tx.gasLimit > gasLimit - gasUsed ||
+      maxFeeOf(ptx.tx) < baseFee ||
+      blobGas > maxBlobGas - blobGasUsed ||
+      (blobGas > 0n && blobFeeCap < blobGasPrice)
+    )
+      return { kind: 'deferred' };
+    // BLOCK_CALLDATA_OVERFLOW, TX_UNPROFITABLE_UPFRONT: a later block, and selection goes on.
+    if (input.blockRules?.before(ptx.tx, ptx.sender) !== undefined) return { kind: 'deferred' };
+    const verdict = input.screen?.(ptx);
+    if (verdict !== undefined)
+      return 'error' in verdict
+        ? { kind: 'dropped', error: verdict.error }
+        : { kind: 'excluded', overflow: verdict.overflow, forced: true };
+    await vm.evm.journal.checkpoint();
+    lineCounter.beginTx();
+    let result: RunTxResult;
+    try {
+      result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
+    } catch (error) {
+      await vm.evm.journal.revert();
+      lineCounter.popTx();
+      return { kind: 'dropped', error: error as Error };
+    }
+    // As Linea's selector: the lines this transaction added to the block decide its own overflow,
+    // the block's cumulative count whether the block is full.
+    const counts = lineCounter.endTx(ptx.tx, result);
+    const added: LineCounts = {};
+    for (const [module, n] of Object.entries(counts)) added[module] = n - (out.lineTotals[module] ?? 0);
+    const own = limits?.txOverflow(added);
+    const full = own === undefined && limits?.blockOverflow(counts) !== undefined;
+    const userGas =
+      own === undefined && !full ? input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent) : undefined;
+    if (own !== undefined || full || userGas !== undefined) {
+      await vm.evm.journal.revert();
+      lineCounter.popTx();
+      if (own !== undefined) return { kind: 'excluded', overflow: own };
+      // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does.
+      if (full) return { kind: 'full' };
+      // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
+      // TX_UNPROFITABLE wait.
+      return userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS'
+        ? { kind: 'dropped', error: new Error(userGas) }
+        : { kind: 'deferred' };
+    }
+    input.blockRules?.selected(ptx.tx, result.totalGasSpent);
+    lineCounter.commitTx();
+    out.lineTotals = counts;
+    out.lineAdded.push(added);
+    await vm.evm.journal.commit();
+    gasUsed += result.totalGasSpent;
+    blobGasUsed += blobGas;
+    txs.push(ptx.tx);
+    results.push(result);
+    out.included.push(ptx);
+    out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
+    return { kind: 'included', reverted: result.execResult.exceptionError !== undefined };
+  };
+
+  /**
+   * A bundle (linea_sendBundle), before the pool's transactions: all of its transactions in order, or
+   * none (SEQ/sequencer/txselection/selectors/BundleConstraintTransactionSelector.java: one that is
+   * not selected, or that reverts without being listed as allowed to, drops the bundle; and
+   * MaxBundleGasPerBlockTransactionSelector.java: the bundles' gas in a block).
+   */
+  let bundleGas = 0n;
+  const attemptBundle = async (bundle: BundleInput): Promise<string | undefined> => {
+    const mark = {
+      lines: lineCounter.mark(),
+      rules: input.blockRules?.mark(),
+      lineTotals: out.lineTotals,
+      included: out.included.length,
+      gasUsed,
+      blobGasUsed,
+    };
+    await vm.evm.journal.checkpoint();
+    let failure: string | undefined;
+    for (const ptx of bundle.txs) {
+      const outcome = await attempt(ptx);
+      if (outcome.kind !== 'included') failure = `transaction ${bytesToHex(ptx.hash)} not selected (${outcome.kind})`;
+      else if (outcome.reverted && !bundle.revertible.has(bytesToHex(ptx.hash)))
+        failure = 'Failed non revertable transaction in bundle';
+      if (failure !== undefined) break;
+    }
+    const gas = gasUsed - mark.gasUsed;
+    const maxGas = input.maxBundleBlockGas ?? DEFAULT_MAX_BUNDLE_BLOCK_GAS;
+    if (failure === undefined && gas > maxGas) failure = 'BUNDLE_GAS_EXCEEDS_MAX_BUNDLE_BLOCK_GAS';
+    else if (failure === undefined && bundleGas + gas > maxGas)
+      failure = 'BUNDLE_TOO_LARGE_FOR_REMAINING_BUNDLE_BLOCK_GAS';
+    if (failure === undefined) {
+      await vm.evm.journal.commit();
+      bundleGas += gas;
+      return undefined;
+    }
+    await vm.evm.journal.revert();
+    lineCounter.rollback(mark.lines);
+    if (mark.rules !== undefined) input.blockRules?.rollback(mark.rules);
+    out.lineTotals = mark.lineTotals;
+    for (const list of [out.included, out.receipts, out.lineAdded, txs, results]) list.length = mark.included;
+    gasUsed = mark.gasUsed;
+    blobGasUsed = mark.blobGasUsed;
+    return failure;
+  };
+
   await vm.evm.journal.checkpoint();
   try {
     await beginBlock(vm, context, input.daoForkBlock);
+    for (const bundle of input.bundles ?? []) out.bundles.push(await attemptBundle(bundle));
     for (const [position, ptx] of candidates.entries()) {
       const senderHex = bytesToHex(ptx.sender);
       if (blockedSenders.has(senderHex)) {
         out.deferred.push(ptx);
         continue;
       }
-      // Too big for what is left of the block (gas or blob gas), or priced under this block's base
-      // fee or blob gas price: a later block.
-      const blobGas = blobGasOf(ptx.tx, common);
-      const blobFeeCap = (ptx.tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
-      if (
-        ptx.tx.gasLimit > gasLimit - gasUsed ||
-        maxFeeOf(ptx.tx) < baseFee ||
-        blobGas > maxBlobGas - blobGasUsed ||
-        (blobGas > 0n && blobFeeCap < blobGasPrice)
-      ) {
-        out.deferred.push(ptx);
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      // BLOCK_CALLDATA_OVERFLOW, TX_UNPROFITABLE_UPFRONT: a later block, and selection goes on.
-      if (input.blockRules?.before(ptx.tx, ptx.sender) !== undefined) {
-        out.deferred.push(ptx);
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      const verdict = input.screen?.(ptx);
-      if (verdict !== undefined) {
-        if ('error' in verdict) out.dropped.push({ ptx, error: verdict.error });
-        else out.excluded.push({ ptx, overflow: verdict.overflow, forced: true });
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      await vm.evm.journal.checkpoint();
-      lineCounter.beginTx();
-      let result: RunTxResult;
-      try {
-        result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
-      } catch (error) {
-        await vm.evm.journal.revert();
-        lineCounter.popTx();
-        out.dropped.push({ ptx, error: error as Error });
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      // As Linea's selector: the lines this transaction added to the block decide its own overflow,
-      // the block's cumulative count whether the block is full.
-      const counts = lineCounter.endTx(ptx.tx, result);
-      const added: LineCounts = {};
-      for (const [module, n] of Object.entries(counts)) added[module] = n - (out.lineTotals[module] ?? 0);
-      const own = limits?.txOverflow(added);
-      if (own !== undefined) {
-        await vm.evm.journal.revert();
-        lineCounter.popTx();
-        out.excluded.push({ ptx, overflow: own });
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      if (limits?.blockOverflow(counts) !== undefined) {
-        // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does: this and every
-        // later candidate wait for the next block, even one small enough to fit.
-        await vm.evm.journal.revert();
-        lineCounter.popTx();
+      const outcome = await attempt(ptx);
+      if (outcome.kind === 'included') continue;
+      if (outcome.kind === 'full') {
+        // This and every later candidate wait for the next block, even one small enough to fit.
         out.deferred.push(...candidates.slice(position));
         break;
       }
-      const userGas = input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent);
-      if (userGas !== undefined) {
-        await vm.evm.journal.revert();
-        lineCounter.popTx();
-        // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
-        // TX_UNPROFITABLE wait.
-        if (userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS') out.dropped.push({ ptx, error: new Error(userGas) });
-        else out.deferred.push(ptx);
-        blockedSenders.add(senderHex);
-        continue;
-      }
-      input.blockRules?.selected(ptx.tx, result.totalGasSpent);
-      lineCounter.commitTx();
-      out.lineTotals = counts;
-      out.lineAdded.push(added);
-      await vm.evm.journal.commit();
-      gasUsed += result.totalGasSpent;
-      blobGasUsed += blobGas;
-      txs.push(ptx.tx);
-      results.push(result);
-      out.included.push(ptx);
-      out.receipts.push(toReceipt(ptx.tx, ptx.sender, result, baseFee));
+      if (outcome.kind === 'deferred') out.deferred.push(ptx);
+      else if (outcome.kind === 'dropped') out.dropped.push({ ptx, error: outcome.error });
+      else out.excluded.push({ ptx, overflow: outcome.overflow, ...(outcome.forced && { forced: true }) });
+      blockedSenders.add(senderHex);
     }
     // System calls are not the transactions' lines.
     const counting = lineCounter.isActive;

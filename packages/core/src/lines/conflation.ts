@@ -7,6 +7,11 @@ import type { TracerProfile } from './lineProfiles';
 
 export type LineCounts = Record<string, number>;
 
+export interface ConflationMark {
+  committed: Record<string, number>;
+  seen: Set<string>;
+}
+
 /** Counts per module for one conflation, with the current transaction's part kept apart. */
 export class Conflation {
   private readonly committed: Record<string, number> = {};
@@ -41,6 +46,20 @@ export class Conflation {
   popTx(): void {
     this.bundle = {};
     this.bundleSeen = new Set();
+  }
+
+  /** What the conflation holds now, to come back to when a bundle of transactions is not selected whole. */
+  mark(): ConflationMark {
+    return { committed: { ...this.committed }, seen: new Set(this.seen) };
+  }
+
+  /** Back to `mark`: the transactions committed since are dropped. */
+  rollback(mark: ConflationMark): void {
+    for (const m of Object.keys(this.committed)) delete this.committed[m];
+    Object.assign(this.committed, mark.committed);
+    this.seen.clear();
+    for (const key of mark.seen) this.seen.add(key);
+    this.popTx();
   }
 
   /** The conflation's count per module, spillage included, as the tracer reports it. */

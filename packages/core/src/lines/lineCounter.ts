@@ -41,7 +41,7 @@ import {
 } from './lineProfiles';
 import type { LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
 import { Conflation } from './conflation';
-import type { LineCounts } from './conflation';
+import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
@@ -159,6 +159,15 @@ export class LineCounter {
 
   popTx(): void {
     this.c.popTx();
+  }
+
+  /** The conflation now, and back to it: a bundle of transactions selected whole or not at all. */
+  mark(): ConflationMark {
+    return this.c.mark();
+  }
+
+  rollback(mark: ConflationMark): void {
+    this.c.rollback(mark);
   }
 
   private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {

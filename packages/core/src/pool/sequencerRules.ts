@@ -86,6 +86,18 @@ export class SequencerRules {
   refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint): string | undefined {
     // SEQ/sequencer/txvalidation/TransactionTypeValidation.java (blob transactions off by default).
     if (tx.type === TransactionType.BlobEIP4844) return 'TransactionTypeValidation - BLOB_TX_NOT_ALLOWED';
+    const shape = this.bundleRefusal(tx);
+    if (shape !== undefined) return shape;
+    // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
+    if (!this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit)) return 'Gas price too low';
+    return undefined;
+  }
+
+  /**
+   * The validators a bundle's transactions meet at submission (LineaSendBundle's validator, the deny
+   * list aside): a precompile recipient, the gas limit, the calldata size.
+   */
+  bundleRefusal(tx: TypedTransaction): string | undefined {
     // SEQ/sequencer/txpoolvalidation/validators/PrecompileAddressValidator.java
     if (tx.to !== undefined && isPrecompileAddress(tx.to.bytes))
       return 'destination address is a precompile address and cannot receive transactions';
@@ -96,8 +108,6 @@ export class SequencerRules {
     // SEQ/sequencer/txpoolvalidation/validators/CalldataValidator.java
     if (maxTxCalldataSize !== undefined && tx.data.length > maxTxCalldataSize)
       return `Calldata of transaction is greater than the allowed max of ${maxTxCalldataSize}`;
-    // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
-    if (!this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit)) return 'Gas price too low';
     return undefined;
   }
 
@@ -163,6 +173,16 @@ export class BlockRules {
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
     if (!this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed)) return 'TX_UNPROFITABLE';
     return undefined;
+  }
+
+  /** What the block took so far, and back to it (a bundle not selected whole). */
+  mark(): { calldata: number; gas: bigint } {
+    return { calldata: this.calldata, gas: this.gas };
+  }
+
+  rollback(mark: { calldata: number; gas: bigint }): void {
+    this.calldata = mark.calldata;
+    this.gas = mark.gas;
   }
 
   /** `tx` is in the block, having used `gasUsed`. */

@@ -1,13 +1,15 @@
 /** The layer-2 methods: transaction exclusion status (spec) and line-count-aware gas estimation. */
 import { HeaderNotFoundError } from '@l2devnet/core';
 
-import { formatExclusion, quantity } from '../format';
+import { INVALID_PARAMS, RpcError } from '../errors';
+import { formatExclusion, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, withDefault } from '../method';
 import {
   address,
   arrayOf,
   blockRef,
+  bundleParams,
   callObject,
   data,
   exclusionFilter,
@@ -76,6 +78,21 @@ const blockCounters = method([required('request', tracesCountersRequest)], async
   };
 });
 
+const sendBundle = method([required('bundle', bundleParams)], async ({ chain }, bundle) => ({
+  bundleHash: hex(
+    await chain.txs.sendBundle(
+      bundle,
+      JSON.stringify(bundle, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? hex(v) : v)),
+    ),
+  ),
+}));
+
+/** linea_cancelBundle's UUID: a string, else the endpoint's refusal. */
+const uuidParam = (value: unknown): string => {
+  if (typeof value !== 'string') throw new RpcError(INVALID_PARAMS, 'malformed linea_cancelBundle json param');
+  return value;
+};
+
 export const l2Methods: Record<string, Method> = {
   /**
    * l2_traceLineCounts(txHash): the lines a mined transaction added to its block (its block run again
@@ -137,6 +154,17 @@ export const l2Methods: Record<string, Method> = {
     await chain.txs.setExtraData(bytes);
     return true;
   }),
+  /**
+   * linea_sendBundle({ txs, blockNumber, minTimestamp?, maxTimestamp?, revertingTxHashes?, replacementUUID? }):
+   * transactions for one block, included in order and whole or not at all; `{ bundleHash }`.
+   */
+  'linea_sendBundle': sendBundle,
+  /** The name Linea's documentation gives the same method (Infura's front for linea_sendBundle). */
+  'eth_sendBundle': sendBundle,
+  /** linea_cancelBundle(uuid): drops the bundle sent with that replacementUUID; whether there was one. */
+  'linea_cancelBundle': method([required('replacementUUID', uuidParam)], async ({ chain }, uuid) =>
+    chain.txs.cancelBundle(uuid),
+  ),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
   'l2_setDenyList': method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
     chain.lines.setDenyList(addresses);
