@@ -6,7 +6,12 @@
 import { createBlob4844Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { keccak256 as keccak } from 'ethereum-cryptography/keccak';
+import { secp256k1 } from 'ethereum-cryptography/secp256k1';
+import { join } from 'node:path';
+
 import {
+  LineLimits,
   compressedSize,
   compressorInput,
   decodeExtraData,
@@ -26,6 +31,7 @@ import type { TestNode } from './testNode';
 
 const rpc = (method: string, params: unknown[] = []) => ({ jsonrpc: '2.0', id: 1, method, params });
 const SHA256 = '0x0000000000000000000000000000000000000002';
+const ALICE_ADDRESS = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 async function call(node: TestNode, method: string, params: unknown[] = []): Promise<any> {
   const { json } = await node.post(rpc(method, params));
@@ -263,5 +269,59 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
     await call(node, 'evm_mine');
     expect((await call(node, 'eth_getTransactionReceipt', [hash])).result).toBeNull();
     expect((await call(node, 'txpool_status')).result).toEqual({ pending: '0x1', queued: '0x0' });
+  });
+});
+
+describe("Linea's EVM differences, read by contracts", () => {
+  let node: TestNode;
+  beforeAll(async () => {
+    // The line limits Linea ships for mainnet, as the command loads them by default.
+    const limits = LineLimits.fromFile(
+      join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),
+      'osaka',
+    );
+    node = await startTestNode({ chain: { lineLimits: limits } });
+  });
+  afterAll(() => node.close());
+  const READER = '0x00000000000000000000000000000000000e0001';
+  const CALLER = '0x00000000000000000000000000000000000e0002';
+
+  test("BASEFEE stops at 7 wei, BLOBHASH is 0, BLOBBASEFEE the minimum, PREVRANDAO by Maru's formula, COINBASE the block's", async () => {
+    // BASEFEE, BLOBHASH(0), BLOBBASEFEE, PREVRANDAO, COINBASE into memory, returned as five words.
+    await call(node, 'anvil_setCode', [READER, '0x485f525f496020524a604052446060524160805260a05ff3']);
+    await call(node, 'anvil_setNextBlockBaseFeePerGas', ['0x8']);
+    for (let i = 0; i < 4; i++) await call(node, 'evm_mine');
+    const block = (await call(node, 'eth_getBlockByNumber', ['latest', false])).result;
+    const parent = (await call(node, 'eth_getBlockByNumber', [`0x${(Number(block.number) - 1).toString(16)}`, false]))
+      .result;
+    // With a fee cap, as geth: a call without one sees a zero BASEFEE.
+    const read = { from: ALICE_ADDRESS, to: READER, maxFeePerGas: '0x3b9aca00' };
+    const words = (await call(node, 'eth_call', [read, 'latest'])).result.slice(2).match(/.{64}/g);
+    expect(BigInt(`0x${words[0]}`)).toBe(7n);
+    expect(block.baseFeePerGas).toBe('0x7');
+    expect(BigInt(`0x${words[1]}`)).toBe(0n);
+    expect(BigInt(`0x${words[2]}`)).toBe(1n);
+    expect(`0x${words[3]}`).toBe(block.mixHash);
+    expect(`0x${words[4].slice(24)}`).toBe(block.miner);
+    // parent XOR keccak(sign(node key, bytes32(number))), recomputed here with another secp256k1 library.
+    const key = keccak(new TextEncoder().encode('l2devnet sequencer node key'));
+    const sig = secp256k1.sign(hexToBytes(`0x${BigInt(block.number).toString(16).padStart(64, '0')}`), key);
+    const encoded = new Uint8Array([...sig.toCompactRawBytes(), sig.recovery]);
+    const mix = keccak(encoded);
+    const parentMix = hexToBytes(parent.mixHash);
+    expect(block.mixHash).toBe(bytesToHex(parentMix.map((b, i) => b ^ mix[i])));
+  });
+
+  test('RIPEMD-160 and BLAKE2f are not served: a transaction calling them is refused by their zero line limits', async () => {
+    // STATICCALL(gas, 0x03, 0, 1, 0, 32): one byte to RIPEMD-160.
+    await call(node, 'anvil_setCode', [CALLER, '0x602060006001600060035afa00']);
+    const ripemd = await call(node, 'eth_sendTransaction', [{ from: ALICE_ADDRESS, to: CALLER }]);
+    expect(ripemd.error.code).toBe(-32000);
+    expect(ripemd.error.message).toMatch(/line count for module PRECOMPILE_RIPEMD_BLOCKS=\d+ is above the limit 0$/);
+    // STATICCALL(gas, 0x09, 0, 213, 0, 64): BLAKE2f with 0 rounds.
+    await call(node, 'anvil_setCode', [CALLER, '0x6040600060d5600060095afa00']);
+    const blake = await call(node, 'eth_sendTransaction', [{ from: ALICE_ADDRESS, to: CALLER }]);
+    expect(blake.error.code).toBe(-32000);
+    expect(blake.error.message).toMatch(/line count for module PRECOMPILE_BLAKE_[A-Z_]+=\d+ is above the limit 0$/);
   });
 });

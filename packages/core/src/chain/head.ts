@@ -21,6 +21,7 @@ import { Address, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { INITIAL_BASE_FEE } from '../config/genesis';
+import { lineaPrevRandao } from '../config/prevRandao';
 import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { ExclusionRecord } from '../lines/exclusionStore';
@@ -154,6 +155,8 @@ export class ChainHead {
       // prevRandao: deterministic per block so runs repeat exactly.
       mixHash: numberWord(number),
     };
+    // Linea's PREVRANDAO where its rules apply (config/prevRandao.ts).
+    if (this.rules !== undefined) header.mixHash = lineaPrevRandao(parent.header.mixHash, number);
     if (this.inDaoExtraRange(number)) header.extraData = DAO_FORK_EXTRA;
     // Linea's blocks carry the sequencer's pricing (SEQ/extradata/LineaExtraDataHandler.java, version 1).
     else if (this.rules !== undefined) header.extraData = this.rules.extraData();
