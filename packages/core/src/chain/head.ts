@@ -62,6 +62,8 @@ export class ChainHead {
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */
   workingRoot: Uint8Array = new Uint8Array(32);
+  /** The last PREVRANDAO made by Linea's formula, for the block after a parent whose mix it was made from. */
+  private randao: { number: bigint; parent: Uint8Array; mix: Uint8Array } | undefined;
   /** Linea's sequencer rules beyond line counts, when they apply (--sequencer-rules). */
   rules: SequencerRules | undefined;
   /** A fixed gas cap for calls (--rpc-gas-cap); unset, the cap follows the gas limit. */
@@ -156,7 +158,12 @@ export class ChainHead {
       mixHash: numberWord(number),
     };
     // Linea's PREVRANDAO where its rules apply (config/prevRandao.ts).
-    if (this.rules !== undefined) header.mixHash = lineaPrevRandao(parent.header.mixHash, number);
+    if (this.rules !== undefined) {
+      // One signature per block, however many times its header is made (the check at submission, the build).
+      if (this.randao?.number !== number || !equalsBytes(this.randao.parent, parent.header.mixHash))
+        this.randao = { number, parent: parent.header.mixHash, mix: lineaPrevRandao(parent.header.mixHash, number) };
+      header.mixHash = this.randao.mix;
+    }
     if (this.inDaoExtraRange(number)) header.extraData = DAO_FORK_EXTRA;
     // Linea's blocks carry the sequencer's pricing (SEQ/extradata/LineaExtraDataHandler.java, version 1).
     else if (this.rules !== undefined) header.extraData = this.rules.extraData();
