@@ -79,3 +79,4 @@ export {
   profitablePriorityFee,
 } from './pool/profitability';
 export type { Pricing } from './pool/profitability';
+export type { BundleRequest, ForcedItem } from './chain/admission';

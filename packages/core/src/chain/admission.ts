@@ -37,12 +37,21 @@ import { intrinsicGas } from '../pool/intrinsicGas';
 import { putPoolRow } from '../pool/poolRows';
 import { ethereumjsReason, impersonationKey, peekTransaction, withSender } from '../pool/txCodec';
 import { bundleHash, uuidBytes } from '../pool/bundlePool';
+import type { ForcedOutcome } from '../pool/forcedQueue';
 import { decodeExtraData } from '../pool/profitability';
 import { maxFeeOf, maxTipOf } from '../pool/txPool';
 import type { PoolTx } from '../pool/txPool';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
 import type { Miner } from './miner';
+
+/** One entry of linea_sendForcedRawTransaction's list, as given. */
+export interface ForcedItem {
+  number?: number;
+  transaction?: Uint8Array;
+  /** Hex or decimal, as Java's Long.decode reads it. */
+  deadlineBlockNumber?: string;
+}
 
 /** linea_sendBundle's params (BundleParameter), parsed. */
 export interface BundleRequest {
@@ -253,6 +262,60 @@ export class Admission {
       });
       return hash;
     });
+  }
+
+  /**
+   * linea_sendForcedRawTransaction (SEQ/rpc/methods/LineaSendForcedRawTransaction.java): queues each
+   * forced transaction, with none of the pool's checks; stops at the first that cannot be read, with
+   * the endpoint's words for it. Answers one entry per transaction read (and the one refused).
+   */
+  sendForced(items: ForcedItem[]): Promise<{ number: number; hash?: Uint8Array; error?: string }[]> {
+    return this.head.exclusive(async () => {
+      const out: { number: number; hash?: Uint8Array; error?: string }[] = [];
+      const queued: { number: number; ptx: PoolTx; deadlineBlockNumber: bigint }[] = [];
+      for (const [i, item] of items.entries()) {
+        const refuse = (number: number, error: string) => out.push({ number, error });
+        if (item.number === undefined) {
+          refuse(0, `forcedTransactionNumber is required at index ${i}`);
+          break;
+        }
+        if (item.transaction === undefined || item.transaction.length === 0) {
+          refuse(item.number, 'Empty transaction data');
+          break;
+        }
+        let tx: TypedTransaction;
+        let sender: Uint8Array;
+        try {
+          tx = this.decodeTransaction(item.transaction);
+          sender = this.recoverSender(tx);
+        } catch {
+          refuse(item.number, 'Failed to decode transaction: Invalid raw transaction hex');
+          break;
+        }
+        if (item.deadlineBlockNumber === undefined) {
+          refuse(item.number, 'Deadline block number is required');
+          break;
+        }
+        if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(item.deadlineBlockNumber)) {
+          refuse(item.number, `Invalid deadlineBlockNumber format: ${item.deadlineBlockNumber}`);
+          break;
+        }
+        const hash = tx.hash();
+        queued.push({
+          number: item.number,
+          ptx: { tx, hash, sender, nonce: tx.nonce, addedAt: this.head.clock.now() },
+          deadlineBlockNumber: BigInt(item.deadlineBlockNumber),
+        });
+        out.push({ number: item.number, hash });
+      }
+      this.head.forced.add(queued);
+      return out;
+    });
+  }
+
+  /** linea_getForcedTransactionInclusionStatus: how forced transaction `number` ended; undefined while queued or unknown. */
+  forcedOutcome(number: number): ForcedOutcome | undefined {
+    return this.head.forced.outcome(number);
   }
 
   /** linea_cancelBundle: drops the bundle of `uuid`; whether there was one. */

@@ -26,6 +26,7 @@ import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { ExclusionRecord } from '../lines/exclusionStore';
 import { BundlePool } from '../pool/bundlePool';
+import { ForcedQueue } from '../pool/forcedQueue';
 import { delPoolRow, POOL_ROWS, putPoolRow } from '../pool/poolRows';
 import type { SequencerRules } from '../pool/sequencerRules';
 import { withSender } from '../pool/txCodec';
@@ -58,6 +59,8 @@ export class ChainHead {
   readonly pool = new TxPool();
   /** Bundles waiting for their block (linea_sendBundle). */
   readonly bundles = new BundlePool();
+  /** Forced transactions waiting, and how those that ended did (linea_sendForcedRawTransaction). */
+  readonly forced = new ForcedQueue();
   /** What the parts tell listeners (the chain's `on`): blocks, pending transactions, exclusions, reorgs. */
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */

@@ -6,7 +6,7 @@
  */
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { createWithdrawal, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, createWithdrawal, equalsBytes } from '@ethereumjs/util';
 
 import {
   BuildBlockError,
@@ -111,6 +111,7 @@ export class Miner {
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
         blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
+        forced: head.forced.pending().map((f) => f.ptx),
         bundles: this.bundlesFor(header),
       });
     } catch (e) {
@@ -133,6 +134,15 @@ export class Miner {
     if (submitted !== undefined && !removed.includes(submitted)) ops.push(putPoolRow(submitted));
     await head.commitBlock(block, receipts, removed, ops);
     head.bundles.dropUpTo(block.header.number);
+    head.forced.ended(
+      {
+        number: block.header.number,
+        timestamp: block.header.timestamp,
+        hashes: new Set(block.transactions.map((tx) => bytesToHex(tx.hash()))),
+      },
+      build.forcedRejection,
+      bytesToHex,
+    );
     head.nextTimestamp = undefined;
     head.nextBaseFeeOverride = undefined;
     await head.dropStale();

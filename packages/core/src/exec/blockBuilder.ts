@@ -22,6 +22,7 @@ import { sha256 } from 'ethereum-cryptography/sha256';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   bytesToHex,
+  Address,
   createAddressFromString,
   equalsBytes,
   GWEI_TO_WEI,
@@ -69,6 +70,8 @@ export interface BuildInput {
   daoForkBlock?: bigint;
   /** Linea's block-building selectors beyond line counts (block calldata, user gas), when its rules apply. */
   blockRules?: BlockRules;
+  /** Forced transactions (linea_sendForcedRawTransaction), tried first, in order. */
+  forced?: PoolTx[];
   /** Bundles for this block, tried before the candidates, each whole or not at all. */
   bundles?: BundleInput[];
   /** The most gas the bundles of a block may use together (`--plugin-linea-max-bundle-block-gas`). */
@@ -115,7 +118,21 @@ export interface BuildResult {
   requests?: CLRequest<CLRequestType>[];
   /** Per bundle given: undefined if it is in the block, else why not. */
   bundles: (string | undefined)[];
+  /** The first forced transaction not selected, if one was not: its place in the queue and its status. */
+  forcedRejection?: { index: number; status: ForcedStatus };
 }
+
+/** Linea's forced-transaction inclusion results (ForcedTransactionInclusionResult). */
+export type ForcedStatus =
+  | 'Included'
+  | 'BadNonce'
+  | 'BadBalance'
+  | 'BadPrecompile'
+  | 'TooManyLogs'
+  | 'FilteredAddressFrom'
+  | 'FilteredAddressTo'
+  | 'ChainSecurityRuleViolation'
+  | 'Other';
 
 /** The fields a block's header was built from: all but what sealing it computes. */
 export function buildFields(h: BlockHeader): HeaderData {
@@ -218,7 +235,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     | { kind: 'full' };
 
   /** Runs `ptx` on the block so far; keeps it (and its receipt, lines and gas) only if it is selected. */
-  const attempt = async (ptx: PoolTx): Promise<Outcome> => {
+  const attempt = async (ptx: PoolTx, priority = false): Promise<Outcome> => {
     // Too big for what is left of the block (gas or blob gas), or priced under this block's base
     // fee or blob gas price: a later block.
     const blobGas = blobGasOf(ptx.tx, common);
@@ -231,7 +248,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     )
       return { kind: 'deferred' };
     // BLOCK_CALLDATA_OVERFLOW, TX_UNPROFITABLE_UPFRONT: a later block, and selection goes on.
-    if (input.blockRules?.before(ptx.tx, ptx.sender) !== undefined) return { kind: 'deferred' };
+    if (input.blockRules?.before(ptx.tx, ptx.sender, priority) !== undefined) return { kind: 'deferred' };
     const verdict = input.screen?.(ptx);
     if (verdict !== undefined)
       return 'error' in verdict
@@ -255,7 +272,9 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     const own = limits?.txOverflow(added);
     const full = own === undefined && limits?.blockOverflow(counts) !== undefined;
     const userGas =
-      own === undefined && !full ? input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent) : undefined;
+      own === undefined && !full
+        ? input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent, priority)
+        : undefined;
     if (own !== undefined || full || userGas !== undefined) {
       await vm.evm.journal.revert();
       lineCounter.popTx();
@@ -327,9 +346,40 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     return failure;
   };
 
+  /**
+   * A forced transaction's status when it was not selected (ForcedTransactionInclusionResult, as
+   * LineaForcedTransactionPool.mapToInclusionResult maps it); 'Other' is retried.
+   */
+  const forcedStatus = async (ptx: PoolTx, outcome: Exclude<Outcome, { kind: 'included' }>): Promise<ForcedStatus> => {
+    if (outcome.kind === 'dropped') {
+      const message = outcome.error.message;
+      if (message.startsWith('sender ')) return 'FilteredAddressFrom';
+      if (message.startsWith('recipient ')) return 'FilteredAddressTo';
+      const account = await vm.stateManager.getAccount(new Address(ptx.sender));
+      if ((account?.nonce ?? 0n) !== ptx.nonce) return 'BadNonce';
+      const cost = ptx.tx.gasLimit * maxFeeOf(ptx.tx) + ptx.tx.value;
+      if ((account?.balance ?? 0n) < cost) return 'BadBalance';
+    }
+    if (outcome.kind === 'excluded') {
+      const module = outcome.overflow.module;
+      if (module === 'PRECOMPILE_RIPEMD_BLOCKS' || module === 'PRECOMPILE_BLAKE_EFFECTIVE_CALLS')
+        return 'BadPrecompile';
+      if (module === 'BLOCK_L2_L1_LOGS') return 'TooManyLogs';
+    }
+    return 'Other';
+  };
+
   await vm.evm.journal.checkpoint();
   try {
     await beginBlock(vm, context, input.daoForkBlock);
+    // Forced transactions first, in order, as priority transactions (not priced); the first not
+    // selected stops them (LineaForcedTransactionPool.processForBlock: one invalidity a block).
+    for (const [index, ptx] of (input.forced ?? []).entries()) {
+      const outcome = await attempt(ptx, true);
+      if (outcome.kind === 'included') continue;
+      out.forcedRejection = { index, status: await forcedStatus(ptx, outcome) };
+      break;
+    }
     for (const bundle of input.bundles ?? []) out.bundles.push(await attemptBundle(bundle));
     for (const [position, ptx] of candidates.entries()) {
       const senderHex = bytesToHex(ptx.sender);

@@ -153,11 +153,12 @@ export class BlockRules {
    * MaxBlockCallDataTransactionSelector.java), and profitable at its gas limit
    * (ProfitableTransactionSelector.java, pre-processing).
    */
-  before(tx: TypedTransaction, sender: Uint8Array): BlockRuleVerdict | undefined {
+  before(tx: TypedTransaction, sender: Uint8Array, priority = false): BlockRuleVerdict | undefined {
     const { config } = this.rules;
     const max = config.maxBlockCalldataSize;
     if (max !== undefined && this.calldata + tx.data.length > max) return 'BLOCK_CALLDATA_OVERFLOW';
-    if (!this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit))
+    // A priority transaction (a forced one) is not priced.
+    if (!priority && !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit))
       return 'TX_UNPROFITABLE_UPFRONT';
     return undefined;
   }
@@ -166,12 +167,13 @@ export class BlockRules {
    * After `tx` ran and used `gasUsed`: room for it in the user gas (MaxBlockGasTransactionSelector.java),
    * and profitable at the gas it used (ProfitableTransactionSelector.java, post-processing).
    */
-  after(tx: TypedTransaction, sender: Uint8Array, gasUsed: bigint): BlockRuleVerdict | undefined {
+  after(tx: TypedTransaction, sender: Uint8Array, gasUsed: bigint, priority = false): BlockRuleVerdict | undefined {
     const { config } = this.rules;
     const max = config.maxBlockGas;
     if (gasUsed > max) return 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
-    if (!this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed)) return 'TX_UNPROFITABLE';
+    if (!priority && !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed))
+      return 'TX_UNPROFITABLE';
     return undefined;
   }
 

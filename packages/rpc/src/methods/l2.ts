@@ -20,7 +20,8 @@ import {
 } from '../params';
 import { stateBlock } from './resolve';
 import { PROFILES, SUGGESTED_TIP, TRACER_VERSIONS } from '@l2devnet/core';
-import type { Chain, LineCounts } from '@l2devnet/core';
+import type { Chain, ForcedItem, LineCounts } from '@l2devnet/core';
+import { hexToBytes } from '@ethereumjs/util';
 
 /**
  * A line-count report: each module's count, its limit in force (null with checks off) and whether
@@ -86,6 +87,40 @@ const sendBundle = method([required('bundle', bundleParams)], async ({ chain }, 
     ),
   ),
 }));
+
+/** linea_sendForcedRawTransaction's list, with the endpoint's request-level refusals. */
+const forcedItems = (value: unknown): ForcedItem[] => {
+  const malformed = (why: string) => new RpcError(INVALID_PARAMS, `Malformed request parameters: ${why}`);
+  if (!Array.isArray(value)) throw malformed('expected a list of forced transactions');
+  if (value.length === 0) throw new RpcError(INVALID_PARAMS, 'At least one forced transaction is required');
+  const seen = new Set<number>();
+  return value.map((entry) => {
+    if (typeof entry !== 'object' || entry === null) throw malformed('each forced transaction is an object');
+    const o = entry as Record<string, unknown>;
+    const number = o.forcedTransactionNumber;
+    if (number !== undefined && number !== null && (typeof number !== 'number' || !Number.isSafeInteger(number)))
+      throw malformed('forcedTransactionNumber is a number');
+    if (typeof number === 'number') {
+      if (seen.has(number)) throw new RpcError(INVALID_PARAMS, `Duplicate forcedTransactionNumber: ${number}`);
+      seen.add(number);
+    }
+    const raw = o.transaction;
+    if (raw !== undefined && raw !== null && typeof raw !== 'string') throw malformed('transaction is a hex string');
+    let transaction: Uint8Array | undefined;
+    try {
+      transaction =
+        typeof raw === 'string' && raw !== '' && raw !== '0x' ? hexToBytes(raw as `0x${string}`) : undefined;
+    } catch {
+      transaction = new Uint8Array([0]);
+    }
+    const deadline = o.deadlineBlockNumber;
+    return {
+      number: typeof number === 'number' ? number : undefined,
+      transaction,
+      deadlineBlockNumber: deadline === undefined || deadline === null ? undefined : String(deadline),
+    };
+  });
+};
 
 /** linea_cancelBundle's UUID: a string, else the endpoint's refusal. */
 const uuidParam = (value: unknown): string => {
@@ -164,6 +199,39 @@ export const l2Methods: Record<string, Method> = {
   /** linea_cancelBundle(uuid): drops the bundle sent with that replacementUUID; whether there was one. */
   'linea_cancelBundle': method([required('replacementUUID', uuidParam)], async ({ chain }, uuid) =>
     chain.txs.cancelBundle(uuid),
+  ),
+  /**
+   * linea_sendForcedRawTransaction([{ forcedTransactionNumber, transaction, deadlineBlockNumber }]):
+   * queues forced transactions, tried first in every block; `[{ forcedTransactionNumber, hash | error }]`.
+   */
+  'linea_sendForcedRawTransaction': method([required('forcedTransactions', forcedItems)], async ({ chain }, items) =>
+    (await chain.txs.sendForced(items)).map((r) => ({
+      forcedTransactionNumber: r.number,
+      ...(r.hash !== undefined && { hash: hex(r.hash) }),
+      ...(r.error !== undefined && { error: r.error }),
+    })),
+  ),
+  /** linea_getForcedTransactionInclusionStatus(number): how it ended, or null while queued or unknown. */
+  'linea_getForcedTransactionInclusionStatus': method(
+    [
+      required('forcedTransactionNumber', (v: unknown) => {
+        if (typeof v !== 'number' || !Number.isSafeInteger(v))
+          throw new RpcError(INVALID_PARAMS, 'Malformed request parameters: forcedTransactionNumber is a number');
+        return v;
+      }),
+    ],
+    ({ chain }, number) => {
+      const o = chain.txs.forcedOutcome(number);
+      if (o === undefined) return null;
+      return {
+        forcedTransactionNumber: o.number,
+        blockNumber: quantity(o.blockNumber),
+        blockTimestamp: Number(o.blockTimestamp),
+        from: hex(o.from),
+        inclusionResult: o.status,
+        transactionHash: hex(o.txHash),
+      };
+    },
   ),
   /** l2_setDenyList(addresses): transactions from or to these are refused, as Linea's sequencer refuses them. */
   'l2_setDenyList': method([required('addresses', arrayOf(address, 10_000))], ({ chain }, addresses) => {
