@@ -71,6 +71,8 @@ Prover line counts
                             excludes them while building blocks
 
 Linea's sequencer rules (a dev chain follows them; a chain from --genesis does not, unless asked)
+  --preset NETWORK          linea-mainnet or linea-sepolia: that network's chain id (59144, 59141), limits
+                            file, gas limit (61000000), rules and prices; other flags override them
   --sequencer-rules on|off  refuse what Linea's sequencer refuses at submission (blob transactions, a
                             precompile as recipient, the gas and calldata limits below) and leave out of
                             blocks what its selectors leave out (default on; off with --genesis)
@@ -79,6 +81,8 @@ Linea's sequencer rules (a dev chain follows them; a chain from --genesis does n
                             largest calldata of a block's transactions together (default 109000)
   --max-tx-gas GAS          largest transaction gas limit (default 24000000)
   --max-block-gas GAS       most gas a block's transactions use together (default 55000000)
+  --events-deny-list FILE   events that keep a transaction out of blocks, a line each:
+                            address,topic0,topic1,topic2,topic3 (an empty field matches any)
 
 Printed traces
   -v, -vv, -vvv, -vvvv      print each mined transaction (-v), and what its contracts console.log (-vv), and
@@ -199,10 +203,12 @@ export function parseFlags(argv: string[]): ParsedFlags {
         artifacts: { type: 'string', multiple: true },
         'no-rpc-line-check': { type: 'boolean' },
         'sequencer-rules': { type: 'string' },
+        preset: { type: 'string' },
         'max-tx-calldata-size': { type: 'string' },
         'max-block-calldata-size': { type: 'string' },
         'max-tx-gas': { type: 'string' },
         'max-block-gas': { type: 'string' },
+        'events-deny-list': { type: 'string' },
         'call-from-optional': { type: 'boolean' },
         'log-query-timeout-ms': { type: 'string' },
         'rpc-evm-timeout': { type: 'string' },
@@ -244,11 +250,13 @@ export function parseFlags(argv: string[]): ParsedFlags {
       tracer: s('tracer') as NodeOptions['tracer'],
       limits: s('limits'),
       rpcLineCheck: !flag('no-rpc-line-check'),
+      preset: s('preset') as NodeOptions['preset'],
       sequencerRules: onOff('sequencer-rules', s('sequencer-rules')),
       maxTxCalldataSize: int('max-tx-calldata-size', s('max-tx-calldata-size'), 0),
       maxBlockCalldataSize: int('max-block-calldata-size', s('max-block-calldata-size'), 0),
       maxTxGas: big('max-tx-gas', s('max-tx-gas')),
       maxBlockGas: big('max-block-gas', s('max-block-gas')),
+      eventsDenyList: s('events-deny-list'),
       verbosity: verbosity > 0 ? verbosity : undefined,
       artifacts: values.artifacts as string[] | undefined,
       callFromOptional: flag('call-from-optional'),

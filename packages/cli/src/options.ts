@@ -11,12 +11,16 @@ import { resolve } from 'node:path';
 
 import {
   DEFAULT_LIMITS,
+  LINEA_MAINNET_PRICING,
   LineLimits,
+  parseEventFilters,
+  SEPOLIA_LIMITS,
   parseDuration,
   parseEther,
   SUPPORTED_HARDFORKS,
   TRACER_PROFILES,
 } from '@l2devnet/core';
+import type { EventFilter } from '@l2devnet/core';
 import type { ChainOptions, MiningMode, TracerProfileName } from '@l2devnet/core';
 
 /** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
@@ -77,8 +81,12 @@ export interface NodeOptions {
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
   // Linea's sequencer rules
+  /** A Linea network's settings (chain id, limits file, tracer, gas limit, rules and pricing); other options override them. `--preset` */
+  preset?: 'linea-mainnet' | 'linea-sepolia';
   /** Refuse and leave out what Linea's sequencer does (default true; false with `genesis`). `--sequencer-rules` */
   sequencerRules?: boolean;
+  /** File of events (`address,topic0,topic1,topic2,topic3` a line) that keep a transaction out of blocks. `--events-deny-list` */
+  eventsDenyList?: string;
   /** Largest transaction calldata, bytes (default 60,000). `--max-tx-calldata-size` */
   maxTxCalldataSize?: number;
   /** Largest calldata of a block's transactions together, bytes (default 109,000). `--max-block-calldata-size` */
@@ -166,7 +174,9 @@ const FLAGS: Record<OptionName, string> = {
   tracer: '--tracer',
   limits: '--limits',
   rpcLineCheck: '--no-rpc-line-check',
+  preset: '--preset',
   sequencerRules: '--sequencer-rules',
+  eventsDenyList: '--events-deny-list',
   maxTxCalldataSize: '--max-tx-calldata-size',
   maxBlockCalldataSize: '--max-block-calldata-size',
   maxTxGas: '--max-tx-gas',
@@ -194,6 +204,17 @@ export const LIBRARY_STYLE: OptionStyle = {
 };
 
 /** Checks every option and turns them into the node's settings; throws OptionError naming a bad one. */
+/**
+ * What `--preset` sets, as those networks run (linea-besu/package/linea-besu/profiles/advanced-*.toml
+ * in Consensys/linea-monorepo cb180134, and the genesis chain ids): the chain id, the limits file, the
+ * Osaka tracer, the target gas limit (61,000,000), the sequencer rules with the network's prices.
+ */
+const PRESETS = {
+  'linea-mainnet': { chainId: 59144n, limits: DEFAULT_LIMITS.osaka, fixedCostWei: 30_000_000n },
+  'linea-sepolia': { chainId: 59141n, limits: SEPOLIA_LIMITS, fixedCostWei: 0n },
+} as const;
+const PRESET_GAS_LIMIT = 61_000_000n;
+
 export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeConfig {
   const bad = (option: OptionName, rule: string, value: unknown) =>
     new OptionError(`${style.name(option)} ${rule}; got ${JSON.stringify(String(value))}`);
@@ -206,6 +227,9 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const count = (option: OptionName, value: number | undefined, min = 0) =>
     value === undefined ? undefined : Number(integer(option, value, min));
 
+  if (opts.preset !== undefined && !(opts.preset in PRESETS))
+    throw bad('preset', `must be one of ${Object.keys(PRESETS).join(', ')}`, opts.preset);
+  const preset = opts.preset === undefined ? undefined : PRESETS[opts.preset];
   const tracer = (opts.tracer ?? 'osaka') as TracerProfileName;
   if (!TRACER_PROFILES.includes(tracer)) throw bad('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
   if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork))
@@ -214,7 +238,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0)
     throw new OptionError(`${style.name('mnemonic')} must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words`);
   if (opts.head !== undefined && opts.import === undefined) throw new OptionError(style.needs('head', 'import'));
-  const limitsFile = opts.limits ?? DEFAULT_LIMITS[tracer];
+  const limitsFile =
+    opts.limits ?? (preset !== undefined && tracer === 'osaka' ? preset.limits : DEFAULT_LIMITS[tracer]);
   const apiKeys = [
     ...(opts.apiKeys ?? []),
     ...(opts.apiKeysFile === undefined ? [] : readKeys(opts.apiKeysFile, style)),
@@ -231,9 +256,9 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     listen = { host: where.host ?? '127.0.0.1', port };
   }
   const chain: ChainOptions = {
-    chainId: integer('chainId', opts.chainId, 1),
+    chainId: integer('chainId', opts.chainId, 1) ?? preset?.chainId,
     hardfork: opts.hardfork,
-    gasLimit: integer('gasLimit', opts.gasLimit, 1),
+    gasLimit: integer('gasLimit', opts.gasLimit, 1) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
     mnemonic,
     accounts: count('accounts', opts.accounts),
     balance: ether(opts.balance, bad, integer),
@@ -246,7 +271,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     lineLimits: LineLimits.fromFile(limitsFile, tracer),
     tracer,
     rpcLineCheck: opts.rpcLineCheck !== false,
-    sequencerRules: sequencerRules(opts, integer, count),
+    sequencerRules: presetRules(sequencerRules(opts, integer, count), preset),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
   };
@@ -297,11 +322,39 @@ function sequencerRules(
     maxBlockCalldataSize: count('maxBlockCalldataSize', opts.maxBlockCalldataSize),
     maxTxGasLimit: integer('maxTxGas', opts.maxTxGas, 1),
     maxBlockGas: integer('maxBlockGas', opts.maxBlockGas, 1),
+    deniedEvents: opts.eventsDenyList === undefined ? undefined : eventFilters(opts.eventsDenyList),
   };
   if (opts.sequencerRules === false) return false;
   const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
   if (Object.keys(given).length === 0) return opts.sequencerRules;
   return given;
+}
+
+/** The events deny list file, read and checked as the sequencer reads it (a bad line stops the start). */
+function eventFilters(path: string): EventFilter[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new OptionError(
+      `cannot read the events deny list ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  try {
+    return parseEventFilters(text);
+  } catch (e) {
+    throw new OptionError(`events deny list ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** A preset's prices under the rules asked for (a preset turns them on, unless they are turned off). */
+function presetRules(
+  rules: ChainOptions['sequencerRules'],
+  preset: (typeof PRESETS)[keyof typeof PRESETS] | undefined,
+): ChainOptions['sequencerRules'] {
+  if (preset === undefined || rules === false) return rules;
+  const pricing = { ...LINEA_MAINNET_PRICING, fixedCostWei: preset.fixedCostWei };
+  return { ...(typeof rules === 'object' ? rules : {}), pricing };
 }
 
 /** Milliseconds, or a duration as geth's flags write it (5s, 500ms, 2m). */

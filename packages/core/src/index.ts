@@ -28,7 +28,7 @@ export {
 export { Conflation } from './lines/conflation';
 export { LineCounter } from './lines/lineCounter';
 export type { LineCounts } from './lines/conflation';
-export { DEFAULT_LIMITS, LineLimits } from './lines/lineLimits';
+export { DEFAULT_LIMITS, LineLimits, SEPOLIA_LIMITS } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';
 export { MODULES, PROFILES, TRACER_PROFILES, TRACER_VERSIONS } from './lines/lineProfiles';
 export type { TracerProfile, TracerProfileName } from './lines/lineProfiles';
@@ -68,8 +68,8 @@ export { lazyKzg } from './config/kzg';
 export type { SystemContract } from './config/systemContracts';
 export type { ForkConfig, ForkConfigs } from './config/forkConfig';
 export type { ProofReport } from './state/proofVerifier';
-export { LINEA_MAINNET_RULES } from './pool/sequencerRules';
-export type { SequencerRulesConfig } from './pool/sequencerRules';
+export { LINEA_MAINNET_RULES, parseEventFilters } from './pool/sequencerRules';
+export type { EventFilter, SequencerRulesConfig } from './pool/sequencerRules';
 export {
   compressedSize,
   compressorInput,

@@ -69,8 +69,12 @@ export interface DevnetOptions {
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
   // --- Linea's sequencer rules
+  /** A Linea network's settings (chain id, limits file, tracer, gas limit, rules and pricing); other options override them. `--preset` */
+  preset?: 'linea-mainnet' | 'linea-sepolia';
   /** Refuse and leave out what Linea's sequencer does (default true; false with `genesis`). `--sequencer-rules` */
   sequencerRules?: boolean;
+  /** File of events (`address,topic0,topic1,topic2,topic3` a line) that keep a transaction out of blocks. `--events-deny-list` */
+  eventsDenyList?: string;
   /** Largest transaction calldata, bytes (default 60,000). `--max-tx-calldata-size` */
   maxTxCalldataSize?: number;
   /** Largest calldata of a block's transactions together, bytes (default 109,000). `--max-block-calldata-size` */

@@ -217,8 +217,32 @@ test("Linea's sequencer rules: sequencerRules, maxTxCalldataSize, maxBlockCallda
   await using ethereum = await createDevnet({ sequencerRules: false });
   expect(ethereum.chain.sequencerRules).toBeUndefined();
   await request(ethereum, 'eth_sendTransaction', { from: ALICE, to: BOB, data: '0x0102030405' });
+  const badEvents = join(dir, 'events.txt');
+  writeFileSync(badEvents, '0x01,0x02\n');
+  await expect(createDevnet({ eventsDenyList: badEvents })).rejects.toThrow(
+    `events deny list ${badEvents}: Invalid transaction event filter line: 0x01,0x02. Expected format: address,topic0,topic1,topic2,topic3`,
+  );
   await expect(createDevnet({ maxBlockGas: 0 })).rejects.toThrow(
     new DevnetOptionError('createDevnet: option maxBlockGas must be at least 1; got "0"'),
+  );
+});
+
+test("preset: a Linea network's chain id, limits, gas limit, rules and prices; other options override them", async () => {
+  {
+    await using sepolia = await createDevnet({ preset: 'linea-sepolia' });
+    expect(await request(sepolia, 'eth_chainId')).toBe('0xe705');
+    expect(sepolia.chain.gasLimit).toBe(61_000_000n);
+    expect(((await request(sepolia, 'l2_getLineLimits')) as Record<string, number>).HUB).toBe(4_194_304);
+    expect(sepolia.chain.sequencerRules?.pricing.fixedCostWei).toBe(0n);
+  }
+  await using mainnet = await createDevnet({ preset: 'linea-mainnet', chainId: 1234 });
+  expect(await request(mainnet, 'eth_chainId')).toBe('0x4d2');
+  expect(((await request(mainnet, 'l2_getLineLimits')) as Record<string, number>).HUB).toBe(2_097_152);
+  expect(mainnet.chain.sequencerRules?.pricing.fixedCostWei).toBe(30_000_000n);
+  await expect(createDevnet({ preset: 'linea-goerli' as never })).rejects.toThrow(
+    new DevnetOptionError(
+      'createDevnet: option preset must be one of linea-mainnet, linea-sepolia; got "linea-goerli"',
+    ),
   );
 });
 

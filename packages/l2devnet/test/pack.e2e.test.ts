@@ -53,6 +53,7 @@ beforeAll(async () => {
     'fixtures/credits.json',
     'fixtures/limits/linea-london.toml',
     'fixtures/limits/linea-mainnet.toml',
+    'fixtures/limits/linea-sepolia.toml',
     'fixtures/limits/linea-sequencer-acceptance-tx-overflow.toml',
     'fixtures/limits/tiny.toml',
     'package.json',

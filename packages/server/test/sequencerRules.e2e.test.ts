@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   LineLimits,
   compressedSize,
+  parseEventFilters,
   compressorInput,
   decodeExtraData,
   encodeExtraData,
@@ -324,4 +325,31 @@ describe("Linea's EVM differences, read by contracts", () => {
     expect(blake.error.code).toBe(-32000);
     expect(blake.error.message).toMatch(/line count for module PRECOMPILE_BLAKE_[A-Z_]+=\d+ is above the limit 0$/);
   });
+});
+
+test('an event on the deny list keeps its transaction out of blocks and the pool (DENIED_LOG_TOPIC)', async () => {
+  const EMITTER = '0x00000000000000000000000000000000000e0003';
+  const topic = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+  const deniedEvents = parseEventFilters(`${EMITTER},${topic(1)},,,\n\n`);
+  const node = await startTestNode({ chain: { mining: { mode: 'manual' }, sequencerRules: { deniedEvents } } });
+  try {
+    // LOG1(0, 0, topic), with the topic first pushed as a 32-byte word.
+    const emit = (n: number) => `0x7f${topic(n).slice(2)}60006000a100`;
+    const send = async () =>
+      (await call(node, 'eth_sendTransaction', [{ from: ALICE_ADDRESS, to: EMITTER, gas: '0x10000' }])).result;
+    await call(node, 'anvil_setCode', [EMITTER, emit(1)]);
+    const denied = await send();
+    await call(node, 'evm_mine');
+    expect((await call(node, 'eth_getTransactionReceipt', [denied])).result).toBeNull();
+    expect((await call(node, 'txpool_status')).result).toEqual({ pending: '0x0', queued: '0x0' });
+    await call(node, 'anvil_setCode', [EMITTER, emit(2)]);
+    const other = await send();
+    await call(node, 'evm_mine');
+    expect((await call(node, 'eth_getTransactionReceipt', [other])).result.status).toBe('0x1');
+  } finally {
+    await node.close();
+  }
+  expect(() => parseEventFilters('0x01,0x02')).toThrow(
+    'Invalid transaction event filter line: 0x01,0x02. Expected format: address,topic0,topic1,topic2,topic3',
+  );
 });

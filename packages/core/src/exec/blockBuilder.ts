@@ -273,7 +273,13 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     const full = own === undefined && limits?.blockOverflow(counts) !== undefined;
     const userGas =
       own === undefined && !full
-        ? input.blockRules?.after(ptx.tx, ptx.sender, result.totalGasSpent, priority)
+        ? input.blockRules?.after(
+            ptx.tx,
+            ptx.sender,
+            result.totalGasSpent,
+            (result.execResult.logs ?? []).map(([address, topics]) => ({ address, topics })),
+            priority,
+          )
         : undefined;
     if (own !== undefined || full || userGas !== undefined) {
       await vm.evm.journal.revert();
@@ -281,9 +287,9 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       if (own !== undefined) return { kind: 'excluded', overflow: own };
       // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does.
       if (full) return { kind: 'full' };
-      // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS leaves the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
+      // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS and DENIED_LOG_TOPIC leave the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
       // TX_UNPROFITABLE wait.
-      return userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS'
+      return userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS' || userGas === 'DENIED_LOG_TOPIC'
         ? { kind: 'dropped', error: new Error(userGas) }
         : { kind: 'deferred' };
     }

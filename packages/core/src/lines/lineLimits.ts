@@ -22,6 +22,9 @@ const { parse, TomlError } = require('smol-toml') as typeof Toml;
  * The default line limits of each tracer profile (`--limits`, createDevnet's `limits`): for osaka the
  * file Linea ships for mainnet; for london a London-era production file.
  */
+/** The limits file Linea ships for Sepolia (linea-besu/package/linea-besu/config/trace-limits.sepolia.toml). */
+export const SEPOLIA_LIMITS = join(FIXTURES_DIR, 'limits', 'linea-sepolia.toml');
+
 export const DEFAULT_LIMITS: Readonly<Record<TracerProfileName, string>> = {
   osaka: join(FIXTURES_DIR, 'limits', 'linea-mainnet.toml'),
   london: join(FIXTURES_DIR, 'limits', 'linea-london.toml'),

@@ -7,6 +7,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { TransactionType } from '@ethereumjs/tx';
+import { equalsBytes } from '@ethereumjs/util';
 
 import {
   compressedSize,
@@ -33,6 +34,39 @@ export interface SequencerRulesConfig {
   txPoolMinMargin: number;
   minMargin: number;
   estimateGasMinMargin: number;
+  /** Events that keep a transaction out of blocks (DENIED_LOG_TOPIC). `--plugin-linea-events-deny-list-path` */
+  deniedEvents: EventFilter[];
+}
+
+/** An event filter: the emitting address, and topics (undefined: any) by position (TransactionEventFilter). */
+export interface EventFilter {
+  address: Uint8Array;
+  topics: (Uint8Array | undefined)[];
+}
+
+/**
+ * The events deny list's text (LineaTransactionSelectorCliOptions.parseTransactionEventDenyList): a
+ * filter a line, `address,topic0,topic1,topic2,topic3`, an empty field for any; empty lines skipped.
+ */
+export function parseEventFilters(text: string): EventFilter[] {
+  const out: EventFilter[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const fields = line.split(',').map((f) => f.trim());
+    const hex = /^0x[0-9a-fA-F]*$/;
+    if (fields.length !== 5 || fields[0] === '' || !fields.every((f) => f === '' || hex.test(f)))
+      throw new Error(
+        `Invalid transaction event filter line: ${line}. Expected format: address,topic0,topic1,topic2,topic3`,
+      );
+    const bytes = (f: string) => Uint8Array.from(Buffer.from(f.slice(2), 'hex'));
+    out.push({ address: bytes(fields[0]), topics: fields.slice(1).map((f) => (f === '' ? undefined : bytes(f))) });
+  }
+  return out;
+}
+
+function matches(filter: EventFilter, log: { address: Uint8Array; topics: Uint8Array[] }): boolean {
+  if (!equalsBytes(filter.address, log.address)) return false;
+  return filter.topics.every((t, i) => t === undefined || (i < log.topics.length && equalsBytes(t, log.topics[i])));
 }
 
 /** Linea mainnet's values (advanced-mainnet.toml). */
@@ -45,6 +79,7 @@ export const LINEA_MAINNET_RULES: SequencerRulesConfig = {
   txPoolMinMargin: 0.8,
   minMargin: 1.0,
   estimateGasMinMargin: 1.2,
+  deniedEvents: [],
 };
 
 /**
@@ -66,7 +101,9 @@ export type BlockRuleVerdict =
   | 'TX_UNPROFITABLE_UPFRONT'
   | 'TX_UNPROFITABLE'
   /** Dropped from the pool (MaxBlockGasTransactionSelector). */
-  | 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
+  | 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS'
+  /** Dropped from the pool (TransactionEventSelector). */
+  | 'DENIED_LOG_TOPIC';
 
 export class SequencerRules {
   /** The pricing in force: the extra data of the blocks built from now on. */
@@ -167,13 +204,21 @@ export class BlockRules {
    * After `tx` ran and used `gasUsed`: room for it in the user gas (MaxBlockGasTransactionSelector.java),
    * and profitable at the gas it used (ProfitableTransactionSelector.java, post-processing).
    */
-  after(tx: TypedTransaction, sender: Uint8Array, gasUsed: bigint, priority = false): BlockRuleVerdict | undefined {
+  after(
+    tx: TypedTransaction,
+    sender: Uint8Array,
+    gasUsed: bigint,
+    logs: { address: Uint8Array; topics: Uint8Array[] }[],
+    priority = false,
+  ): BlockRuleVerdict | undefined {
     const { config } = this.rules;
     const max = config.maxBlockGas;
     if (gasUsed > max) return 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
     if (!priority && !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed))
       return 'TX_UNPROFITABLE';
+    // SEQ/sequencer/txselection/selectors/TransactionEventSelector.java
+    if (config.deniedEvents.some((f) => logs.some((log) => matches(f, log)))) return 'DENIED_LOG_TOPIC';
     return undefined;
   }
 
