@@ -152,3 +152,19 @@ test("each refusal is the endpoint's, whole, with nothing changed", async () => 
   });
   expect({ head: await head(), pool: (await call('txpool_status')).result }).toEqual(before);
 });
+
+test('an expired bundle is never included: past its maxTimestamp, or its block built without it', async () => {
+  const now = Number((await call('eth_getBlockByNumber', 'latest', false)).result.timestamp);
+  const tx = await signed({ to: BOB, value: 1n });
+  await call('linea_sendBundle', { txs: [tx], blockNumber: '0x1', maxTimestamp: now + 100 });
+  await call('evm_setNextBlockTimestamp', `0x${(now + 100).toString(16)}`);
+  await call('evm_mine');
+  expect(await minedTxs(1)).toEqual([]);
+  // A bundle for block 3 while block 2 is built: block 3 is built after it is gone.
+  const later = await signed({ to: BOB, value: 2n });
+  await call('linea_sendBundle', { txs: [later], blockNumber: '0x3', minTimestamp: now + 10_000 });
+  await call('evm_mine');
+  await call('evm_mine');
+  await call('evm_mine');
+  expect([...(await minedTxs(2)), ...(await minedTxs(3)), ...(await minedTxs(4))]).toEqual([]);
+});
