@@ -63,6 +63,11 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // A reopened chain keeps what it was made with: say which options it did not take.
+  for (const k of node.chain.keptOptions)
+    process.stderr.write(
+      `warning: the chain in ${config.chain.dataDir} keeps its ${k.option} (${k.stored}); ${FLAG_STYLE.name(k.option)} ${k.given} is ignored\n`,
+    );
   out(
     await banner(node.chain, {
       dataDir: config.chain.dataDir,
@@ -81,7 +86,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof ChainError || e instanceof OptionError) {
+  // ListenError (the server's, loaded lazily): one line too.
+  if (e instanceof ChainError || e instanceof OptionError || (e instanceof Error && e.name === 'ListenError')) {
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(2);
   }

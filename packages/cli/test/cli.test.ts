@@ -8,7 +8,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { Chain } from '@l2devnet/core';
 
 import { HELP } from '../src/flags';
-import { rpcCall, runCommand, runToEnd } from './command';
+import { BIN, rpcCall, runCommand, runToEnd } from './command';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -234,4 +234,67 @@ test('SIGKILL during a stream of transactions loses nothing acknowledged', async
     again.child.kill('SIGTERM');
     await again.exited;
   }
+});
+
+describe('a start that cannot go on says why in one line and exits 2', () => {
+  test('a second node on a taken port names the port and the process holding it', async () => {
+    const first = await runCommand(['--in-memory', '--port', '0']);
+    try {
+      const port = new URL(first.url).port;
+      const second = await runToEnd(['--in-memory', '--port', port, '--chain-id', '777']);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toBe(
+        `error: cannot listen on 127.0.0.1:${port}: port ${port} is in use by process ${first.child.pid} (${process.execPath} ${BIN} --in-memory --port 0)\n`,
+      );
+      // The first still answers alone.
+      expect((await rpcCall(first.url, 'eth_chainId')).result).toBe('0x7a69');
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+  });
+
+  test('a host that is no address says so', async () => {
+    const run = await runToEnd(['--in-memory', '--host', '999.1.1.1', '--port', '0']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('error: cannot listen on 999.1.1.1:0: 999.1.1.1 is not a valid address or host name\n');
+  });
+
+  test("a data directory of another program's files, or another program's LevelDB, is not taken over", async () => {
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    const files = await runToEnd(['--data-dir', dir, '--port', '0']);
+    expect(files.code).toBe(2);
+    expect(files.stderr).toContain(`error: ${dir} is not an l2devnet database: it holds other files (notes.txt)`);
+    const level = join(dir, 'level');
+    const { Level } = await import('level');
+    const db = new Level(level);
+    await db.put('theirs', 'value');
+    await db.close();
+    const foreign = await runToEnd(['--data-dir', level, '--port', '0']);
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain(
+      `error: ${level} is not an l2devnet database: it holds a LevelDB database written by another program`,
+    );
+  });
+
+  test('a reopened chain refuses another chain id and says which other options it keeps its own of', async () => {
+    const data = join(dir, 'chain');
+    const made = await runCommand(['--data-dir', data, '--port', '0']);
+    made.child.kill('SIGTERM');
+    await made.exited;
+    const other = await runToEnd(['--data-dir', data, '--port', '0', '--chain-id', '5']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('has chain id 31337, not 5');
+    const again = await runCommand(['--data-dir', data, '--port', '0', '--accounts', '2']);
+    try {
+      // stderr's own pipe may come after the ready line on stdout.
+      for (let i = 0; i < 100 && !again.stderr().includes('warning'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(again.stderr()).toContain(
+        `warning: the chain in ${data} keeps its accounts (10); --accounts 2 is ignored`,
+      );
+    } finally {
+      again.child.kill('SIGTERM');
+      await again.exited;
+    }
+  });
 });

@@ -80,3 +80,4 @@ export {
 } from './pool/profitability';
 export type { Pricing } from './pool/profitability';
 export type { BundleRequest, ForcedItem } from './chain/admission';
+export type { KeptOption } from './chain/open';

@@ -11,6 +11,15 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
 
 import type { CreditLedger } from './creditLedger';
+import { listenFailure } from './listen';
+
+/** uSockets' option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** uWS's listen with options, which this build's typings leave out for a host. */
+interface ExclusiveListen {
+  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void;
+}
 
 /** Default request body limit: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -428,18 +437,18 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       },
     });
 
-  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(host, opts.port ?? 8545, (socket) => {
-      if (socket === false) reject(new Error(`cannot listen on ${host}:${opts.port ?? 8545} (address in use?)`));
-      else resolve(socket);
-    });
+  // An exclusive port: Linux lets two sockets share one (SO_REUSEPORT) unless asked not to.
+  const port = opts.port ?? 8545;
+  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => {
+    (app as unknown as ExclusiveListen).listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, resolve);
   });
-  const port = uWS.us_socket_local_port(listenSocket);
+  if (listenSocket === false) throw await listenFailure(host, port);
+  const boundPort = uWS.us_socket_local_port(listenSocket);
   return {
     host,
-    port,
-    url: `http://${host}:${port}`,
-    wsUrl: `ws://${host}:${port}`,
+    port: boundPort,
+    url: `http://${host}:${boundPort}`,
+    wsUrl: `ws://${host}:${boundPort}`,
     webSockets: () => sockets.size,
     async close() {
       closed = true;

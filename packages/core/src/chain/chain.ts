@@ -34,8 +34,8 @@ import type { ChainEvents, ChainHead } from './head';
 import { LineGate } from './lineGate';
 import { Miner } from './miner';
 import type { MiningMode } from './miner';
-import { openChain } from './open';
-import type { GenesisOptions } from './open';
+import { openChain, refuseForeignDatabase } from './open';
+import type { GenesisOptions, KeptOption } from './open';
 import { Reads } from './reads';
 import { Traces } from './traces';
 
@@ -65,6 +65,8 @@ export class Chain {
   readonly calls: Calls;
   readonly traces: Traces;
   readonly txs: Admission;
+  /** Options given that a reopened chain did not take: it keeps the values it was made with. */
+  keptOptions: KeptOption[] = [];
   readonly miner: Miner;
   readonly lines: LineGate;
   readonly dev: DevControl;
@@ -104,6 +106,7 @@ export class Chain {
     await initFastCrypto();
     const kv = await openKvStore(opts.dataDir);
     try {
+      if (opts.dataDir !== undefined) await refuseForeignDatabase(kv, opts.dataDir);
       return await Chain.open(kv, opts);
     } catch (e) {
       await kv.close();
@@ -134,6 +137,7 @@ export class Chain {
       dev: new DevControl(head, finality, miner, txs),
       imports: new ChainImport(head, lines, finality),
     });
+    chain.keptOptions = opened.kept;
     miner.setMining(opts.mining ?? { mode: 'auto' });
     return chain;
   }

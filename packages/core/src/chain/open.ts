@@ -22,7 +22,7 @@ import {
 } from '../config/genesis';
 import type { GenesisSpec } from '../config/genesis';
 import { systemContractAllocs } from '../config/systemContracts';
-import { InvalidLimitsError } from '../errors';
+import { DatabaseOpenError, InvalidLimitsError } from '../errors';
 import { ExecutionGuard } from '../exec/executionGuard';
 import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
@@ -38,6 +38,21 @@ import type { NodeClock } from './clock';
 import { ChainHead } from './head';
 
 const META_CONFIG = new Uint8Array([0x6d, ...new TextEncoder().encode('config')]);
+
+/**
+ * A database that holds rows but no chain configuration was written by another program: it is not
+ * taken over. (An empty one is new.)
+ */
+export async function refuseForeignDatabase(kv: KvStore, dir: string): Promise<void> {
+  if ((await kv.get(META_CONFIG)) !== undefined) return;
+  for await (const row of kv.range(new Uint8Array(0), new Uint8Array(64).fill(0xff), 1)) {
+    void row;
+    throw new DatabaseOpenError(
+      `${dir} is not an l2devnet database: it holds a LevelDB database written by another program; start with ` +
+        'another --data-dir, or an empty or new directory',
+    );
+  }
+}
 
 /** What a chain is created with, kept in its database: a reopened chain is the same chain. */
 interface PersistedConfig {
@@ -85,6 +100,15 @@ export interface OpenedChain {
   simulator: Simulator;
   /** The mining VM's line counter. */
   counter: LineCounter;
+  /** Options given that a reopened chain keeps its own value of (its creation fixed them). */
+  kept: KeptOption[];
+}
+
+/** An option a reopened chain does not take: its stored value is kept. */
+export interface KeptOption {
+  option: 'hardfork' | 'mnemonic' | 'accounts' | 'balance' | 'genesis';
+  stored: string;
+  given: string;
 }
 
 /** The tracer profile the chain counts with; its line limits must be for the same one. */
@@ -113,6 +137,25 @@ export async function openChain(
           accounts: opts.accounts ?? 10,
           genesis: opts.genesis ?? null,
         };
+  const kept: KeptOption[] = [];
+  if (stored !== undefined) {
+    // A reopened chain is the chain it was made as: another chain id is refused, the rest said.
+    if (opts.chainId !== undefined && String(opts.chainId) !== persisted.chainId && opts.genesis === undefined)
+      throw new DatabaseOpenError(
+        `the chain in this data directory has chain id ${persisted.chainId}, not ${opts.chainId}: start without a chain id, or with another data directory for a new chain`,
+      );
+    const differs = (option: KeptOption['option'], given: unknown, was: unknown) => {
+      if (given !== undefined && String(given) !== String(was))
+        kept.push({ option, stored: was === null ? 'none' : String(was), given: String(given) });
+    };
+    differs('hardfork', opts.hardfork, persisted.hardfork ?? DEFAULT_HARDFORK);
+    differs('mnemonic', opts.mnemonic, persisted.mnemonic);
+    differs('accounts', opts.accounts, persisted.accounts);
+    if (opts.balance !== undefined)
+      kept.push({ option: 'balance', stored: 'the balances of its blocks', given: String(opts.balance) });
+    if (opts.genesis !== undefined && JSON.stringify(opts.genesis) !== JSON.stringify(persisted.genesis))
+      kept.push({ option: 'genesis', stored: 'its own', given: 'another' });
+  }
   const spec: GenesisSpec | undefined =
     persisted.genesis !== null ? gethGenesisSpec(persisted.genesis, persisted.hardfork ?? undefined) : undefined;
   const common = spec?.common ?? devCommon(BigInt(persisted.chainId), persisted.hardfork ?? DEFAULT_HARDFORK);
@@ -162,7 +205,7 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
-  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter };
+  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter, kept };
 }
 
 async function writeGenesis(

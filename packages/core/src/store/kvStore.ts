@@ -2,7 +2,7 @@
  * The embedded database: LevelDB on disk (`level`) by default, `memory-level` on request. Keys and
  * values are bytes; every key starts with a one-byte prefix naming its table (see chainStore.ts).
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Level } from 'level';
@@ -56,6 +56,7 @@ const ENCODING = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
 export async function openKvStore(dataDir: string | undefined): Promise<KvStore> {
   if (dataDir === undefined) return new MemoryKvStore(levelStore(new MemoryLevel(ENCODING) as unknown as BytesLevel));
+  refuseForeignFiles(dataDir);
   const db = new Level<Uint8Array, Uint8Array>(dataDir, ENCODING) as unknown as BytesLevel;
   try {
     await db.open();
@@ -82,6 +83,27 @@ function levelStore(db: BytesLevel): KvStore {
     range: (gte, lt, limit = -1, reverse = false) => inBatches(db.iterator({ gte, lt, limit, reverse })),
     close: () => db.close(),
   };
+}
+
+/** The files LevelDB writes in its directory (and the pid file of ours). */
+const LEVEL_FILE = /^(CURRENT|LOCK|LOG|LOG\.old|MANIFEST-\d+|\d+\.(ldb|log|sst)|l2devnet\.pid)$/;
+
+/**
+ * A data directory that holds files of another program is not taken over: LevelDB would make its
+ * database among them. An empty or missing directory is new; one with LevelDB's files is opened.
+ */
+function refuseForeignFiles(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // Missing (LevelDB makes it), or not a directory (the open says so).
+  }
+  const foreign = names.filter((n) => !LEVEL_FILE.test(n));
+  if (names.length > 0 && foreign.length > 0 && !names.includes('CURRENT'))
+    throw new DatabaseOpenError(
+      `${dir} is not an l2devnet database: it holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); start with another --data-dir, or an empty or new directory`,
+    );
 }
 
 /** Written in an open data directory: the process that has it open. */
