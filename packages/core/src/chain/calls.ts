@@ -29,12 +29,15 @@ export class Calls {
     return this.simulator.call(req, block, root, this.head.callGasCap(), opts.countLines ?? false, opts.overrides);
   }
 
-  /** The gas the call needs; refuses a call whose line count overflows a module, as linea_estimateGas does. */
-  async estimateGas(req: CallRequest, n: bigint): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+  /**
+   * The gas the call needs (eth_estimateGas: lines are not looked at, as on Linea's nodes). With
+   * `judgeLines` (linea_estimateGas), refuses a call whose line counts, as the transaction it would
+   * be at the estimate, overflow a module: what its submission would be refused for.
+   */
+  async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.estimateGas(req, block, root, this.head.callGasCap(), (counts) =>
-      this.lines.checkCall(counts),
-    );
+    const lines = judgeLines ? { judge: (counts: LineCounts) => this.lines.callOverflow(counts) } : undefined;
+    return this.simulator.estimateGas(req, block, root, this.head.callGasCap(), lines);
   }
 
   /**

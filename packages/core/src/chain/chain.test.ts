@@ -116,13 +116,17 @@ describe('Chain on disk', () => {
     }
   });
 
-  test('the chain id and accounts of an existing data dir win over new options', async () => {
+  test('an existing data dir refuses another chain id and keeps its accounts, naming the options it overrides', async () => {
     const first = await Chain.create({ dataDir: dir, chainId: 777n, accounts: 3 });
     await first.close();
-    const second = await Chain.create({ dataDir: dir, chainId: 999n });
+    await expect(Chain.create({ dataDir: dir, chainId: 999n })).rejects.toThrow(
+      'the chain in this data directory has chain id 777, not 999',
+    );
+    const second = await Chain.create({ dataDir: dir, chainId: 777n, accounts: 5 });
     try {
       expect(second.chainId).toBe(777n);
       expect(second.accounts).toHaveLength(3);
+      expect(second.keptOptions.map((k) => k.option)).toEqual(['accounts']);
     } finally {
       await second.close();
     }

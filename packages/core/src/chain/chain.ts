@@ -57,8 +57,7 @@ export interface ChainOptions extends GenesisOptions {
   rpcLineCheck?: boolean;
 }
 
-/** Tip suggested to wallets (eth_maxPriorityFeePerGas), as Anvil: 1 gwei. */
-export const SUGGESTED_TIP = 1_000_000_000n;
+export { SUGGESTED_TIP } from '../pool/requestTx';
 
 export class Chain {
   readonly reads: Reads;

@@ -147,11 +147,12 @@ export class LineGate {
     throw error;
   }
 
-  /** Throws the line-count refusal of a call whose counts overflow a module (linea_estimateGas). */
-  checkCall(counts: LineCounts): void {
+  /** The line-count refusal of a call whose counts overflow a module (linea_estimateGas); undefined if none does. */
+  callOverflow(counts: LineCounts): LineLimitExceededError | undefined {
     const overflow = this.current?.txOverflow(counts);
-    if (overflow !== undefined)
-      throw new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+    return overflow === undefined
+      ? undefined
+      : new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
   }
 
   // ---------------------------------------------------------------- stage SEQUENCER

@@ -11,7 +11,9 @@
  *    sockets are served meanwhile (a block being mined pauses the same way, and stays deterministic);
  *  - past the deadline of a simulation (`--rpc-evm-timeout`, as geth's `--rpc.evmtimeout`) it halts
  *    the frame as out of gas, and every frame above it halts at its next guarded opcode, so the
- *    journal unwinds as for any failed call; `timedOut` tells the caller why.
+ *    journal unwinds as for any failed call; `timedOut` tells the caller why;
+ *  - when the use's stop condition gives a reason (a line count past its limit, for
+ *    linea_estimateGas) it halts the same way; `stopped` holds the reason.
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
@@ -35,6 +37,9 @@ export class ExecutionGuard {
   private countdown = JUMPDESTS_PER_CHECK;
   /** Whether the current execution was halted for running past its deadline. */
   timedOut = false;
+  /** Why the current execution was halted by its stop condition, if it was. */
+  stopped: Error | undefined;
+  private stopWhen: (() => Error | undefined) | undefined;
 
   constructor(evm: VM['evm']) {
     const internals = evm as unknown as EvmInternals;
@@ -47,17 +52,25 @@ export class ExecutionGuard {
   begin(timeoutMs?: number): void {
     this.deadline = timeoutMs ? performance.now() + timeoutMs : Infinity;
     this.timedOut = false;
+    this.stopped = undefined;
+    this.stopWhen = undefined;
     this.countdown = JUMPDESTS_PER_CHECK;
+  }
+
+  /** From now on, halts the execution when `stop` gives a reason (read at each check); undefined ends it. */
+  watch(stop: (() => Error | undefined) | undefined): void {
+    this.stopWhen = stop;
   }
 
   /** Ends an execution: later ones run without its deadline. */
   end(): void {
     this.deadline = Infinity;
+    this.stopWhen = undefined;
   }
 
   private hook(evm: EvmInternals): void {
     this.wrap(evm, JUMPDEST, (runState) => {
-      if (!this.timedOut && --this.countdown > 0) return undefined;
+      if (!this.timedOut && this.stopped === undefined && --this.countdown > 0) return undefined;
       this.countdown = JUMPDESTS_PER_CHECK;
       return this.check(runState);
     });
@@ -86,7 +99,9 @@ export class ExecutionGuard {
 
   /** Halts past the deadline; otherwise a pause when the event loop has waited long enough. */
   private check(runState: RunState): Promise<void> | undefined {
-    if (this.timedOut) return this.halt(runState);
+    if (this.timedOut || this.stopped !== undefined) return this.halt(runState);
+    this.stopped = this.stopWhen?.();
+    if (this.stopped !== undefined) return this.halt(runState);
     const now = performance.now();
     if (now > this.deadline) {
       this.timedOut = true;

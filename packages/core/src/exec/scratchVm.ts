@@ -15,8 +15,9 @@ import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
 import { ExecutionGuard } from './executionGuard';
-import { intrinsicGasParts } from '../pool/intrinsicGas';
+import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
+import { requestTransaction } from '../pool/requestTx';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineCounts } from '../lines/conflation';
 import type { TracerProfileName } from '../lines/lineProfiles';
@@ -137,9 +138,11 @@ export class ScratchVm {
       this.guard.begin(timeoutMs);
       try {
         const result = await fn();
+        if (this.guard.stopped !== undefined) throw this.guard.stopped;
         if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
         return result;
       } catch (e) {
+        if (this.guard.stopped !== undefined) throw this.guard.stopped;
         if (this.guard.timedOut) throw new ExecutionTimeoutError(timeoutMs);
         throw e;
       } finally {
@@ -264,17 +267,34 @@ export class ScratchVm {
     return { tx, intrinsic: intrinsicGasParts(tx) };
   }
 
-  /** One call with at most `gas`, its lines counted when `countLines`; inside a use (withState). */
+  /**
+   * The transaction a call would be if sent after it, for its line counts: filled as
+   * eth_sendTransaction fills it (the sender's nonce in this state, fees after `block`), with
+   * `gasLimit`, sized as signed. Its counts are the counts of that transaction at submission.
+   */
+  protected async sentAs(req: CallRequest, block: Block, gasLimit: bigint): Promise<TypedTransaction> {
+    const nonce = (await this.vm.stateManager.getAccount(new Address(req.from ?? ZERO_ADDRESS)))?.nonce ?? 0n;
+    const baseFee = block.header.baseFeePerGas === undefined ? 0n : block.header.calcNextBaseFee();
+    return requestTransaction(this.vm.common, req, { nonce, gasLimit, baseFee }, true);
+  }
+
+  /**
+   * One call with at most `gas`, its lines counted when `countLines`, as the transaction it would be
+   * with the gas given (else the gas it used); inside a use (withState).
+   */
   protected async countedCall(
     req: CallRequest,
     block: Block,
     gas: bigint,
     countLines: boolean,
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
-    const { tx, intrinsic } = this.asTransaction(req);
+    const { intrinsic } = this.asTransaction(req);
+    const tx = countLines ? await this.sentAs(req, block, 0n) : undefined;
     if (countLines) this.counter.begin();
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-    return { result, intrinsic, lineCounts: countLines ? this.counter.end(tx, result) : undefined };
+    if (tx === undefined) return { result, intrinsic, lineCounts: undefined };
+    (tx as { gasLimit: bigint }).gasLimit = req.gas ?? gasSpent(intrinsic, result.execResult, false);
+    return { result, intrinsic, lineCounts: this.counter.end(tx, result) };
   }
 
   protected tracerContext(start: Uint8Array[]): TracerContext {

@@ -12,7 +12,7 @@ import { Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult } from '@ethereumjs/vm';
 
-import { ExecutionHaltedError } from '../errors';
+import { ExecutionHaltedError, ExecutionRevertedError } from '../errors';
 import type { LineCounts } from '../lines/conflation';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
@@ -97,67 +97,98 @@ export class Simulator extends ScratchVm {
 
   /**
    * eth_estimateGas: the smallest gas limit (within 1.5%) at which the call succeeds, found by
-   * binary search as geth does; plus the line counts of the run at that limit.
+   * binary search as geth does. With `lines`, also the line counts of the transaction the call would
+   * be at that limit (sentAs), run once more at it: the counts its submission will have. With
+   * `lines.judge` (linea_estimateGas), the first run is watched and stopped at the first module
+   * past its limit, and the final counts judged: its reason is thrown.
    */
   estimateGas(
     req: CallRequest,
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
-    /** Judges the line counts of the first run before its outcome, as linea_estimateGas does. */
-    checkLines: (counts: LineCounts) => void = () => {},
-  ): Promise<{ gas: bigint; lineCounts: LineCounts }> {
+    lines?: { judge?: (counts: LineCounts) => Error | undefined },
+  ): Promise<{ gas: bigint; lineCounts: LineCounts | undefined }> {
     const hi0 = cappedGas(req, gasCap);
-    return this.withState(root, block.header, true, async () => {
-      const { tx, intrinsic } = this.asTransaction(req);
-      const attempt = async (gas: bigint): Promise<EVMResult> => {
-        await this.vm.evm.journal.checkpoint();
-        try {
-          return await this.runCall(req, block, gas - intrinsic.upfront);
-        } finally {
-          await this.vm.evm.journal.revert();
-        }
-      };
-      // A plain transfer to an account without code is tried with its intrinsic gas alone first, as
-      // geth does (gasestimator.go); a precompile, which has no code either, fails that and is searched.
-      if ((req.data === undefined || req.data.length === 0) && req.to !== undefined && hi0 >= intrinsic.floor) {
-        const code = await this.vm.stateManager.getCode(new Address(req.to));
-        if (code.length === 0) {
-          this.counter.begin();
-          const probe = await attempt(intrinsic.floor);
-          const lineCounts = this.counter.end(tx, probe);
-          if (probe.execResult.exceptionError === undefined) {
-            checkLines(lineCounts);
-            return { gas: intrinsic.floor, lineCounts };
+    const judge = lines?.judge;
+    const counting = lines !== undefined;
+    return this.withState(
+      root,
+      block.header,
+      true,
+      async () => {
+        const { intrinsic } = this.asTransaction(req);
+        const attempt = async (gas: bigint): Promise<EVMResult> => {
+          await this.vm.evm.journal.checkpoint();
+          try {
+            return await this.runCall(req, block, gas - intrinsic.upfront);
+          } finally {
+            await this.vm.evm.journal.revert();
+          }
+        };
+        /** The counts of the call sent with `gas`, judged; undefined when lines are not asked for. */
+        const countAt = async (gas: bigint, run?: EVMResult): Promise<LineCounts | undefined> => {
+          if (!counting) return undefined;
+          const tx = await this.sentAs(req, block, gas);
+          this.counter.setActive(true);
+          if (run === undefined) {
+            this.counter.begin();
+            run = await attempt(gas);
+          }
+          const counts = this.counter.end(tx, run);
+          this.counter.setActive(false);
+          const refusal = judge?.(counts);
+          if (refusal !== undefined) throw refusal;
+          return counts;
+        };
+        // A plain transfer to an account without code is tried with its intrinsic gas alone first, as
+        // geth does (gasestimator.go); a precompile, which has no code either, fails that and is searched.
+        if ((req.data === undefined || req.data.length === 0) && req.to !== undefined && hi0 >= intrinsic.floor) {
+          const code = await this.vm.stateManager.getCode(new Address(req.to));
+          if (code.length === 0) {
+            this.counter.setActive(counting);
+            this.counter.begin();
+            const probe = await attempt(intrinsic.floor);
+            this.counter.setActive(false);
+            if (probe.execResult.exceptionError === undefined)
+              return { gas: intrinsic.floor, lineCounts: await countAt(intrinsic.floor, probe) };
           }
         }
-      }
-      if (hi0 < intrinsic.floor) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
-      this.counter.begin();
-      const first = await attempt(hi0);
-      const lineCounts = this.counter.end(tx, first);
-      checkLines(lineCounts);
-      throwIfFailed(first);
-      // As geth's gasestimator.go: the gas used (after refunds) bounds from below; the gas used before
-      // refunds plus the stipend and the 1/64 kept back by a call frame is tried first; then bisection
-      // skewed low, until the bracket is within 1.5% of its top.
-      let lo = gasSpent(intrinsic, first.execResult, true) - 1n;
-      let hi = hi0;
-      const optimistic = ((gasSpent(intrinsic, first.execResult, false) + 2300n) * 64n) / 63n;
-      if (optimistic < hi) {
-        const r = await attempt(optimistic);
-        if (r.execResult.exceptionError === undefined) hi = optimistic;
-        else lo = optimistic;
-      }
-      while (lo + 1n < hi && Number(hi - lo) / Number(hi) >= ESTIMATE_ERROR_RATIO) {
-        let mid = lo + (hi - lo) / 2n;
-        if (mid > lo * 2n) mid = lo * 2n;
-        const r = await attempt(mid);
-        if (r.execResult.exceptionError === undefined) hi = mid;
-        else lo = mid;
-      }
-      return { gas: hi, lineCounts };
-    });
+        if (hi0 < intrinsic.floor) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
+        // Judged, the first run counts its lines and stops at the first module past its limit: a
+        // call that overflows is refused for it, not after running to its end or its time limit.
+        if (judge !== undefined) {
+          this.counter.setActive(true);
+          this.counter.begin();
+          this.guard.watch(() => judge(this.counter.liveCounts()));
+        }
+        const first = await attempt(hi0);
+        this.guard.watch(undefined);
+        this.counter.setActive(false);
+        if (this.guard.stopped !== undefined) throw this.guard.stopped;
+        throwIfFailed(first);
+        // As geth's gasestimator.go: the gas used (after refunds) bounds from below; the gas used before
+        // refunds plus the stipend and the 1/64 kept back by a call frame is tried first; then bisection
+        // skewed low, until the bracket is within 1.5% of its top.
+        let lo = gasSpent(intrinsic, first.execResult, true) - 1n;
+        let hi = hi0;
+        const optimistic = ((gasSpent(intrinsic, first.execResult, false) + 2300n) * 64n) / 63n;
+        if (optimistic < hi) {
+          const r = await attempt(optimistic);
+          if (r.execResult.exceptionError === undefined) hi = optimistic;
+          else lo = optimistic;
+        }
+        while (lo + 1n < hi && Number(hi - lo) / Number(hi) >= ESTIMATE_ERROR_RATIO) {
+          let mid = lo + (hi - lo) / 2n;
+          if (mid > lo * 2n) mid = lo * 2n;
+          const r = await attempt(mid);
+          if (r.execResult.exceptionError === undefined) hi = mid;
+          else lo = mid;
+        }
+        return { gas: hi, lineCounts: await countAt(hi) };
+      },
+      false,
+    );
   }
 
   /**
@@ -239,10 +270,18 @@ export class Simulator extends ScratchVm {
   }
 
   /**
-   * Line counts of a call as a simulation sees them (a conflation of its own), whatever its outcome:
-   * a reverted or failed run is counted as far as it went.
+   * Line counts of a call as linea_estimateGas counts it (a conflation of its own): without a gas,
+   * the transaction it would be at its estimate; a call that fails is counted as far as it went, at
+   * the gas given or the cap.
    */
-  countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
+  async countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
+    if (req.gas === undefined) {
+      try {
+        return (await this.estimateGas(req, block, root, gasCap, {})).lineCounts as LineCounts;
+      } catch (e) {
+        if (!(e instanceof ExecutionRevertedError || e instanceof ExecutionHaltedError)) throw e;
+      }
+    }
     const gas = cappedGas(req, gasCap);
     return this.withState(
       root,
@@ -363,7 +402,8 @@ export class Simulator extends ScratchVm {
           block.header.coinbase.bytes,
         ];
         const tracer = makeTracer(options, this.tracerContext(start));
-        const { tx, intrinsic } = this.asTransaction(req);
+        const { intrinsic } = this.asTransaction(req);
+        const tx = await this.sentAs(req, block, 0n);
         this.counter.begin();
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = attach(this.vm.evm, tracer);
@@ -373,6 +413,7 @@ export class Simulator extends ScratchVm {
         } finally {
           detach();
         }
+        (tx as { gasLimit: bigint }).gasLimit = req.gas ?? gasSpent(intrinsic, result.execResult, false);
         const lineCounts = this.counter.end(tx, result);
         if (tracer.capture !== undefined) {
           await tracer.capture('post', stateReader(this.vm.stateManager));

@@ -145,6 +145,59 @@ describe('stage RPC: refusal at submission', () => {
     expect(fits.gasLimit).toBe('0x5208');
     expect(Object.keys(fits).sort()).toEqual(['baseFeePerGas', 'gasLimit', 'priorityFeePerGas']);
   });
+
+  test('eth_estimateGas does not judge lines: a send without gas is refused at submission, with its hash, and recorded', async () => {
+    const { gas: _, ...call } = tx(contract, 'ecmul', [33]);
+    expect(await t.call<string>('eth_estimateGas', call)).toMatch(/^0x[0-9a-f]+$/);
+    const error = await t.fail('eth_sendTransaction', call);
+    const hash = /^Transaction (0x[0-9a-f]{64}) /.exec(error.message)?.[1] as string;
+    expect(error.message).toBe(
+      `Transaction ${hash} line count for module PRECOMPILE_ECMUL_EFFECTIVE_CALLS=33 is above the limit 32`,
+    );
+    expect(await t.call<Record<string, string>>('l2_getTransactionExclusionStatusV1', hash)).toMatchObject({
+      txHash: hash,
+      txRejectionStage: 'RPC',
+    });
+  });
+
+  test("an estimate's line counts are the counts of the transaction sent after it", async () => {
+    const only = (report: { modules: Record<string, { count: number }> }) =>
+      Object.fromEntries(Object.entries(report.modules).map(([m, v]) => [m, v.count]));
+    for (const call of [
+      { from: ALICE, to: BOB, value: '0x1' },
+      { from: ALICE, to: contract, data: heavyAbi.encodeFunctionData('modexp', [2]) },
+      { from: ALICE, to: BOB, value: '0x1', gasPrice: '0x77359400' },
+    ]) {
+      const estimated = await t.call<{ modules: Record<string, { count: number }> }>('l2_traceCallLineCounts', call);
+      const hash = await t.call<string>('eth_sendTransaction', call);
+      const sent = await t.call<{ modules: Record<string, { count: number }> }>('l2_traceLineCounts', hash);
+      expect({ call, ...only(estimated) }).toEqual({ call, ...only(sent) });
+      expect(only(estimated).RLP_TXN).toBeGreaterThan(100);
+    }
+  });
+});
+
+describe('a heavy call is judged by its lines before its time runs out', () => {
+  let t: TestRpc;
+  let contract: string;
+  beforeAll(async () => {
+    ({ t, contract } = await setup({ rpcEvmTimeoutMs: 1_000 }));
+  });
+  afterAll(() => t.close());
+
+  test('linea_estimateGas stops at the first module past its limit and answers the refusal, not the time limit', async () => {
+    const call = tx(contract, 'mulLoop', [50_000_000], { gas: '0x3b9aca00' });
+    // eth_call of the same call runs into the time limit: it is heavy.
+    expect((await t.fail('eth_call', call, 'latest')).message).toBe('execution aborted (timeout = 1s)');
+    const error = await t.fail('linea_estimateGas', call);
+    const [, count] = /^Transaction line count for module MUL=(\d+) is above the limit 65536$/.exec(
+      error.message,
+    ) as RegExpExecArray;
+    // MUL passes its limit first as the loop runs; stopped a few steps past it, far from the
+    // 50,000,000 multiplications of the whole call.
+    expect(Number(count)).toBeGreaterThan(65_536);
+    expect(Number(count)).toBeLessThan(67_000);
+  });
 });
 
 describe('stage SEQUENCER: exclusion while building a block', () => {

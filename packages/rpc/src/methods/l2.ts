@@ -58,7 +58,7 @@ const estimate = method(
     withDefault('block', blockRef({ allowObject: true, orHash: true }), () => ({ kind: 'latest' as const })),
   ],
   async (ctx, req, ref) => {
-    const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref));
+    const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref), true);
     // Linea's profitable priority fee where its rules apply (LineaEstimateGas.java), else the suggested tip.
     const tip = await ctx.chain.calls.priorityFee(req, gas);
     return {
