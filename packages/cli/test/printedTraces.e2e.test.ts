@@ -90,3 +90,23 @@ test('-v prints one line per transaction; -vvv adds the call an excluded transac
     await node.exited;
   }
 });
+
+test('-vvv on code set by anvil_setCode: an empty revert is a revert, and the top frame counts the intrinsic gas', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '-vvv']);
+  try {
+    const target = '0x00000000000000000000000000000000000000aa';
+    // PUSH1 0, PUSH1 0, REVERT: 6 gas after the 21,000 intrinsic.
+    await rpcCall(node.url, 'anvil_setCode', [target, '0x60006000fd']);
+    const sent = await rpcCall(node.url, 'eth_sendTransaction', [{ from: ALICE, to: target, gas: '0x10000' }]);
+    const out = await printed(node, new RegExp(`Transaction ${sent.result} in block 1: reverted, gas 21006`));
+    const trace = out.slice(out.indexOf(`Transaction ${sent.result}`)).split('\n');
+    expect(trace[1]).toBe(`  [21006] ${target}::fallback()`);
+    expect(trace[2]).toBe('  └─ ← [Revert] 0x');
+    // The block is traced on the state it was built on, edited code included.
+    const traced = await rpcCall(node.url, 'debug_traceTransaction', [sent.result, { tracer: 'callTracer' }]);
+    expect(traced.result).toMatchObject({ gasUsed: '0x520e', error: 'execution reverted' });
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+});

@@ -234,7 +234,7 @@ export class ChainHead {
       this.store.getReceipts(n),
     ]);
     if (block === undefined || parent === undefined || receipts === undefined) return undefined;
-    return { block, root: parent.header.stateRoot, senders: receipts.map((r) => r.from) };
+    return { block, root: await this.store.preStateRoot(n, parent), senders: receipts.map((r) => r.from) };
   }
 
   /** Forgets a block that was built but will not be committed. */
@@ -267,7 +267,10 @@ export class ChainHead {
   async commitBlock(block: Block, receipts: Receipt[], removed: { hash: Uint8Array }[], ops: KvOp[]): Promise<void> {
     const all: KvOp[] = [];
     this.stateDb.drainInto(all);
-    all.push(...this.store.blockOps(block, receipts));
+    // Built on edited state: replays of the block (traces, line counts) start from it.
+    const parent = await this.store.getBlock(block.header.number - 1n);
+    const edited = parent !== undefined && !equalsBytes(parent.header.stateRoot, this.workingRoot);
+    all.push(...this.store.blockOps(block, receipts, edited ? this.workingRoot : undefined));
     for (const ptx of removed) all.push(delPoolRow(ptx.hash));
     all.push(...ops);
     all.push({ type: 'del', key: META_WORKING_ROOT });

@@ -35,6 +35,8 @@ const P_LOG_ADDRESS = 0x61;
 const P_LOG_TOPIC = 0x6f;
 const P_LOG_BLOCK = 0x6c;
 const P_TOTAL_DIFFICULTY = 0x64;
+/** The state a block was built on, where it is not its parent's (state edited between the two). */
+const P_PRE_STATE = 0x65;
 
 const HEAD_KEY = concatBytes(Uint8Array.of(P_META), new TextEncoder().encode('head'));
 const EMPTY = new Uint8Array(0);
@@ -182,11 +184,12 @@ export class ChainStore {
   }
 
   /** The rows that store `block` and move the head to it; the caller adds state and commits once. */
-  blockOps(block: Block, receipts: Receipt[]): KvOp[] {
+  blockOps(block: Block, receipts: Receipt[], preState?: Uint8Array): KvOp[] {
     const n = block.header.number;
     const num = u64(n);
     const hash = block.hash();
     const ops: KvOp[] = [
+      ...(preState === undefined ? [] : [{ type: 'put' as const, key: key(P_PRE_STATE, num), value: preState }]),
       { type: 'put', key: key(P_HASH_BY_NUMBER, num), value: hash },
       { type: 'put', key: key(P_NUMBER_BY_HASH, hash), value: num },
       { type: 'put', key: key(P_BLOCK, num), value: block.serialize() },
@@ -256,6 +259,7 @@ export class ChainStore {
         { type: 'del', key: key(P_RECEIPTS, num) },
         { type: 'del', key: key(P_LOG_BLOCK, num) },
         { type: 'del', key: key(P_TOTAL_DIFFICULTY, num) },
+        { type: 'del', key: key(P_PRE_STATE, num) },
       );
       for (const tx of block.transactions) ops.push({ type: 'del', key: key(P_TX, tx.hash()) });
       let logIndex = 0;
@@ -278,6 +282,14 @@ export class ChainStore {
     }
     ops.push({ type: 'put', key: HEAD_KEY, value: u64(n) });
     return { ops, removedLogs: removedLogs.reverse() };
+  }
+
+  /**
+   * The state root block `n` was built on: its parent's, unless the state was edited between the two
+   * (anvil_setCode and the like), then the edited one.
+   */
+  async preStateRoot(n: bigint, parent: Block): Promise<Uint8Array> {
+    return (await this.kv.get(key(P_PRE_STATE, u64(n)))) ?? parent.header.stateRoot;
   }
 
   /** Applies `dropAboveOps(n)`'s rows and forgets the dropped blocks. */
