@@ -77,10 +77,28 @@ export function formatLineReport(hash: string, report: LineReport, bars: boolean
   return `${lines.join('\n')}\n`;
 }
 
+/** An exclusion record (l2_getTransactionExclusionStatusV1) as lines of text. */
+export function formatExclusionRecord(hash: string, r: Record<string, string>): string {
+  const lines = [
+    `transaction ${hash} was excluded at stage ${r.txRejectionStage}${r.blockNumber === undefined ? '' : ` in block ${BigInt(r.blockNumber)}`}, ${r.timestamp}`,
+    `from ${r.from}, nonce ${BigInt(r.nonce)}`,
+    `reason: ${r.reasonMessage}`,
+  ];
+  const over = / line count for module (\S+)=(\d+) is above the limit (\d+)/.exec(r.reasonMessage);
+  if (over !== null) lines.push(`${over[1]}: ${over[2]} lines against a limit of ${over[3]}`);
+  return `${lines.join('\n')}\n`;
+}
+
 async function transactionLines(hash: string, url: string, out: (text: string) => void, bars: boolean) {
   const report = (await rpc(url, 'l2_traceLineCounts', [hash])) as LineReport | null;
-  if (report === null) throw new FlagError(`${hash} is not a mined transaction on ${url}`);
-  out(formatLineReport(hash, report, bars));
+  if (report !== null) {
+    out(formatLineReport(hash, report, bars));
+    return 0;
+  }
+  // Not mined: excluded by its line counts, perhaps; the record says why.
+  const record = (await rpc(url, 'l2_getTransactionExclusionStatusV1', [hash])) as Record<string, string> | null;
+  if (record === null) throw new FlagError(`${hash} is neither a mined nor an excluded transaction on ${url}`);
+  out(formatExclusionRecord(hash, record));
   return 0;
 }
 
@@ -275,7 +293,12 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
     out(LINES_HELP);
     return 0;
   }
-  if (positionals.length === 1 && /^0x[0-9a-fA-F]{64}$/.test(positionals[0]))
+  const [first] = positionals;
+  if (positionals.length === 1 && /^0x[0-9a-fA-F]*$/.test(first) && !/^0x[0-9a-fA-F]{64}$/.test(first))
+    throw new FlagError(
+      `${first} is not a transaction hash: a hash is 0x and 64 hex digits (${first.length - 2} given)`,
+    );
+  if (positionals.length === 1 && /^0x[0-9a-fA-F]{64}$/.test(first))
     return transactionLines(
       positionals[0],
       (values.rpc as string | undefined) ?? 'http://127.0.0.1:8545',

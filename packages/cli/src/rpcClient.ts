@@ -12,7 +12,10 @@ export async function rpc(url: string, method: string, params: unknown[]): Promi
     });
     answer = (await res.json()) as { result?: unknown; error?: unknown };
   } catch (e) {
-    throw new FlagError(`--rpc ${url}: ${method}: ${(e as Error).message}`);
+    // fetch says only "fetch failed"; the reason (refused, unknown host, ...) is its cause.
+    const cause = (e as Error).cause as { code?: string; message?: string } | undefined;
+    const why = cause?.message ?? (e as Error).message;
+    throw new FlagError(`--rpc ${url}: cannot reach a node there (${why})`);
   }
   if (answer.error !== undefined) throw new FlagError(`--rpc ${url}: ${method}: ${JSON.stringify(answer.error)}`);
   return answer.result;

@@ -7,6 +7,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { Interface, Wallet, getCreateAddress, hexlify, toUtf8Bytes } from 'ethers';
@@ -113,15 +115,17 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     });
   });
 
-  test('linea_estimateGas with the hex text of add(100) as calldata: SHF=31 above 20', async () => {
+  test('the hex text of add(100) as calldata: SHF=31 above 20', async () => {
     await withLimit('SHF', 20, async () => {
       const calldata = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
       const data = hexlify(toUtf8Bytes(calldata));
+      const report = await call('l2_traceCallLineCounts', [{ from: wallet.address, to: storage, data }]);
+      expect((report.result as { overflow: unknown }).overflow).toEqual({ module: 'SHF', count: 31, limit: 20 });
+      // The call reverts (no function has that selector). Linea's estimate runs eth_estimateGas
+      // before it counts lines (LineaEstimateGas.execute), so the revert is the answer; the
+      // reference test this number comes from predates that order.
       const answer = await call('linea_estimateGas', [{ from: wallet.address, to: storage, data }]);
-      expect(answer.error).toEqual({
-        code: -32000,
-        message: 'Transaction line count for module SHF=31 is above the limit 20',
-      });
+      expect(answer.error).toMatchObject({ code: 3, message: 'execution reverted' });
     });
   });
 
@@ -214,7 +218,36 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     expect(bars).toContain('first over its limit: ADD=2017 above 70');
     const unknown = await runToEnd(['lines', `0x${'00'.repeat(32)}`, '--rpc', node.url]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('is not a mined transaction');
+    expect(unknown.stderr).toContain('is neither a mined nor an excluded transaction');
+    // An excluded transaction's record, with the module it overflowed.
+    await withLimit('ADD', 5, async () => {
+      const data = new Interface(MULMOD.abi as string[]).encodeFunctionData('executeMulmod', [50]);
+      const refused = await call('eth_sendRawTransaction', [await sign({ to: mulmod, data, gasLimit: 1_000_000 })]);
+      const hash = /(0x[0-9a-f]{64})/.exec(refused.error?.message ?? '')?.[1] as string;
+      const excluded = await runToEnd(['lines', hash, '--rpc', node.url]);
+      expect(excluded).toMatchObject({ code: 0, stderr: '' });
+      const lines = excluded.stdout.split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^transaction ${hash} was excluded at stage RPC, \\d{4}-`));
+      expect(lines[2]).toMatch(
+        /^reason: Transaction 0x[0-9a-f]{64} line count for module ADD=\d+ is above the limit 5$/,
+      );
+      expect(lines[3]).toMatch(/^ADD: \d+ lines against a limit of 5$/);
+    });
+    // A node that is not there, and an argument that is not a hash, each in one line.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const dead = await runToEnd(['lines', `0x${'00'.repeat(32)}`, '--rpc', `http://127.0.0.1:${closed}`]);
+    expect(dead.code).toBe(2);
+    expect(dead.stderr).toBe(
+      `error: --rpc http://127.0.0.1:${closed}: cannot reach a node there (connect ECONNREFUSED 127.0.0.1:${closed})\n`,
+    );
+    const short = await runToEnd(['lines', '0x1234']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toBe('error: 0x1234 is not a transaction hash: a hash is 0x and 64 hex digits (4 given)\n');
     expect((await call('linea_getBlockTracesCountersV2', [{ blockNumber: 10 ** 9 }])).error).toMatchObject({
       code: -32000,
     });
