@@ -7,7 +7,8 @@
  * - dist/index.js, the library (packages/l2devnet/src/index.ts), and dist/testing.js, the
  *   test-runner helpers, which require ./index.js rather than carry a second copy.
  * - fixtures/, the data files the node reads (credits table, limits files), copied from the
- *   repository's fixtures/ so the package carries them (see packages/core/src/config/fixtures.ts).
+ *   repository's fixtures/ so the package carries them (see packages/core/src/config/fixtures.ts);
+ * - README.md and LICENSE, the repository's.
  * Every workspace package and pure-JS dependency is bundled, so an installed package needs only
  * the native modules, which stay external and are its declared dependencies. Runs from
  * `npm run build` and `prepare` (so after `npm ci`), after `tsc -b packages/l2devnet`.
@@ -27,6 +28,9 @@ rmSync(join(pkg, 'fixtures'), { recursive: true, force: true });
 mkdirSync(join(pkg, 'fixtures'), { recursive: true });
 cpSync(join(root, 'fixtures', 'credits.json'), join(pkg, 'fixtures', 'credits.json'));
 cpSync(join(root, 'fixtures', 'limits'), join(pkg, 'fixtures', 'limits'), { recursive: true });
+// The package's README and licence are the repository's.
+cpSync(join(root, 'README.md'), join(pkg, 'README.md'));
+cpSync(join(root, 'LICENSE'), join(pkg, 'LICENSE'));
 
 const common = {
   bundle: true,

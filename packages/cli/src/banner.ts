@@ -44,8 +44,12 @@ export async function banner(
     `Head block:        ${head.header.number}`,
     `Mining:            ${mining}`,
     `Data directory:    ${info.dataDir ?? '(in memory)'}`,
+    `Line counts:       Linea's ${chain.lines.tracer} tracer`,
     `Line limits:       ${info.limitsFile}${info.rpcLineCheck ? '' : ' (RPC-stage check off)'}`,
     `Sequencer rules:   ${rules === undefined ? "off (Ethereum's)" : `Linea's: calldata ${rules.maxTxCalldataSize ?? 'any'}/tx, ${rules.maxBlockCalldataSize ?? 'any'}/block; gas ${rules.maxTxGasLimit}/tx, ${rules.maxBlockGas}/block; no blob transactions, no precompile recipients`}`,
+    `Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,`,
+    `                   linea_getBlockTracesCountersV2; l2_traceLineCounts, l2_traceCallLineCounts,`,
+    `                   l2_getExclusions, l2_setLineLimits, ... (README: Methods)`,
     '',
   );
   return lines.join('\n');

@@ -3,6 +3,7 @@
  * does createDevnet's). Here each flag's text becomes its option's type; every flag is documented in
  * HELP, which `--help` prints.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 
@@ -29,28 +30,37 @@ Usage: l2devnet [options]
 
 Network
   --host HOST               address to listen on (default 127.0.0.1)
-  --port PORT               port for HTTP and WebSocket; 0 picks a free one (default 8545)
+  -p, --port PORT           port for HTTP and WebSocket; 0 picks a free one (default 8545)
   --api-key KEY             accept only this API key (repeatable); keyed mode: /v3/<KEY>, /ws/v3/<KEY>
   --api-keys FILE           read API keys from FILE, one per line (# comments allowed)
   --daily-credits N         credits each key may spend per UTC day (default: unlimited, still counted)
   --max-body-bytes N        largest HTTP request body (default 5242880)
   --max-batch N             most requests in one batch (default 1000)
+  --allow-origin ORIGIN     the origin browsers may call from (default *)
+  --no-cors                 send no CORS headers
 
 Chain
   --chain-id ID             chain id (default ${DEFAULT_CHAIN_ID})
   --hardfork NAME           hardfork (default ${DEFAULT_HARDFORK}); one of ${SUPPORTED_HARDFORKS.join(', ')}
   --gas-limit GAS           block gas limit (default ${DEFAULT_GAS_LIMIT})
   --genesis FILE            geth-style genesis.json (alloc, config.chainId, fork blocks/times)
-  --mnemonic WORDS          BIP-39 mnemonic for the dev accounts (default "${DEFAULT_MNEMONIC}")
-  --accounts N              number of dev accounts, path m/44'/60'/0'/0/i (default 10)
+  -m, --mnemonic WORDS      BIP-39 mnemonic for the dev accounts (default "${DEFAULT_MNEMONIC}")
+  -a, --accounts N          number of dev accounts, path m/44'/60'/0'/0/i (default 10, at most 10000)
   --balance ETH             balance of each dev account in ETH (default 10000)
+  --timestamp SECONDS       a new chain's genesis timestamp (default now)
+  --block-base-fee-per-gas WEI
+                            a new chain's genesis base fee (alias --base-fee)
+  --code-size-limit BYTES   largest deployed contract code (default 24576, EIP-170; init code twice it)
+  --disable-code-size-limit no limit on deployed code or init code
   --finality-depth N        "finalized" is N blocks behind "latest" (default 64)
   --safe-depth N            "safe" is N blocks behind "latest" (default 32)
 
 Mining
-  --block-time SECONDS      mine every SECONDS with all pending transactions that fit (default: automine,
+  -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
                             one block per transaction)
   --no-mining               mine only on request (evm_mine)
+  --order fees|fifo         how blocks take pool transactions: highest tip first (default) or by arrival
+  --auto-impersonate        eth_sendTransaction may send from any address (anvil_autoImpersonateAccount)
 
 Storage
   --data-dir DIR            database directory (default ./.l2devnet); an existing one is resumed
@@ -60,6 +70,12 @@ Storage
                             chain: safe and finalized at its tip (l2_setFinality moves them), and no
                             mining until asked (evm_mine, evm_setAutomine) unless --block-time is given
   --head N                  with --import: import up to block N
+  --load-state FILE         merge FILE's state into the head state at start (anvil_dumpState's blob, or an
+                            Anvil JSON state's accounts)
+  --dump-state FILE         write the head state to FILE (as anvil_dumpState) when the node stops
+  -s, --state-interval SECONDS
+                            with --dump-state: write it every SECONDS too
+  --state FILE              --load-state FILE if it exists, and --dump-state FILE
 
 Prover line counts
   --tracer NAME             which Linea tracer the line counter follows: osaka (today's, the default) or
@@ -90,6 +106,7 @@ Printed traces
                             transaction's module, count and limit (and at -vvv the call it came from)
   --artifacts DIR           Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the traces;
                             repeatable
+  --silent                  print nothing (no banner, notices or traces) until anvil_setLoggingEnabled(true)
 
 RPC
   --call-from-optional      let eth_call run without "from" on /v3/<KEY> too (the spec requires it there;
@@ -99,6 +116,10 @@ RPC
                             --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
   --rpc-gas-cap GAS         the gas eth_call, eth_estimateGas and an eth_simulateV1 request may use, as
                             geth's --rpc.gascap (default 10x the block gas limit)
+
+Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
+linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,
+l2_setLineLimits and the rest in the README (Methods); Anvil's anvil_*, evm_* and hardhat_* methods.
 
   --version                 print the version
   -h, --help                print this help
@@ -167,55 +188,112 @@ function seconds(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/** The start command's flags, as node's parseArgs reads them. */
+const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
+  host: { type: 'string' },
+  port: { type: 'string', short: 'p' },
+  'api-key': { type: 'string', multiple: true },
+  'api-keys': { type: 'string' },
+  'daily-credits': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'max-batch': { type: 'string' },
+  'allow-origin': { type: 'string' },
+  'no-cors': { type: 'boolean' },
+  'chain-id': { type: 'string' },
+  hardfork: { type: 'string' },
+  'gas-limit': { type: 'string' },
+  genesis: { type: 'string' },
+  mnemonic: { type: 'string', short: 'm' },
+  accounts: { type: 'string', short: 'a' },
+  balance: { type: 'string' },
+  timestamp: { type: 'string' },
+  'block-base-fee-per-gas': { type: 'string' },
+  'base-fee': { type: 'string' },
+  'code-size-limit': { type: 'string' },
+  'disable-code-size-limit': { type: 'boolean' },
+  'finality-depth': { type: 'string' },
+  'safe-depth': { type: 'string' },
+  'block-time': { type: 'string', short: 'b' },
+  'no-mining': { type: 'boolean' },
+  order: { type: 'string' },
+  'auto-impersonate': { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  'in-memory': { type: 'boolean' },
+  state: { type: 'string' },
+  'load-state': { type: 'string' },
+  'dump-state': { type: 'string' },
+  'state-interval': { type: 'string', short: 's' },
+  limits: { type: 'string' },
+  tracer: { type: 'string' },
+  verbose: { type: 'boolean', short: 'v', multiple: true },
+  silent: { type: 'boolean' },
+  import: { type: 'string' },
+  head: { type: 'string' },
+  artifacts: { type: 'string', multiple: true },
+  'no-rpc-line-check': { type: 'boolean' },
+  'sequencer-rules': { type: 'string' },
+  preset: { type: 'string' },
+  'max-tx-calldata-size': { type: 'string' },
+  'max-block-calldata-size': { type: 'string' },
+  'max-tx-gas': { type: 'string' },
+  'max-block-gas': { type: 'string' },
+  'events-deny-list': { type: 'string' },
+  'call-from-optional': { type: 'boolean' },
+  'log-query-timeout-ms': { type: 'string' },
+  'rpc-evm-timeout': { type: 'string' },
+  'rpc-gas-cap': { type: 'string' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/**
+ * Anvil's flags this node does not take, and why: said in one line rather than "Unknown option"
+ * (the README's "Coming from Anvil" table says the same).
+ */
+const ANVIL_ONLY: Record<string, string> = {
+  'fork-url': 'forking a remote chain is not supported yet',
+  'fork-block-number': 'forking a remote chain is not supported yet',
+  'gas-price':
+    'the gas price follows the base fee here (eth_gasPrice is the next base fee plus the 1 gwei tip); set the floor with anvil_setMinGasPrice or the base fee with --block-base-fee-per-gas',
+  'disable-block-gas-limit': 'a block holds what its gas limit allows; raise --gas-limit, and --rpc-gas-cap for calls',
+  'prune-history': 'the node keeps every block and its state (in memory with --in-memory); there is no pruning',
+  'steps-tracing': 'traces are always available (debug_traceTransaction, debug_traceCall)',
+  'no-mine': 'use --no-mining',
+};
+
+/**
+ * A value that starts with a dash (a negative number) is taken as the flag's value, not as another
+ * flag, so that its check can say what is wrong with it: `--chain-id -5` reads as `--chain-id=-5`.
+ */
+function joinDashValues(argv: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    const short =
+      arg.length === 2 && arg[0] === '-' ? Object.keys(options).find((k) => options[k].short === arg[1]) : undefined;
+    const flag = name ?? short;
+    const next = argv[i + 1];
+    if (flag !== undefined && options[flag]?.type === 'string' && next !== undefined && /^-[0-9.]/.test(next)) {
+      out.push(`--${flag}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 export function parseFlags(argv: string[]): ParsedFlags {
-  let values: Record<string, string | string[] | boolean | boolean[] | undefined>;
+  for (const arg of argv) {
+    const name = /^--([a-z-]+)/.exec(arg)?.[1];
+    if (name !== undefined && ANVIL_ONLY[name] !== undefined) throw new FlagError(`--${name}: ${ANVIL_ONLY[name]}`);
+  }
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     values = parseArgs({
-      args: argv,
+      args: joinDashValues(argv, START_FLAGS),
       strict: true,
       allowPositionals: false,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'api-key': { type: 'string', multiple: true },
-        'api-keys': { type: 'string' },
-        'daily-credits': { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        'max-batch': { type: 'string' },
-        'chain-id': { type: 'string' },
-        hardfork: { type: 'string' },
-        'gas-limit': { type: 'string' },
-        genesis: { type: 'string' },
-        mnemonic: { type: 'string' },
-        accounts: { type: 'string' },
-        balance: { type: 'string' },
-        'finality-depth': { type: 'string' },
-        'safe-depth': { type: 'string' },
-        'block-time': { type: 'string' },
-        'no-mining': { type: 'boolean' },
-        'data-dir': { type: 'string' },
-        'in-memory': { type: 'boolean' },
-        limits: { type: 'string' },
-        tracer: { type: 'string' },
-        verbose: { type: 'boolean', short: 'v', multiple: true },
-        import: { type: 'string' },
-        head: { type: 'string' },
-        artifacts: { type: 'string', multiple: true },
-        'no-rpc-line-check': { type: 'boolean' },
-        'sequencer-rules': { type: 'string' },
-        preset: { type: 'string' },
-        'max-tx-calldata-size': { type: 'string' },
-        'max-block-calldata-size': { type: 'string' },
-        'max-tx-gas': { type: 'string' },
-        'max-block-gas': { type: 'string' },
-        'events-deny-list': { type: 'string' },
-        'call-from-optional': { type: 'boolean' },
-        'log-query-timeout-ms': { type: 'string' },
-        'rpc-evm-timeout': { type: 'string' },
-        'rpc-gas-cap': { type: 'string' },
-        version: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: START_FLAGS,
     }).values;
   } catch (e) {
     throw new FlagError((e as Error).message);
@@ -225,6 +303,14 @@ export function parseFlags(argv: string[]): ParsedFlags {
   if (flag('in-memory') && s('data-dir') !== undefined)
     throw new FlagError('--in-memory and --data-dir cannot be combined');
   const verbosity = ((values.verbose as boolean[] | undefined) ?? []).length;
+  const state = s('state');
+  if (state !== undefined && (s('load-state') !== undefined || s('dump-state') !== undefined))
+    throw new FlagError('--state is --load-state and --dump-state together; give one or the others');
+  if (s('code-size-limit') !== undefined && flag('disable-code-size-limit'))
+    throw new FlagError('--code-size-limit and --disable-code-size-limit cannot be combined');
+  if (s('allow-origin') !== undefined && flag('no-cors'))
+    throw new FlagError('--allow-origin and --no-cors cannot be combined');
+  const baseFee = s('block-base-fee-per-gas') ?? s('base-fee');
   return {
     options: {
       listen: { host: s('host') ?? '127.0.0.1', port: int('port', s('port'), 0) ?? 8545 },
@@ -233,6 +319,17 @@ export function parseFlags(argv: string[]): ParsedFlags {
       dailyCredits: int('daily-credits', s('daily-credits'), 0),
       maxBodyBytes: int('max-body-bytes', s('max-body-bytes'), 1),
       maxBatch: int('max-batch', s('max-batch'), 1),
+      allowOrigin: flag('no-cors') ? null : s('allow-origin'),
+      timestamp: big('timestamp', s('timestamp')),
+      baseFee: big('block-base-fee-per-gas', baseFee),
+      codeSizeLimit: flag('disable-code-size-limit') ? null : int('code-size-limit', s('code-size-limit'), 1),
+      order: s('order') as NodeOptions['order'],
+      autoImpersonate: flag('auto-impersonate'),
+      // --state: loaded if the file is there, written at the stop.
+      loadState: state !== undefined ? (existsSync(state) ? state : undefined) : s('load-state'),
+      dumpState: state ?? s('dump-state'),
+      stateInterval: seconds('state-interval', s('state-interval')),
+      silent: flag('silent'),
       chainId: big('chain-id', s('chain-id')),
       hardfork: s('hardfork'),
       gasLimit: big('gas-limit', s('gas-limit')),

@@ -50,9 +50,11 @@ async function main(argv: string[]): Promise<void> {
     out,
     terminal: process.stdout.isTTY === true,
   });
+  // --silent: no banner and no notices; what the node says later waits for anvil_setLoggingEnabled.
+  const say = config.silent ? () => {} : out;
   const server = node.server as NonNullable<typeof node.server>;
   const shutdown = (signal: string) => {
-    out(`\nReceived ${signal}, shutting down\n`);
+    say(`\nReceived ${signal}, shutting down\n`);
     node.close().then(
       () => process.exit(0),
       (e: Error) => {
@@ -64,11 +66,11 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   // A reopened chain keeps what it was made with: say which options it did not take.
-  for (const k of node.chain.keptOptions)
+  for (const k of config.silent ? [] : node.chain.keptOptions)
     process.stderr.write(
       `warning: the chain in ${config.chain.dataDir} keeps its ${k.option} (${k.stored}); ${FLAG_STYLE.name(k.option)} ${k.given} is ignored\n`,
     );
-  out(
+  say(
     await banner(node.chain, {
       dataDir: config.chain.dataDir,
       limitsFile: config.limitsFile,
@@ -80,9 +82,9 @@ async function main(argv: string[]): Promise<void> {
     config.apiKeys.length > 0
       ? `keyed mode, ${config.apiKeys.length} API key(s): ${server.url}/v3/<API_KEY>`
       : 'open mode: any key, or none';
-  out(`RPC:               ${server.url} and ${server.wsUrl} (${mode})\n\n`);
+  say(`RPC:               ${server.url} and ${server.wsUrl} (${mode})\n\n`);
   // The line tools wait for (Anvil prints the same).
-  out(`Listening on ${server.host}:${server.port}\n`);
+  say(`Listening on ${server.host}:${server.port}\n`);
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

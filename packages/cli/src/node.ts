@@ -11,6 +11,7 @@ import type { RunningServer } from '@l2devnet/server';
 
 import { importBlocks, readChainFile } from './chainFile';
 import type { NodeConfig } from './options';
+import { dumpStateFile, loadStateFile } from './stateFile';
 import { Decoder, printTraces } from './traces';
 
 /** Where the node writes. */
@@ -41,10 +42,19 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   try {
     if (blocks !== undefined)
       output.out(await importBlocks(chain, blocks, output.out, output.terminal === true, config.importHead));
+    if (config.loadState !== undefined) await loadStateFile(chain, config.loadState);
   } catch (e) {
     await chain.close();
     throw e;
   }
+  chain.dev.loggingEnabled = !config.silent;
+  // What the node says from now on is said while logging is on (anvil_setLoggingEnabled, --silent).
+  const said = output;
+  output = {
+    ...said,
+    log: (line) => chain.dev.loggingEnabled && said.log(line),
+    out: (text) => chain.dev.loggingEnabled && said.out(text),
+  };
   // An interval block that fails to build is reported, not thrown.
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
   if (config.verbosity > 0)
@@ -60,6 +70,18 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
       throw e;
     }
   }
+  const { dumpState } = config;
+  // --dump-state every --state-interval, one write at a time; a failed write is said, not thrown.
+  let writing = Promise.resolve();
+  const dump = () =>
+    (writing = writing
+      .then(() => dumpStateFile(chain, dumpState as string))
+      .catch((e: unknown) => output.log(`cannot write the state to ${dumpState}: ${(e as Error).message}`)));
+  const interval =
+    dumpState !== undefined && config.stateIntervalMs !== undefined
+      ? setInterval(dump, config.stateIntervalMs)
+      : undefined;
+  interval?.unref();
   let closing: Promise<void> | undefined;
   return {
     chain,
@@ -67,8 +89,11 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
     server,
     close() {
       closing ??= (async () => {
+        clearInterval(interval);
         await server?.close();
         rpc.close();
+        // The state as the last request left it (--dump-state, --state).
+        if (dumpState !== undefined) await dump();
         await chain.close();
       })();
       return closing;
@@ -94,6 +119,7 @@ async function listen(
     maxBatch: config.maxBatch,
     maxWsMessageBytes: config.maxWsMessageBytes,
     maxWsBackpressureBytes: config.maxWsBackpressureBytes,
+    allowOrigin: config.allowOrigin,
     log: output.log,
   });
 }

@@ -42,6 +42,8 @@ export interface NodeOptions {
   maxWsMessageBytes?: number;
   /** How many bytes a slow WebSocket client may leave unread before it is dropped. */
   maxWsBackpressureBytes?: number;
+  /** The origin browsers may call from (default `*`); `null` sends no CORS headers. `--allow-origin`, `--no-cors` */
+  allowOrigin?: string | null;
   // Chain
   /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
   chainId?: number | bigint;
@@ -57,6 +59,12 @@ export interface NodeOptions {
   accounts?: number;
   /** Balance of each dev account in ETH: 10000, '0.5' (default 10000). `--balance` */
   balance?: number | bigint | string;
+  /** A new chain's genesis timestamp, seconds (default now). `--timestamp` */
+  timestamp?: number | bigint;
+  /** A new chain's genesis base fee, wei. `--block-base-fee-per-gas` */
+  baseFee?: number | bigint;
+  /** Largest deployed contract code, bytes (default the fork's, 24576); `null` for no limit. `--code-size-limit`, `--disable-code-size-limit` */
+  codeSizeLimit?: number | null;
   /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
@@ -66,6 +74,10 @@ export interface NodeOptions {
   mining?: boolean;
   /** Mine every `blockTime` seconds instead of automining. `--block-time` */
   blockTime?: number;
+  /** How blocks take pool transactions: 'fees' (highest tip first, default) or 'fifo'. `--order` */
+  order?: 'fees' | 'fifo';
+  /** eth_sendTransaction may send from any address without its key. `--auto-impersonate` */
+  autoImpersonate?: boolean;
   // Storage
   /** Database directory; without it everything stays in memory. `--data-dir`, `--in-memory` */
   dataDir?: string;
@@ -73,6 +85,12 @@ export interface NodeOptions {
   import?: string;
   /** With `import`: import up to this block. `--head` */
   head?: number | bigint;
+  /** Load the head state from this file at start (anvil_dumpState's blob, or Anvil's JSON state). `--load-state` */
+  loadState?: string;
+  /** Write the head state to this file when the node stops (and every `stateInterval` seconds). `--dump-state` */
+  dumpState?: string;
+  /** Seconds between writes of `dumpState`. `--state-interval` */
+  stateInterval?: number;
   // Prover line counts
   /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
   tracer?: TracerProfileName;
@@ -100,6 +118,8 @@ export interface NodeOptions {
   verbosity?: number;
   /** Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the printed traces. `--artifacts` */
   artifacts?: string[];
+  /** Print nothing: no banner, no notices, no traces (until anvil_setLoggingEnabled). `--silent` */
+  silent?: boolean;
   // RPC
   /** Let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
   callFromOptional?: boolean;
@@ -126,13 +146,22 @@ export interface NodeConfig {
   maxBatch: number | undefined;
   maxWsMessageBytes: number | undefined;
   maxWsBackpressureBytes: number | undefined;
+  allowOrigin: string | null;
   /** Spec rule on /v3/<KEY>: eth_call needs `from`. */
   requireCallFrom: boolean;
   verbosity: number;
   artifacts: string[];
   importFile: string | undefined;
   importHead: bigint | undefined;
+  loadState: string | undefined;
+  dumpState: string | undefined;
+  /** Milliseconds between writes of `dumpState`; undefined: only at the stop. */
+  stateIntervalMs: number | undefined;
+  silent: boolean;
 }
+
+/** The most dev accounts a node derives: each takes ~80 µs to derive, and a start stays under a second. */
+export const MAX_ACCOUNTS = 10_000;
 
 /** An option that cannot be used; the message names it as its user wrote it. */
 export class OptionError extends Error {}
@@ -157,6 +186,16 @@ const FLAGS: Record<OptionName, string> = {
   maxBatch: '--max-batch',
   maxWsMessageBytes: 'maxWsMessageBytes',
   maxWsBackpressureBytes: 'maxWsBackpressureBytes',
+  allowOrigin: '--allow-origin',
+  timestamp: '--timestamp',
+  baseFee: '--block-base-fee-per-gas',
+  codeSizeLimit: '--code-size-limit',
+  order: '--order',
+  autoImpersonate: '--auto-impersonate',
+  loadState: '--load-state',
+  dumpState: '--dump-state',
+  stateInterval: '--state-interval',
+  silent: '--silent',
   chainId: '--chain-id',
   hardfork: '--hardfork',
   gasLimit: '--gas-limit',
@@ -258,9 +297,14 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const chain: ChainOptions = {
     chainId: integer('chainId', opts.chainId, 1) ?? preset?.chainId,
     hardfork: opts.hardfork,
-    gasLimit: integer('gasLimit', opts.gasLimit, 1) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
+    gasLimit: integer('gasLimit', opts.gasLimit, 21_000) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
     mnemonic,
-    accounts: count('accounts', opts.accounts),
+    accounts: accountCount(opts.accounts, bad, count),
+    timestamp: integer('timestamp', opts.timestamp),
+    baseFee: integer('baseFee', opts.baseFee),
+    codeSizeLimit: opts.codeSizeLimit === null ? null : count('codeSizeLimit', opts.codeSizeLimit ?? undefined, 1),
+    order: orderOf(opts.order, bad),
+    autoImpersonate: opts.autoImpersonate === true,
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
     dataDir: opts.dataDir === undefined ? undefined : resolve(opts.dataDir),
@@ -285,12 +329,39 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     maxBatch: count('maxBatch', opts.maxBatch, 1),
     maxWsMessageBytes: count('maxWsMessageBytes', opts.maxWsMessageBytes, 1),
     maxWsBackpressureBytes: count('maxWsBackpressureBytes', opts.maxWsBackpressureBytes, 1),
+    allowOrigin: opts.allowOrigin === undefined ? '*' : opts.allowOrigin,
     requireCallFrom: opts.callFromOptional !== true,
     verbosity: count('verbosity', opts.verbosity) ?? 0,
     artifacts: opts.artifacts ?? [],
     importFile: opts.import,
     importHead: integer('head', opts.head),
+    loadState: opts.loadState,
+    dumpState: opts.dumpState,
+    stateIntervalMs: stateInterval(opts, style, bad),
+    silent: opts.silent === true,
   };
+}
+
+function accountCount(
+  value: number | undefined,
+  bad: Bad,
+  count: (o: OptionName, v: number | undefined) => number | undefined,
+): number | undefined {
+  const n = count('accounts', value);
+  if (n !== undefined && n > MAX_ACCOUNTS) throw bad('accounts', `must be at most ${MAX_ACCOUNTS}`, value);
+  return n;
+}
+
+function orderOf(value: string | undefined, bad: Bad): 'fees' | 'fifo' | undefined {
+  if (value === undefined || value === 'fees' || value === 'fifo') return value;
+  throw bad('order', 'must be fees or fifo', value);
+}
+
+function stateInterval(opts: NodeOptions, style: OptionStyle, bad: Bad): number | undefined {
+  if (opts.stateInterval === undefined) return undefined;
+  if (opts.dumpState === undefined) throw new OptionError(style.needs('stateInterval', 'dumpState'));
+  if (!(opts.stateInterval > 0)) throw bad('stateInterval', 'must be a positive number of seconds', opts.stateInterval);
+  return Math.round(opts.stateInterval * 1000);
 }
 
 type Bad = (option: OptionName, rule: string, value: unknown) => OptionError;

@@ -187,8 +187,13 @@ export function printTraces(chain: Chain, opts: TracePrinterOptions): void {
   const enqueue = (job: () => Promise<void>) => {
     queue = queue.then(job).catch((e: unknown) => opts.write(`trace printing failed: ${(e as Error).message}\n`));
   };
-  chain.on('block', (block: Block, receipts: Receipt[]) => enqueue(() => printBlock(chain, block, receipts, opts)));
-  chain.on('excluded', (record: ExclusionRecord) => enqueue(() => printExclusion(chain, record, opts)));
+  // Nothing is replayed for printing while logging is off (anvil_setLoggingEnabled, --silent).
+  chain.on('block', (block: Block, receipts: Receipt[]) => {
+    if (chain.dev.loggingEnabled) enqueue(() => printBlock(chain, block, receipts, opts));
+  });
+  chain.on('excluded', (record: ExclusionRecord) => {
+    if (chain.dev.loggingEnabled) enqueue(() => printExclusion(chain, record, opts));
+  });
 }
 
 async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts: TracePrinterOptions) {

@@ -137,8 +137,23 @@ export interface DevnetChain {
   revertTo(id: bigint): Promise<boolean>;
 }
 
+/**
+ * The devnet as viem's `Chain` (and wagmi's) describes a chain: pass it as `chain:` to a viem client.
+ * A plain object of viem's shape; viem is not a dependency.
+ */
+export interface DevnetViemChain {
+  id: number;
+  name: string;
+  nativeCurrency: { name: string; symbol: string; decimals: number };
+  /** The node's URLs when it listens; empty otherwise (use `custom(devnet.provider)` as the transport). */
+  rpcUrls: { default: { http: string[]; webSocket?: string[] } };
+  testnet: boolean;
+}
+
 export interface Devnet {
   provider: DevnetProvider;
+  /** The chain for viem clients (`chain: devnet.viemChain`); `chain` below is the node's own chain object. */
+  viemChain: DevnetViemChain;
   /** HTTP URL (`http://host:port`) when listening; undefined otherwise. */
   url: string | undefined;
   /** WebSocket URL when listening; undefined otherwise. */
@@ -181,8 +196,18 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const node = await createNode(config, { log, out: lines(log) });
   const { chain } = node;
   const close = () => node.close();
+  const { url, wsUrl } = node.server ?? {};
   return {
     provider: createProvider(node.rpc),
+    viemChain: {
+      id: Number(chain.chainId),
+      name: 'l2devnet',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: {
+        default: { http: url === undefined ? [] : [url], ...(wsUrl === undefined ? {} : { webSocket: [wsUrl] }) },
+      },
+      testnet: true,
+    },
     url: node.server?.url,
     wsUrl: node.server?.wsUrl,
     accounts: chain.accounts.map((a) => ({

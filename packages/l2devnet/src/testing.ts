@@ -117,6 +117,9 @@ export function useDevnet(options: DevnetOptions = {}, hooks: TestHooks = global
     get chain() {
       return current('chain').chain;
     },
+    get viemChain() {
+      return current('viemChain').viemChain;
+    },
     close,
     [asyncDispose]: close,
   };

@@ -43,6 +43,8 @@ beforeAll(async () => {
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PKG, env });
   const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   expect(packed.files.map((f) => f.path).sort()).toEqual([
+    'LICENSE',
+    'README.md',
     'bin/l2devnet.js',
     'dist/index.d.ts',
     'dist/index.js',
@@ -72,6 +74,13 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+test('carries the README and its licence, named in package.json', () => {
+  const installed = join(project, 'node_modules', 'l2devnet');
+  expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
+  expect(readFileSync(join(installed, 'README.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
 });
 
 test('declares the modules it leaves out of its bundles (native ones, and KZG, loaded for blobs), as the workspaces do', () => {

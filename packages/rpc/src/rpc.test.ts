@@ -116,7 +116,11 @@ describe('JSON-RPC envelope', () => {
       ['0x123'],
       'invalid params: param 1 (transaction) must be hex data (0x followed by an even number of hex digits); got "0x123"',
     ],
-    ['eth_call', [{ to: BOB }, 'latest'], 'invalid params: param 1 (transaction.from) is required'],
+    [
+      'eth_call',
+      [{ to: BOB }, 'latest'],
+      'invalid params: param 1 (transaction.from) is required on /v3/<KEY> (the service spec); / and /ws accept a call without it, and so does /v3 with --call-from-optional',
+    ],
     [
       'eth_call',
       [{ from: ALICE, to: BOB, gas: 5 }, 'latest'],

@@ -180,7 +180,9 @@ export class Rpc {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: id must be a string, a number or null'));
     }
     const rid = (hasId ? id : null) as JsonRpcId;
-    if (req.jsonrpc !== '2.0')
+    // The devnet paths take a request without "jsonrpc", as Anvil and Hardhat do; the service's paths follow JSON-RPC 2.0.
+    const loose = opts?.profile === 'geth' && req.jsonrpc === undefined;
+    if (req.jsonrpc !== '2.0' && !loose)
       return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));
     if (typeof req.method !== 'string')
       return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: method must be a string'));

@@ -13,7 +13,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Chain, LocatedLog, LogFilter, Receipt } from '@l2devnet/core';
 import { matchesLog } from '@l2devnet/core';
 
-import { formatBlock, formatExclusion, formatLog, hex } from './format';
+import { formatBlock, formatExclusion, formatLog, formatTransaction, hex } from './format';
 
 /** A connection that can receive notifications. */
 export interface Session {
@@ -26,6 +26,8 @@ interface Subscription {
   session: Session;
   kind: SubscriptionKind;
   filter?: Pick<LogFilter, 'addresses' | 'topics'>;
+  /** newPendingTransactions with `true`: whole transactions, not hashes (geth's fullTx). */
+  full?: boolean;
 }
 
 export type FilterKind = 'logs' | 'blocks' | 'pendingTransactions';
@@ -87,7 +89,10 @@ export class ChainFeed {
     });
     chain.on('pendingTransaction', (hash) => {
       const targets = this.targets();
-      setImmediate(() => this.onPending(targets, hash));
+      // Taken now: by the time subscribers hear of it, automine may have mined it.
+      const ptx = chain.reads.poolTransaction(hash);
+      const full = ptx === undefined ? undefined : formatTransaction(ptx.tx, ptx.sender);
+      setImmediate(() => this.onPending(targets, hash, full));
     });
     chain.on('excluded', (record) => {
       const targets = this.targets();
@@ -104,9 +109,14 @@ export class ChainFeed {
     this.sweeper.unref();
   }
 
-  subscribe(session: Session, kind: SubscriptionKind, filter?: Pick<LogFilter, 'addresses' | 'topics'>): string {
+  subscribe(
+    session: Session,
+    kind: SubscriptionKind,
+    filter?: Pick<LogFilter, 'addresses' | 'topics'>,
+    full?: boolean,
+  ): string {
     const id = newId();
-    this.subscriptions.set(id, { session, kind, filter });
+    this.subscriptions.set(id, { session, kind, filter, full });
     return id;
   }
 
@@ -200,9 +210,10 @@ export class ChainFeed {
     }
   }
 
-  private onPending({ subscriptions, filters }: Targets, hash: Uint8Array): void {
+  private onPending({ subscriptions, filters }: Targets, hash: Uint8Array, full: unknown): void {
     const h = hex(hash);
-    for (const [id, sub] of subscriptions) if (sub.kind === 'newPendingTransactions') this.notify(id, sub, h);
+    for (const [id, sub] of subscriptions)
+      if (sub.kind === 'newPendingTransactions') this.notify(id, sub, sub.full === true ? (full ?? h) : h);
     for (const f of filters) if (f.kind === 'pendingTransactions') this.push(f, h);
   }
 

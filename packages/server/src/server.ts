@@ -54,6 +54,8 @@ export interface ServerOptions {
   maxWsMessageBytes?: number;
   maxWsBackpressureBytes?: number;
   log?: (line: string) => void;
+  /** The origin browsers may call from (default `*`); null sends no CORS headers. */
+  allowOrigin?: string | null;
 }
 
 export interface RunningServer {
@@ -71,18 +73,25 @@ export function maskKey(key: string): string {
   return key.length <= 4 ? '****' : `${key.slice(0, 4)}…`;
 }
 
-/** On every answer, so a browser dapp can read it (and the credit headers). */
-const CORS_HEADERS: [string, string][] = [
-  ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Expose-Headers', 'X-Credits-Used, X-Credits-Remaining'],
-];
-/** On the answer to a preflight (OPTIONS) request. */
-const PREFLIGHT_HEADERS: [string, string][] = [
-  ...CORS_HEADERS,
-  ['Access-Control-Allow-Methods', 'POST, GET, OPTIONS'],
-  ['Access-Control-Allow-Headers', 'Content-Type'],
-  ['Access-Control-Max-Age', '86400'],
-];
+/**
+ * The CORS headers: on every answer, so a browser dapp can read it (and the credit headers), from
+ * any origin or the one given (Anvil's --allow-origin); none at all with `null` (--no-cors). The
+ * answer to a preflight (OPTIONS) request carries more.
+ */
+function corsHeaders(origin: string | null): { answer: [string, string][]; preflight: [string, string][] } {
+  if (origin === null) return { answer: [], preflight: [] };
+  const answer: [string, string][] = [
+    ['Access-Control-Allow-Origin', origin],
+    ['Access-Control-Expose-Headers', 'X-Credits-Used, X-Credits-Remaining'],
+  ];
+  const preflight: [string, string][] = [
+    ...answer,
+    ['Access-Control-Allow-Methods', 'POST, GET, OPTIONS'],
+    ['Access-Control-Allow-Headers', 'Content-Type'],
+    ['Access-Control-Max-Age', '86400'],
+  ];
+  return { answer, preflight };
+}
 
 type Route = { key: string } | { error: 'not-found' };
 
@@ -121,6 +130,7 @@ function envelope(error: RpcError): string {
 }
 
 export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<RunningServer> {
+  const cors = corsHeaders(opts.allowOrigin === undefined ? '*' : opts.allowOrigin);
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const maxBatch = opts.maxBatch ?? MAX_BATCH;
@@ -197,7 +207,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   function answer(res: HttpResponse, out: Outcome, withBody: boolean): void {
     res.cork(() => {
       res.writeStatus(out.status);
-      for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+      for (const [k, v] of cors.answer) res.writeHeader(k, v);
       for (const [k, v] of out.headers) res.writeHeader(k, v);
       if (out.body !== '') res.writeHeader('Content-Type', 'application/json');
       if (withBody) {
@@ -299,7 +309,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     const error = new RpcError(INVALID_REQUEST, `request body too large: the limit is ${maxBody} bytes`);
     res.cork(() => {
       res.writeStatus('413 Payload Too Large');
-      for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+      for (const [k, v] of cors.answer) res.writeHeader(k, v);
       res.writeHeader('Content-Type', 'application/json');
       if (close) res.writeHeader('Connection', 'close');
       res.end(envelope(error), close);
@@ -335,7 +345,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       if (!closed) return handler(res, req);
       res.cork(() => {
         res.writeStatus('503 Service Unavailable');
-        for (const [k, v] of CORS_HEADERS) res.writeHeader(k, v);
+        for (const [k, v] of cors.answer) res.writeHeader(k, v);
         res.writeHeader('Content-Type', 'application/json');
         res.writeHeader('Connection', 'close');
         res.end(envelope(new RpcError(-32603, 'the node is shutting down')), true);
@@ -349,7 +359,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       served((res) => {
         res.cork(() => {
           res.writeStatus('204 No Content');
-          for (const [k, v] of PREFLIGHT_HEADERS) res.writeHeader(k, v);
+          for (const [k, v] of cors.preflight) res.writeHeader(k, v);
           res.end();
         });
       }),

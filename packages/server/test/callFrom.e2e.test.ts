@@ -14,7 +14,11 @@ const counter = JSON.parse(
 ) as { abi: any[]; bytecode: string };
 const COUNT = '0x06661abd';
 const ZERO_WORD = `0x${'0'.repeat(64)}`;
-const FROM_REQUIRED = { code: -32602, message: 'invalid params: param 1 (transaction.from) is required' };
+const FROM_REQUIRED = {
+  code: -32602,
+  message:
+    'invalid params: param 1 (transaction.from) is required on /v3/<KEY> (the service spec); / and /ws accept a call without it, and so does /v3 with --call-from-optional',
+};
 
 describe('eth_call without "from"', () => {
   let node: TestNode;

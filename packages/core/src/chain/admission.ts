@@ -70,6 +70,8 @@ export class Admission {
   private readonly seenBundleRequests = new Map<string, number>();
   /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
   private readonly impersonated = new Set<string>();
+  /** eth_sendTransaction may send from any address without its key (anvil_autoImpersonateAccount). */
+  autoImpersonate = false;
 
   constructor(
     private readonly head: ChainHead,
@@ -149,7 +151,9 @@ export class Admission {
   /** Whether the node can send from `from`: a dev account, or an impersonated address. */
   canSendFrom(from: Uint8Array): boolean {
     const hex = bytesToHex(from);
-    return this.impersonated.has(hex) || this.accounts.some((a) => bytesToHex(a.address) === hex);
+    return (
+      this.autoImpersonate || this.impersonated.has(hex) || this.accounts.some((a) => bytesToHex(a.address) === hex)
+    );
   }
 
   /**
@@ -161,7 +165,7 @@ export class Admission {
     const hex = bytesToHex(from);
     const account = this.accounts.find((a) => bytesToHex(a.address) === hex);
     if (account !== undefined) return tx.sign(account.privateKey);
-    if (!this.impersonated.has(hex)) return undefined;
+    if (!this.autoImpersonate && !this.impersonated.has(hex)) return undefined;
     return withSender(tx.sign(impersonationKey(from)), from);
   }
 

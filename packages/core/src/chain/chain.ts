@@ -55,6 +55,10 @@ export interface ChainOptions extends GenesisOptions {
   lineLimits?: LineLimits;
   /** Refuse overflowing transactions at submission (stage RPC); default true. */
   rpcLineCheck?: boolean;
+  /** How blocks take pool transactions: `fees` (highest tip first, the default) or `fifo` (Anvil's --order). */
+  order?: 'fees' | 'fifo';
+  /** eth_sendTransaction may send from any address without its key (Anvil's --auto-impersonate). */
+  autoImpersonate?: boolean;
 }
 
 export { SUGGESTED_TIP } from '../pool/requestTx';
@@ -137,6 +141,8 @@ export class Chain {
       imports: new ChainImport(head, lines, finality),
     });
     chain.keptOptions = opened.kept;
+    head.pool.order = opts.order ?? 'fees';
+    txs.autoImpersonate = opts.autoImpersonate ?? false;
     miner.setMining(opts.mining ?? { mode: 'auto' });
     return chain;
   }

@@ -7,7 +7,9 @@
 import type { Block } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, createAccount } from '@ethereumjs/util';
+import { randomBytes } from 'node:crypto';
+
+import { Address, createAccount, equalsBytes } from '@ethereumjs/util';
 
 import { InvalidArgumentError, InvalidTimestampError } from '../errors';
 import { delPoolRow } from '../pool/poolRows';
@@ -30,6 +32,10 @@ interface Snapshot {
 export class DevControl {
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshotId = 1n;
+  /** Whether the node prints what it mines and serves (anvil_setLoggingEnabled); its printers read it. */
+  loggingEnabled = true;
+  /** This run of the chain, as Anvil's anvil_metadata names it: new at every start and reset. */
+  instanceId: Uint8Array = randomBytes(32);
 
   constructor(
     private readonly head: ChainHead,
@@ -74,6 +80,17 @@ export class DevControl {
 
   // ---------------------------------------------------------------- time
 
+  get timestampInterval(): bigint | undefined {
+    return this.head.timestampInterval;
+  }
+
+  /** Each block from the next on `seconds` after its parent (anvil_setBlockTimestampInterval); undefined goes back to the clock. */
+  setTimestampInterval(seconds: bigint | undefined): Promise<void> {
+    return this.head.exclusive(async () => {
+      this.head.timestampInterval = seconds;
+    });
+  }
+
   /** Moves node time to `ms` since the epoch (anvil_setTime, evm_increaseTime); returns the offset from the wall clock in ms. */
   setTime(ms: number): Promise<number> {
     return this.head.exclusive(async () => {
@@ -96,6 +113,21 @@ export class DevControl {
   /** Transactions whose fee cap is below `price` are refused from now on (anvil_setMinGasPrice). */
   setMinGasPrice(price: bigint): Promise<void> {
     return this.txs.setMinGasPrice(price);
+  }
+
+  /** eth_sendTransaction may send from any address (anvil_autoImpersonateAccount). */
+  setAutoImpersonate(on: boolean): void {
+    this.txs.autoImpersonate = on;
+  }
+
+  /** Removes every pool transaction, or those of `sender` (anvil_dropAllTransactions, anvil_removePoolTransactions). */
+  dropTransactions(sender?: Uint8Array): Promise<number> {
+    return this.head.exclusive(async () => {
+      const dropped = this.head.pool.all().filter((p) => sender === undefined || equalsBytes(p.sender, sender));
+      for (const ptx of dropped) this.head.pool.remove(ptx.hash);
+      await this.head.store.write(dropped.map((ptx) => delPoolRow(ptx.hash)));
+      return dropped.length;
+    });
   }
 
   /** Removes a transaction from the pool (anvil_dropTransaction); false if it was not there. */
@@ -126,6 +158,16 @@ export class DevControl {
         throw e;
       }
       await this.head.setWorkingRoot(await sm.getStateRoot());
+    });
+  }
+
+  /** Adds `amount` wei to an account's balance (anvil_addBalance). */
+  async addBalance(address: Uint8Array, amount: bigint): Promise<void> {
+    await this.editState(async (sm) => {
+      const a = new Address(address);
+      const account = (await sm.getAccount(a)) ?? createAccount({});
+      account.balance += amount;
+      await sm.putAccount(a, account);
     });
   }
 
@@ -220,6 +262,27 @@ export class DevControl {
       this.head.nextTimestamp = snap.nextTimestamp;
       this.head.nextBaseFeeOverride = snap.nextBaseFee;
       return true;
+    });
+  }
+
+  /**
+   * Back to the chain as it started (anvil_reset without a fork): genesis its head with its state,
+   * an empty pool, no snapshots, the clock and the next block's overrides as at start. Exclusion
+   * records and line limits stay.
+   */
+  reset(): Promise<void> {
+    return this.head.exclusive(async () => {
+      const genesis = (await this.head.store.getBlock(0n)) as Block;
+      this.snapshots.clear();
+      const dropped = this.head.pool.all();
+      this.head.pool.clear();
+      await this.head.store.write(dropped.map((ptx) => delPoolRow(ptx.hash)));
+      await this.dropAbove(0n, genesis.header.stateRoot);
+      this.head.clock.offset = 0;
+      this.head.nextTimestamp = undefined;
+      this.head.nextBaseFeeOverride = undefined;
+      this.head.timestampInterval = undefined;
+      this.instanceId = randomBytes(32);
     });
   }
 

@@ -77,6 +77,8 @@ export class ChainHead {
   coinbase: Uint8Array = new Uint8Array(20);
   /** One-shot overrides for the next block (evm_setNextBlockTimestamp, anvil_setNextBlockBaseFeePerGas). */
   nextTimestamp: bigint | undefined;
+  /** Each block this many seconds after its parent, whatever the clock says (anvil_setBlockTimestampInterval). */
+  timestampInterval: bigint | undefined;
   nextBaseFeeOverride: bigint | undefined;
   private readonly queue = new SerialQueue();
 
@@ -148,7 +150,14 @@ export class ChainHead {
   /** The header fields of the block after `parent`; sealing it computes the rest. */
   nextHeader(parent: Block, timestamp?: bigint): HeaderData {
     const now = this.clock.nowSeconds();
-    const ts = timestamp ?? this.nextTimestamp ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n);
+    const ts =
+      timestamp ??
+      this.nextTimestamp ??
+      (this.timestampInterval !== undefined
+        ? parent.header.timestamp + this.timestampInterval
+        : now > parent.header.timestamp
+          ? now
+          : parent.header.timestamp + 1n);
     const number = parent.header.number + 1n;
     const header: HeaderData = {
       parentHash: parent.hash(),

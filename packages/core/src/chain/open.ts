@@ -6,6 +6,8 @@
 import { createBlock } from '@ethereumjs/block';
 import type { HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { paramsEVM } from '@ethereumjs/evm';
+import type { EVMOpts } from '@ethereumjs/evm';
 import { createVM } from '@ethereumjs/vm';
 
 import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
@@ -78,6 +80,15 @@ export interface GenesisOptions {
   balance?: bigint;
   /** A parsed geth-style genesis.json. */
   genesis?: unknown;
+  /** A new dev chain's genesis timestamp (seconds); default now (Anvil's --timestamp). */
+  timestamp?: bigint;
+  /** A new dev chain's genesis base fee (wei); default the initial one (Anvil's --block-base-fee-per-gas). */
+  baseFee?: bigint;
+  /**
+   * The largest contract code a creation may deploy (EIP-170; init code twice that, EIP-3860);
+   * null for no limit. Default the fork's (Anvil's --code-size-limit, --disable-code-size-limit).
+   */
+  codeSizeLimit?: number | null;
   /** Count lines at all; default true. Off only to measure what counting costs. */
   lineCounting?: boolean;
   /** Which Linea tracer the line counter follows; default the line limits' profile, else osaka. */
@@ -176,10 +187,12 @@ export async function openChain(
       return this;
     },
   };
-  const vm = await createVM({ common, stateManager: sm, blockchain });
+  const evmOpts = codeSizeOptions(opts.codeSizeLimit);
+  const vm = await createVM({ common, stateManager: sm, blockchain, evmOpts });
   const lineCounting = opts.lineCounting ?? true;
   // The simulator's Common is its own: it runs each use under that use's block's fork.
   const simulator = await Simulator.create(common.copy(), stateDb, blockchain, {
+    evmOpts,
     scheduled,
     lineCounting,
     tracer,
@@ -227,7 +240,7 @@ async function writeGenesis(
   await sm.commit();
   const stateRoot = await sm.getStateRoot();
   head.gasLimit = opts.gasLimit ?? spec?.gasLimit ?? DEFAULT_GAS_LIMIT;
-  const timestamp = spec?.timestamp ?? head.clock.nowSeconds();
+  const timestamp = spec?.timestamp ?? opts.timestamp ?? head.clock.nowSeconds();
   head.setForkAt(0n, timestamp);
   const header: HeaderData = {
     number: 0n,
@@ -241,7 +254,7 @@ async function writeGenesis(
     mixHash: spec?.mixHash,
   };
   const common: Common = head.common;
-  if (common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? INITIAL_BASE_FEE;
+  if (common.isActivatedEIP(1559)) header.baseFeePerGas = spec?.baseFeePerGas ?? opts.baseFee ?? INITIAL_BASE_FEE;
   if (common.isActivatedEIP(4844)) {
     header.excessBlobGas = spec?.excessBlobGas ?? 0n;
     header.blobGasUsed = spec?.blobGasUsed ?? 0n;
@@ -253,4 +266,20 @@ async function writeGenesis(
   ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
   await head.store.commit(ops, genesis, []);
   head.workingRoot = stateRoot;
+}
+
+/**
+ * The EVM options for a code size limit: none for the fork's own; no limit at all for null; else the
+ * limit as EIP-170's parameter (and EIP-3860's init code limit, twice it), set where the forks
+ * define them.
+ */
+function codeSizeOptions(limit: number | null | undefined): EVMOpts {
+  if (limit === undefined) return {};
+  if (limit === null) return { allowUnlimitedContractSize: true, allowUnlimitedInitCodeSize: true };
+  // ethereumjs takes its parameters whole when given any: all of them, with these changed.
+  const params = JSON.parse(JSON.stringify(paramsEVM)) as Record<number, Record<string, number>>;
+  params[607].maxCodeSize = limit;
+  params[3860].maxInitCodeSize = 2 * limit;
+  params[7954] = { ...params[7954], maxCodeSize: limit, maxInitCodeSize: 2 * limit };
+  return { params };
 }

@@ -177,6 +177,11 @@ export class Reads {
     return (await this.stateAt(n)).getStorage(new Address(address), slot);
   }
 
+  /** A transaction in the pool now; undefined when it is not there. */
+  poolTransaction(hash: Uint8Array): PoolTx | undefined {
+    return this.head.pool.get(hash);
+  }
+
   /** The nonce the sender's next transaction should carry, counting pool transactions. */
   async pendingNonce(address: Uint8Array): Promise<bigint> {
     const { nonce } = await this.getAccount(address, this.head.number);

@@ -7,7 +7,7 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
-import type { EVMResult } from '@ethereumjs/evm';
+import type { EVMOpts, EVMResult } from '@ethereumjs/evm';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
@@ -77,6 +77,8 @@ export interface SimulatorOptions {
   daoForkBlock?: bigint;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */
   evmTimeoutMs?: number;
+  /** The EVM's options, as the mining VM's (the code size limit). */
+  evmOpts?: EVMOpts;
 }
 
 export class ScratchVm {

@@ -62,7 +62,7 @@ export class Simulator extends ScratchVm {
         return this;
       },
     };
-    const vm = await createVM({ common, stateManager: sm, blockchain: chain });
+    const vm = await createVM({ common, stateManager: sm, blockchain: chain, evmOpts: opts.evmOpts });
     const counter = new LineCounter(vm.evm, opts.lineCounting ?? true, opts.tracer ?? 'osaka');
     return new Simulator(vm, counter, overlay, simulatedHashes, opts);
   }

@@ -12,7 +12,7 @@ import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { FIXTURES_DIR } from '../config/fixtures';
 import { InvalidLimitsError } from '../errors';
 import type { LineCounts } from './conflation';
-import { PROFILES } from './lineProfiles';
+import { PROFILES, TRACER_PROFILES } from './lineProfiles';
 import type { TracerProfileName } from './lineProfiles';
 
 // smol-toml is an ES module that also ships a CommonJS build, which this CommonJS package loads.
@@ -71,8 +71,15 @@ export class LineLimits {
     }
     for (const module of MODULES) {
       if (limits[module] === undefined) {
+        // A file written for another tracer's modules says so: it loads under that tracer.
+        const keys = Object.keys(table);
+        const fits = TRACER_PROFILES.find(
+          (other) => other !== profile && PROFILES[other].modules.every((m) => keys.includes(m)),
+        );
+        const hint =
+          fits === undefined ? '' : `; the file gives every module of the ${fits} tracer: add --tracer ${fits}`;
         throw new InvalidLimitsError(
-          `limits file ${source}: module ${module}, counted by the ${profile} tracer, has no limit (MODULE_NOT_DEFINED)`,
+          `limits file ${source}: module ${module}, counted by the ${profile} tracer, has no limit (MODULE_NOT_DEFINED)${hint}`,
         );
       }
     }

@@ -40,6 +40,8 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
 export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PoolTx>>();
   private readonly byHash = new Map<string, PoolTx>();
+  /** How blocks take ready transactions: highest tip first (`fees`), or in arrival order (`fifo`), as Anvil's --order. */
+  order: 'fees' | 'fifo' = 'fees';
 
   get size(): number {
     return this.byHash.size;
@@ -116,7 +118,8 @@ export class TxPool {
 
   /**
    * Ready transactions in the order a block takes them: repeatedly the sender whose next
-   * transaction pays the highest tip at `baseFee` (ties: earliest arrival), nonces in order.
+   * transaction pays the highest tip at `baseFee` (ties: earliest arrival), or arrived first with
+   * `fifo`; each sender's nonces in order.
    */
   async ordered(baseFee: bigint, stateNonce: (sender: Uint8Array) => Promise<bigint>): Promise<PoolTx[]> {
     const runs: PoolTx[][] = [];
@@ -133,6 +136,10 @@ export class TxPool {
       for (let i = 1; i < runs.length; i++) {
         const a = runs[i][runs[i].length - 1];
         const b = runs[best][runs[best].length - 1];
+        if (this.order === 'fifo') {
+          if (a.addedAt < b.addedAt) best = i;
+          continue;
+        }
         const ta = effectiveTip(a.tx, baseFee);
         const tb = effectiveTip(b.tx, baseFee);
         if (ta > tb || (ta === tb && a.addedAt < b.addedAt)) best = i;

@@ -5,16 +5,17 @@
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToHex } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { InvalidArgumentError, UnknownAccountError } from '@l2devnet/core';
 
 import { invalidParams } from '../errors';
 import { hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
-import { method, required, withDefault } from '../method';
+import { method, optional, required, withDefault } from '../method';
 import {
   address,
   amount,
+  bool,
   callObject,
   data,
   fail,
@@ -118,6 +119,96 @@ const setMinGasPrice = method([required('gasPrice', quantityParam)], async ({ ch
 const dropTransaction = method([required('transactionHash', hash)], async ({ chain }, h) =>
   (await chain.dev.dropTransaction(h)) ? hex(h) : null,
 );
+const setBlockGasLimit = method([required('gasLimit', gasLimit)], async ({ chain }, limit) => {
+  if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
+  await chain.dev.setBlockGasLimit(limit);
+  return true;
+});
+/** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
+const increaseTime = method([required('seconds', amount)], async ({ chain }, seconds) =>
+  offsetSeconds(await chain.dev.setTime(clockAfter(seconds, 'seconds', BigInt(chain.clock.now())))),
+);
+const setNextBlockTimestamp = method([required('timestamp', timestamp)], async ({ chain }, ts) => {
+  await chain.dev.setNextBlockTimestamp(ts);
+  return null;
+});
+/** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
+const setTime = method([required('timestamp', amount)], async ({ chain }, ts) =>
+  offsetSeconds(await chain.dev.setTime(clockAfter(ts, 'timestamp', 0n))),
+);
+const snapshot = method([], async ({ chain }) => quantity(await chain.dev.snapshot()));
+const revert = method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id));
+/** anvil_dumpState: the whole head state as a hex blob. */
+const dumpState = method([], async ({ chain }) => hex(await chain.dev.dumpState()));
+/** anvil_loadState: merges a blob from anvil_dumpState into the head state, as Anvil does. */
+const loadState = method([required('state', data)], async ({ chain }, blob) => {
+  await chain.dev.loadState(blob);
+  return true;
+});
+/**
+ * anvil_reset(): back to genesis (the chain as it started), as Anvil without a fork. A
+ * `{ forking: { jsonRpcUrl } }` param asks for a fork of a remote chain, which this node does not
+ * make; without a URL (viem's reset() sends `{ forking: { blockNumber } }`) it is a plain reset.
+ */
+const reset = method([optional('options', (v) => v)], async ({ chain }, options) => {
+  const forking = (options as { forking?: { jsonRpcUrl?: unknown } } | null | undefined)?.forking;
+  if (forking?.jsonRpcUrl !== undefined && forking.jsonRpcUrl !== null)
+    throw invalidParams('param 1 (options): forking a remote chain is not supported; call anvil_reset() without it');
+  await chain.dev.reset();
+  return null;
+});
+/** anvil_metadata, as Anvil answers it; this node is never a fork and has no state snapshots by hash. */
+const metadata = method([], async ({ chain, clientVersion }) => {
+  const head = await chain.reads.headBlock();
+  return {
+    clientVersion,
+    chainId: Number(chain.chainId),
+    instanceId: hex(chain.dev.instanceId),
+    latestBlockNumber: Number(head.header.number),
+    latestBlockHash: hex(head.hash()),
+    forkedNetwork: null,
+    snapshots: {},
+  };
+});
+
+/**
+ * anvil_dealERC20 / anvil_setERC20Allowance, as Anvil finds the slot (api.rs find_erc20_storage_slot):
+ * the token slots the view call reads (its access list), each tried with the value as a state
+ * override until the call returns the value; that slot is then set.
+ */
+async function setErc20Slot(ctx: RpcContext, token: Uint8Array, calldata: Uint8Array, value: Uint8Array, what: string) {
+  const { chain } = ctx;
+  const req = { to: token, data: calldata };
+  const { accessList } = await chain.calls.createAccessList(req, chain.headNumber);
+  for (const [address, slots] of accessList) {
+    if (!equalsBytes(address, token)) continue;
+    for (const slot of slots) {
+      let answer: Uint8Array;
+      try {
+        const overrides = [{ address: token, stateDiff: [[slot, value]] as [Uint8Array, Uint8Array][] }];
+        answer = (await chain.calls.call(req, chain.headNumber, { overrides })).returnValue;
+      } catch {
+        continue;
+      }
+      if (answer.length === 32 && equalsBytes(answer, value)) {
+        await chain.dev.setStorageAt(token, slot, value);
+        return null;
+      }
+    }
+  }
+  throw new InvalidArgumentError(`Unable to set ERC20 ${what}, no slot found`);
+}
+
+const word32 = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+/** balanceOf(address) and allowance(address,address) calldata. */
+const BALANCE_OF = hexToBytes('0x70a08231');
+const ALLOWANCE = hexToBytes('0xdd62ed3e');
+
+const dealErc20 = method(
+  [required('address', address), required('token', address), required('balance', quantityParam)],
+  (ctx, who, token, balance) =>
+    setErc20Slot(ctx, token, concatBytes(BALANCE_OF, setLengthLeft(who, 32)), word32(balance), 'balance'),
+);
 
 export const devnetMethods: Record<string, Method> = {
   // --- accounts
@@ -144,29 +235,73 @@ export const devnetMethods: Record<string, Method> = {
   'hardhat_setMinGasPrice': setMinGasPrice,
   'anvil_dropTransaction': dropTransaction,
   'hardhat_dropTransaction': dropTransaction,
-  'evm_setBlockGasLimit': method([required('gasLimit', gasLimit)], async ({ chain }, limit) => {
-    if (limit < 21_000n) throw invalidParams(`param 1 (gasLimit) must be at least 21000; got ${limit}`);
-    await chain.dev.setBlockGasLimit(limit);
-    return true;
-  }),
-
-  // --- time
-  /** evm_increaseTime: moves the node clock forward; returns the total offset in seconds. */
-  'evm_increaseTime': method([required('seconds', amount)], async ({ chain }, seconds) =>
-    offsetSeconds(await chain.dev.setTime(clockAfter(seconds, 'seconds', BigInt(chain.clock.now())))),
-  ),
-  'evm_setNextBlockTimestamp': method([required('timestamp', timestamp)], async ({ chain }, ts) => {
-    await chain.dev.setNextBlockTimestamp(ts);
+  'evm_setBlockGasLimit': setBlockGasLimit,
+  'anvil_setBlockGasLimit': setBlockGasLimit,
+  /** anvil_dropAllTransactions: empties the pool. */
+  'anvil_dropAllTransactions': method([], async ({ chain }) => {
+    await chain.dev.dropTransactions();
     return null;
   }),
-  /** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
-  'anvil_setTime': method([required('timestamp', amount)], async ({ chain }, ts) =>
-    offsetSeconds(await chain.dev.setTime(clockAfter(ts, 'timestamp', 0n))),
+  /** anvil_removePoolTransactions(address): drops every pool transaction that address sent. */
+  'anvil_removePoolTransactions': method([required('address', address)], async ({ chain }, a) => {
+    await chain.dev.dropTransactions(a);
+    return null;
+  }),
+  /** anvil_autoImpersonateAccount(enabled): eth_sendTransaction may send from any address. */
+  'anvil_autoImpersonateAccount': method([required('enabled', bool)], ({ chain }, on) => {
+    chain.dev.setAutoImpersonate(on);
+    return null;
+  }),
+  'anvil_addBalance': method(
+    [required('address', address), required('balance', quantityParam)],
+    async ({ chain }, a, amount) => {
+      await chain.dev.addBalance(a, amount);
+      return null;
+    },
+  ),
+  'anvil_dealERC20': dealErc20,
+  'anvil_setERC20Balance': dealErc20,
+  'anvil_setERC20Allowance': method(
+    [
+      required('owner', address),
+      required('spender', address),
+      required('token', address),
+      required('amount', quantityParam),
+    ],
+    (ctx, owner, spender, token, amount) =>
+      setErc20Slot(
+        ctx,
+        token,
+        concatBytes(ALLOWANCE, setLengthLeft(owner, 32), setLengthLeft(spender, 32)),
+        word32(amount),
+        'allowance',
+      ),
   ),
 
+  // --- time
+  'evm_increaseTime': increaseTime,
+  'anvil_increaseTime': increaseTime,
+  'evm_setNextBlockTimestamp': setNextBlockTimestamp,
+  'anvil_setNextBlockTimestamp': setNextBlockTimestamp,
+  'anvil_setTime': setTime,
+  'evm_setTime': setTime,
+  /** anvil_setBlockTimestampInterval(seconds): each next block that many seconds after its parent. */
+  'anvil_setBlockTimestampInterval': method([required('seconds', amount)], async ({ chain }, seconds) => {
+    await chain.dev.setTimestampInterval(seconds);
+    return null;
+  }),
+  /** anvil_removeBlockTimestampInterval: back to the clock; true if an interval was set, as Anvil. */
+  'anvil_removeBlockTimestampInterval': method([], async ({ chain }) => {
+    const had = chain.dev.timestampInterval !== undefined;
+    await chain.dev.setTimestampInterval(undefined);
+    return had;
+  }),
+
   // --- snapshots
-  'evm_snapshot': method([], async ({ chain }) => quantity(await chain.dev.snapshot())),
-  'evm_revert': method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id)),
+  'evm_snapshot': snapshot,
+  'anvil_snapshot': snapshot,
+  'evm_revert': revert,
+  'anvil_revert': revert,
 
   // --- chain
   /** anvil_rollback: drops the last `depth` blocks (default 1). */
@@ -218,16 +353,25 @@ export const devnetMethods: Record<string, Method> = {
     },
   ),
 
+  'anvil_reset': reset,
+  'hardhat_reset': reset,
+
   // --- state
-  /** anvil_dumpState: the whole head state as a hex blob. */
-  'anvil_dumpState': method([], async ({ chain }) => hex(await chain.dev.dumpState())),
-  /** anvil_loadState: merges a blob from anvil_dumpState into the head state, as Anvil does. */
-  'anvil_loadState': method([required('state', data)], async ({ chain }, blob) => {
-    await chain.dev.loadState(blob);
-    return true;
+  'anvil_dumpState': dumpState,
+  'hardhat_dumpState': dumpState,
+  'anvil_loadState': loadState,
+  'hardhat_loadState': loadState,
+
+  // --- output
+  /** anvil_setLoggingEnabled(enabled): whether the node prints what it mines and serves (-v, notices). */
+  'anvil_setLoggingEnabled': method([required('enabled', bool)], ({ chain }, on) => {
+    chain.dev.loggingEnabled = on;
+    return null;
   }),
 
   // --- inspection
+  'anvil_metadata': metadata,
+  'hardhat_metadata': metadata,
   'anvil_nodeInfo': method([], async ({ chain }) => {
     const head = await chain.reads.headBlock();
     return {

@@ -22,7 +22,10 @@ export const executionMethods: Record<string, Method> = {
       optional('stateOverrides', stateOverrides),
     ],
     async (ctx, req, ref, overrides) => {
-      if (ctx.requireCallFrom && req.from === undefined) throw invalidParams('param 1 (transaction.from) is required');
+      if (ctx.requireCallFrom && req.from === undefined)
+        throw invalidParams(
+          'param 1 (transaction.from) is required on /v3/<KEY> (the service spec); / and /ws accept a call without it, and so does /v3 with --call-from-optional',
+        );
       const result = await ctx.chain.calls.call(req, await stateBlock(ctx, ref), { overrides });
       return hex(result.returnValue);
     },

@@ -25,17 +25,30 @@ function missing(id: string): RpcError {
 
 export const filterMethods: Record<string, Method> = {
   /** eth_subscribe(kind, filter?): notifications arrive as `eth_subscription` messages. */
-  'eth_subscribe': method([required('kind', kind), optional('filter', logFilter)], (ctx: RpcContext, k, filter) => {
-    if (ctx.session === undefined) {
-      throw new RpcError(METHOD_NOT_FOUND, 'notifications not supported: eth_subscribe needs a WebSocket connection');
-    }
-    if (filter !== undefined && k !== 'logs') throw invalidParams(`param 2 (filter) is only for "logs" subscriptions`);
-    return ctx.feed.subscribe(
-      ctx.session,
-      k,
-      filter === undefined ? undefined : { addresses: filter.addresses, topics: filter.topics },
-    );
-  }),
+  /**
+   * eth_subscribe(kind, filter?): `logs` takes a log filter; `newPendingTransactions` takes `true`
+   * for whole transactions rather than hashes (geth's fullTx, as Anvil).
+   */
+  'eth_subscribe': method(
+    [required('kind', kind), optional('filter', (v, slot) => (typeof v === 'boolean' ? v : logFilter(v, slot)))],
+    (ctx: RpcContext, k, filter) => {
+      if (ctx.session === undefined) {
+        throw new RpcError(METHOD_NOT_FOUND, 'notifications not supported: eth_subscribe needs a WebSocket connection');
+      }
+      if (typeof filter === 'boolean') {
+        if (k !== 'newPendingTransactions')
+          throw invalidParams('param 2 (fullTransactions) is only for "newPendingTransactions" subscriptions');
+        return ctx.feed.subscribe(ctx.session, k, undefined, filter);
+      }
+      if (filter !== undefined && k !== 'logs')
+        throw invalidParams(`param 2 (filter) is only for "logs" subscriptions`);
+      return ctx.feed.subscribe(
+        ctx.session,
+        k,
+        filter === undefined ? undefined : { addresses: filter.addresses, topics: filter.topics },
+      );
+    },
+  ),
   'eth_unsubscribe': method([required('subscriptionId', filterId)], (ctx, id) =>
     ctx.session === undefined ? false : ctx.feed.unsubscribe(ctx.session, id),
   ),
