@@ -204,6 +204,29 @@ const word32 = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 const BALANCE_OF = hexToBytes('0x70a08231');
 const ALLOWANCE = hexToBytes('0xdd62ed3e');
 
+/** anvil_dropAllTransactions: empties the pool. */
+const dropAllTransactions = method([], async ({ chain }) => {
+  await chain.dev.dropTransactions();
+  return null;
+});
+/** anvil_autoImpersonateAccount(enabled): eth_sendTransaction may send from any address. */
+const autoImpersonateAccount = method([required('enabled', bool)], ({ chain }, on) => {
+  chain.dev.setAutoImpersonate(on);
+  return null;
+});
+const addBalance = method(
+  [required('address', address), required('balance', quantityParam)],
+  async ({ chain }, a, amount) => {
+    await chain.dev.addBalance(a, amount);
+    return null;
+  },
+);
+/** anvil_setLoggingEnabled(enabled): whether the node prints what it mines and serves (-v, notices). */
+const setLoggingEnabled = method([required('enabled', bool)], ({ chain }, on) => {
+  chain.dev.loggingEnabled = on;
+  return null;
+});
+
 const dealErc20 = method(
   [required('address', address), required('token', address), required('balance', quantityParam)],
   (ctx, who, token, balance) =>
@@ -237,30 +260,22 @@ export const devnetMethods: Record<string, Method> = {
   'hardhat_dropTransaction': dropTransaction,
   'evm_setBlockGasLimit': setBlockGasLimit,
   'anvil_setBlockGasLimit': setBlockGasLimit,
-  /** anvil_dropAllTransactions: empties the pool. */
-  'anvil_dropAllTransactions': method([], async ({ chain }) => {
-    await chain.dev.dropTransactions();
-    return null;
-  }),
+  'anvil_dropAllTransactions': dropAllTransactions,
+  'hardhat_dropAllTransactions': dropAllTransactions,
   /** anvil_removePoolTransactions(address): drops every pool transaction that address sent. */
   'anvil_removePoolTransactions': method([required('address', address)], async ({ chain }, a) => {
     await chain.dev.dropTransactions(a);
     return null;
   }),
-  /** anvil_autoImpersonateAccount(enabled): eth_sendTransaction may send from any address. */
-  'anvil_autoImpersonateAccount': method([required('enabled', bool)], ({ chain }, on) => {
-    chain.dev.setAutoImpersonate(on);
-    return null;
-  }),
-  'anvil_addBalance': method(
-    [required('address', address), required('balance', quantityParam)],
-    async ({ chain }, a, amount) => {
-      await chain.dev.addBalance(a, amount);
-      return null;
-    },
-  ),
+  'anvil_autoImpersonateAccount': autoImpersonateAccount,
+  'hardhat_autoImpersonateAccount': autoImpersonateAccount,
+  'anvil_addBalance': addBalance,
+  'hardhat_addBalance': addBalance,
+  'tenderly_addBalance': addBalance,
+  'tenderly_setBalance': setBalance,
   'anvil_dealERC20': dealErc20,
   'anvil_setERC20Balance': dealErc20,
+  'hardhat_dealERC20': dealErc20,
   'anvil_setERC20Allowance': method(
     [
       required('owner', address),
@@ -363,11 +378,12 @@ export const devnetMethods: Record<string, Method> = {
   'hardhat_loadState': loadState,
 
   // --- output
-  /** anvil_setLoggingEnabled(enabled): whether the node prints what it mines and serves (-v, notices). */
-  'anvil_setLoggingEnabled': method([required('enabled', bool)], ({ chain }, on) => {
-    chain.dev.loggingEnabled = on;
-    return null;
-  }),
+  'anvil_setLoggingEnabled': setLoggingEnabled,
+  'hardhat_setLoggingEnabled': setLoggingEnabled,
+  /** anvil_getGenesisTime: the genesis block's timestamp, seconds. */
+  'anvil_getGenesisTime': method([], async ({ chain }) =>
+    Number((await chain.reads.getBlockByNumber(0n))?.header.timestamp ?? 0n),
+  ),
 
   // --- inspection
   'anvil_metadata': metadata,

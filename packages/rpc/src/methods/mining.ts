@@ -91,6 +91,11 @@ export const miningMethods: Record<string, Method> = {
     chain.miner.setMining(ms === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: ms });
     return null;
   }),
+  /** anvil_getIntervalMining: seconds between blocks under interval mining, else null (as Anvil). */
+  'anvil_getIntervalMining': method([], ({ chain }) => {
+    const m = chain.miner.mode;
+    return m.mode === 'interval' ? m.intervalMs / 1000 : null;
+  }),
   /** anvil_setIntervalMining: seconds between blocks. */
   'anvil_setIntervalMining': method([required('seconds', count)], ({ chain }, s) => {
     chain.miner.setMining(s === 0 ? { mode: 'manual' } : { mode: 'interval', intervalMs: s * 1000 });
