@@ -146,6 +146,10 @@ test('prints chain id, accounts, keys, mnemonic, data dir and address, then a re
   expect(out).toContain(
     "Sequencer rules:   Linea's: calldata 60000/tx, 109000/block; gas 24000000/tx, 55000000/block; no blob transactions, no precompile recipients",
   );
+  expect(out).toContain("Line counts:       Linea's osaka tracer\n");
+  expect(out).toContain(
+    'Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,',
+  );
   expect((await rpcCall(node.url, 'eth_chainId')).result).toBe('0x4d2');
   const port = Number(new URL(node.url).port);
   node.child.kill('SIGTERM');
