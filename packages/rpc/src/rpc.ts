@@ -18,6 +18,7 @@ import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
 import { miningMethods } from './methods/mining';
+import { signingMethods } from './methods/sign';
 import { stateMethods } from './methods/state';
 import { transactionMethods } from './methods/transactions';
 import { txpoolMethods } from './methods/txpool';
@@ -92,6 +93,7 @@ export class Rpc {
       ...l2Methods,
       ...filterMethods,
       ...miningMethods,
+      ...signingMethods,
       ...devnetMethods,
       ...txpoolMethods,
       ...debugMethods,

@@ -11,7 +11,8 @@
  */
 import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, TransactionType } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToHex } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, concatBytes, setLengthLeft } from '@ethereumjs/util';
+import { secp256k1 } from 'ethereum-cryptography/secp256k1';
 
 import type { DevAccount } from '../config/accounts';
 import {
@@ -162,11 +163,37 @@ export class Admission {
    * node cannot send from `from`.
    */
   signAs(tx: TypedTransaction, from: Uint8Array): TypedTransaction | undefined {
-    const hex = bytesToHex(from);
-    const account = this.accounts.find((a) => bytesToHex(a.address) === hex);
-    if (account !== undefined) return tx.sign(account.privateKey);
-    if (!this.autoImpersonate && !this.impersonated.has(hex)) return undefined;
+    const key = this.keyOf(from);
+    if (key !== undefined) return tx.sign(key);
+    if (!this.autoImpersonate && !this.impersonated.has(bytesToHex(from))) return undefined;
     return withSender(tx.sign(impersonationKey(from)), from);
+  }
+
+  /** Whether the node holds `address`'s key: a dev account's (an impersonated address has none). */
+  holdsKey(address: Uint8Array): boolean {
+    return this.keyOf(address) !== undefined;
+  }
+
+  /** A dev account's private key. */
+  keyOf(address: Uint8Array): Uint8Array | undefined {
+    const hex = bytesToHex(address);
+    return this.accounts.find((a) => bytesToHex(a.address) === hex)?.privateKey;
+  }
+
+  /**
+   * Signs a 32-byte digest with the key of dev account `from` (eth_sign, personal_sign,
+   * eth_signTypedData_v4): r, s and v (27 or 28), 65 bytes, deterministic (RFC 6979) and low-s, as
+   * Anvil's signer; undefined when the node holds no key for `from` (an impersonated address has none).
+   */
+  signDigest(from: Uint8Array, digest: Uint8Array): Uint8Array | undefined {
+    const key = this.keyOf(from);
+    if (key === undefined) return undefined;
+    const { r, s, recovery } = secp256k1.sign(digest, key);
+    return concatBytes(
+      setLengthLeft(bigIntToBytes(r), 32),
+      setLengthLeft(bigIntToBytes(s), 32),
+      Uint8Array.of(27 + recovery),
+    );
   }
 
   /** eth_sendTransaction may send from `address` without its key (anvil_impersonateAccount). */

@@ -74,7 +74,7 @@ async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Pro
 }
 
 /** Fills what eth_sendTransaction leaves out (nonce, gas, fees, type) and builds the transaction. */
-async function buildTransaction(
+export async function buildTransaction(
   ctx: RpcContext,
   req: TransactionRequest & { from: Uint8Array },
   nextNonce: bigint,
