@@ -193,13 +193,13 @@ export function blockRef(options: BlockRefOptions = {}): Parser<BlockRef> {
   };
 }
 
-function object(value: unknown, slot: ParamSlot): Record<string, unknown> {
+export function object(value: unknown, slot: ParamSlot): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(slot, 'an object', value);
   return value as Record<string, unknown>;
 }
 
 /** An object with only the keys `known` (one it does not take is refused, not ignored). */
-function strictObject(value: unknown, slot: ParamSlot, known: readonly string[]): Record<string, unknown> {
+export function strictObject(value: unknown, slot: ParamSlot, known: readonly string[]): Record<string, unknown> {
   const o = object(value, slot);
   for (const key of Object.keys(o))
     if (!known.includes(key))
@@ -207,7 +207,7 @@ function strictObject(value: unknown, slot: ParamSlot, known: readonly string[])
   return o;
 }
 
-function member<T>(o: Record<string, unknown>, key: string, parse: Parser<T>, slot: ParamSlot): T | undefined {
+export function member<T>(o: Record<string, unknown>, key: string, parse: Parser<T>, slot: ParamSlot): T | undefined {
   const v = o[key];
   return v === undefined || v === null ? undefined : parse(v, { ...slot, name: `${slot.name}.${key}` });
 }

@@ -18,6 +18,7 @@ import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
 import { miningMethods } from './methods/mining';
+import { parityTraceMethods } from './methods/parity';
 import { signingMethods } from './methods/sign';
 import { stateMethods } from './methods/state';
 import { transactionMethods } from './methods/transactions';
@@ -97,6 +98,7 @@ export class Rpc {
       ...devnetMethods,
       ...txpoolMethods,
       ...debugMethods,
+      ...parityTraceMethods,
       ...opts.extraMethods,
     };
   }
