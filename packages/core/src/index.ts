@@ -1,6 +1,7 @@
 export { deriveAccounts, DEFAULT_MNEMONIC } from './config/accounts';
 export type { DevAccount } from './config/accounts';
-export { Chain, SUGGESTED_TIP } from './chain/chain';
+export { Chain } from './chain/chain';
+export { requestFees, requestTransaction, SUGGESTED_TIP } from './pool/requestTx';
 export type { ChainOptions } from './chain/chain';
 export { CALL_GAS_CAP_FACTOR } from './chain/head';
 export type { ChainEvents } from './chain/head';

@@ -61,8 +61,6 @@ export interface ChainOptions extends GenesisOptions {
   autoImpersonate?: boolean;
 }
 
-export { SUGGESTED_TIP } from '../pool/requestTx';
-
 export class Chain {
   readonly reads: Reads;
   readonly calls: Calls;

@@ -59,19 +59,20 @@ export function requestFees(
 /**
  * The unsigned transaction `req` becomes, as eth_sendTransaction builds it; with `sizing`, carrying
  * Linea's stand-in signature, so it serialises to a signed one's size (what a call's line counts
- * fold in: RLP_TXN, BLOCK_L1_SIZE, BLOCK_KECCAK). A gas limit past the EIP-7825 cap is kept, for
- * a call counted at the call gas cap.
+ * fold in: RLP_TXN, BLOCK_L1_SIZE, BLOCK_KECCAK), and keeping a gas limit past the EIP-7825 cap (a
+ * call counted at the call gas cap).
  */
 export function requestTransaction(common: Common, req: TxRequest, fill: TxFill, sizing = false): TypedTransaction {
   const fees = requestFees(common, req, fill.baseFee);
   const base = {
     nonce: req.nonce ?? fill.nonce,
-    gasLimit: 0n,
+    // Sized for counting, it may carry the call gas cap, past EIP-7825's cap: set after construction.
+    gasLimit: sizing ? 0n : fill.gasLimit,
     to: req.to,
     value: req.value ?? 0n,
     data: req.data ?? new Uint8Array(),
   };
-  const opts = { common, freeze: false };
+  const opts = { common, freeze: !sizing };
   const chainId = common.chainId();
   const signature = (v: bigint) => (sizing ? { v, r: SIZING_R, s: SIZING_S } : {});
   const tx =
@@ -83,7 +84,6 @@ export function requestTransaction(common: Common, req: TxRequest, fill: TxFill,
             { ...base, ...fees, ...signature(common.gteHardfork('spuriousDragon') ? chainId * 2n + 35n : 27n) },
             opts,
           );
-  // Set after construction: ethereumjs refuses a gas limit over EIP-7825's cap when building.
-  (tx as { gasLimit: bigint }).gasLimit = fill.gasLimit;
+  if (sizing) (tx as { gasLimit: bigint }).gasLimit = fill.gasLimit;
   return tx;
 }

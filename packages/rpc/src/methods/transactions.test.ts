@@ -113,6 +113,22 @@ test('pool rejections surface as geth phrases with code -32000', async () => {
   });
 });
 
+test('eth_sendTransaction carries the access list it is given, with EIP-1559 fees or a gas price', async () => {
+  const accessList = [{ address: CAROL, storageKeys: [ZERO32] }];
+  for (const fees of [{}, { gasPrice: '0x77359400' }]) {
+    const hash = await t.call<string>('eth_sendTransaction', {
+      from: ALICE,
+      to: BOB,
+      value: '0x1',
+      accessList,
+      ...fees,
+    });
+    const tx = await t.call<{ type: string; accessList: unknown }>('eth_getTransactionByHash', hash);
+    expect(tx.type).toBe('gasPrice' in fees ? '0x1' : '0x2');
+    expect(tx.accessList).toEqual(accessList);
+  }
+});
+
 describe('eth_sendRawTransactionSync (EIP-7966)', () => {
   const PRODUCTION = LineLimits.fromFile(
     join(__dirname, '..', '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'),

@@ -1,8 +1,7 @@
 /** Transactions and receipts, and sending (spec: eth_getTransactionBy*, eth_getTransactionReceipt). */
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { BlockRef, Chain, ExclusionRecord } from '@l2devnet/core';
-import { SUGGESTED_TIP, UnknownAccountError } from '@l2devnet/core';
+import { requestFees, requestTransaction, UnknownAccountError } from '@l2devnet/core';
 
 import { invalidParams, RpcError, SERVER_ERROR } from '../errors';
 import { formatReceipt, formatTransaction, hex } from '../format';
@@ -80,26 +79,13 @@ export async function buildTransaction(
   nextNonce: bigint,
 ): Promise<TypedTransaction> {
   const { chain } = ctx;
-  const nonce = req.nonce ?? nextNonce;
   const gasLimit = req.gas ?? (await chain.calls.estimateGas(req, chain.headNumber)).gas;
-  const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() };
-  const opts = { common: chain.common };
-  const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !chain.common.isActivatedEIP(1559);
-  if (legacy) {
-    const gasPrice = req.gasPrice ?? (await chain.reads.nextBaseFee()) + SUGGESTED_TIP;
-    return chain.txs.constructTransaction({ gasLimit, maxFee: gasPrice, maxTip: gasPrice }, () =>
-      req.type === 1
-        ? createAccessList2930Tx({ ...base, gasPrice }, opts)
-        : createLegacyTx({ ...base, gasPrice }, opts),
-    );
-  }
   const baseFee = await chain.reads.nextBaseFee();
-  let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? SUGGESTED_TIP;
-  const maxFeePerGas = req.maxFeePerGas ?? 2n * baseFee + maxPriorityFeePerGas;
-  if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas)
-    maxPriorityFeePerGas = maxFeePerGas;
-  return chain.txs.constructTransaction({ gasLimit, maxFee: maxFeePerGas, maxTip: maxPriorityFeePerGas }, () =>
-    createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas }, opts),
+  const fees = requestFees(chain.common, req, baseFee);
+  const [maxFee, maxTip] =
+    'gasPrice' in fees ? [fees.gasPrice, fees.gasPrice] : [fees.maxFeePerGas, fees.maxPriorityFeePerGas];
+  return chain.txs.constructTransaction({ gasLimit, maxFee, maxTip }, () =>
+    requestTransaction(chain.common, req, { nonce: nextNonce, gasLimit, baseFee }),
   );
 }
 
