@@ -18,6 +18,7 @@ import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
 import { miningMethods } from './methods/mining';
+import { otterscanMethods } from './methods/otterscan';
 import { parityTraceMethods } from './methods/parity';
 import { signingMethods } from './methods/sign';
 import { stateMethods } from './methods/state';
@@ -99,6 +100,7 @@ export class Rpc {
       ...txpoolMethods,
       ...debugMethods,
       ...parityTraceMethods,
+      ...otterscanMethods,
       ...opts.extraMethods,
     };
   }

@@ -1,0 +1,268 @@
+/**
+ * Otterscan's API (ots_*, at API level 8, and erigon_getHeaderByNumber), as Otterscan calls it
+ * (otterscan/otterscan src/useErigonHooks.ts, search/search.ts, useProvider.ts) and as Anvil
+ * answers it (crates/anvil/src/eth/otterscan/api.rs): block details and pages of a block's
+ * transactions with their receipts, a transaction's call tree, internal operations and revert data,
+ * an address's history, a sender's transaction by nonce and a contract's creator.
+ */
+import type { Block } from '@ethereumjs/block';
+import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import type { BlockRef, CallFrame, Receipt, TraceOptions } from '@l2devnet/core';
+import { effectiveGasPrice } from '@l2devnet/core';
+
+import { formatBlock, formatReceipt, formatTrace, formatTransaction, hex, quantity } from '../format';
+import type { Method, RpcContext } from '../method';
+import { method, required } from '../method';
+import { address, amount, blockRef, count, hash } from '../params';
+
+const CALLS: TraceOptions = { tracer: 'callTracer' };
+const FLAT: TraceOptions = { tracer: 'flatCallTracer', tracerConfig: { includePrecompiles: true } };
+
+/** Otterscan's operation types (ots_getInternalOperations). */
+const TRANSFER = 0;
+const SELF_DESTRUCT = 1;
+const CREATE = 2;
+const CREATE2 = 3;
+
+/** The total difficulty, where the block object carries it: not on geth's profile (as eth_getBlockByNumber). */
+async function totalDifficulty(ctx: RpcContext, n: bigint): Promise<bigint | undefined> {
+  return ctx.profile === 'geth' ? undefined : ctx.chain.reads.totalDifficulty(n);
+}
+
+/** A block number as Otterscan sends it (a JSON number) or any block tag. */
+const numberOrTag = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
+  typeof value === 'number' ? { kind: 'number', number: amount(value, slot) } : blockRef()(value, slot);
+
+async function blockAt(ctx: RpcContext, n: bigint): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
+  const [block, receipts] = await Promise.all([ctx.chain.reads.getBlockByNumber(n), ctx.chain.reads.getReceipts(n)]);
+  return block === undefined || receipts === undefined ? undefined : { block, receipts };
+}
+
+/** ots_getBlockDetails: the block without its transactions' bodies, their count, the fees they paid, no issuance (a proof-of-stake chain mints nothing per block). */
+async function blockDetails(ctx: RpcContext, n: bigint | undefined) {
+  const found = n === undefined ? undefined : await blockAt(ctx, n);
+  if (found === undefined) return null;
+  const { block, receipts } = found;
+  let fees = 0n;
+  block.transactions.forEach((tx, i) => {
+    fees += receipts[i].gasUsed * effectiveGasPrice(tx, block.header.baseFeePerGas ?? 0n);
+  });
+  const { transactions: _hashes, ...header } = formatBlock(
+    block,
+    receipts,
+    false,
+    await totalDifficulty(ctx, block.header.number),
+  );
+  return {
+    block: { ...header, transactionCount: block.transactions.length },
+    issuance: { blockReward: '0x0', uncleReward: '0x0', issuance: '0x0' },
+    totalFees: quantity(fees),
+  };
+}
+
+/** A receipt as Otterscan reads it: the standard one and its block's timestamp. */
+function otsReceipt(block: Block, receipts: Receipt[], i: number) {
+  return { ...formatReceipt(block, receipts, i), timestamp: quantity(block.header.timestamp) };
+}
+
+/** Whether a flat trace touches `who`: as sender, recipient, created or refunded address. */
+function touches(trace: Record<string, any>, who: string): boolean {
+  const a = trace.action ?? {};
+  return [a.from, a.to, a.address, a.refundAddress, trace.result?.address].includes(who);
+}
+
+/** Hashes of the transactions of block `n` that touch `who` at any depth, in block order. */
+async function touching(ctx: RpcContext, n: bigint, who: string): Promise<string[]> {
+  if (n === 0n) return [];
+  const traced = (await ctx.chain.traces.traceBlock(n, FLAT)) ?? [];
+  const hashes: string[] = [];
+  for (const t of traced) {
+    if ((formatTrace(t.result) as Record<string, unknown>[]).some((trace) => touches(trace, who)))
+      hashes.push(hex(t.txHash));
+  }
+  return hashes;
+}
+
+/** ots_searchTransactions*'s answer: the transactions, newest first, with receipts and timestamps. */
+async function withReceipts(ctx: RpcContext, hashes: string[], firstPage: boolean, lastPage: boolean) {
+  const txs = [];
+  const receipts = [];
+  for (const h of hashes) {
+    const found = await ctx.chain.reads.getReceipt(Buffer.from(h.slice(2), 'hex'));
+    if (found === undefined) continue;
+    const blockReceipts = (await ctx.chain.reads.getReceipts(found.block.header.number)) ?? [];
+    const tx = found.block.transactions[found.index];
+    txs.push(formatTransaction(tx, blockReceipts[found.index].from, { block: found.block, index: found.index }));
+    receipts.push(otsReceipt(found.block, blockReceipts, found.index));
+  }
+  return { txs, receipts, firstPage, lastPage };
+}
+
+/** The lowest block in [lo, hi] where `holds` is true, given it holds at `hi` and, once true, stays true. */
+async function firstBlockWhere(lo: bigint, hi: bigint, holds: (n: bigint) => Promise<boolean>): Promise<bigint> {
+  while (lo < hi) {
+    const mid = (lo + hi) / 2n;
+    if (await holds(mid)) hi = mid;
+    else lo = mid + 1n;
+  }
+  return lo;
+}
+
+const flatten = (f: CallFrame, depth: number, out: { frame: CallFrame; depth: number }[] = []) => {
+  out.push({ frame: f, depth });
+  for (const c of f.calls ?? []) flatten(c, depth + 1, out);
+  return out;
+};
+
+const blockNumberParam = (value: unknown, slot: Parameters<typeof amount>[1]) => amount(value, slot);
+
+export const otterscanMethods: Record<string, Method> = {
+  /** ots_getApiLevel: 8, the level Otterscan asks for (src/params.ts). */
+  'ots_getApiLevel': method([], () => 8),
+  /** erigon_getHeaderByNumber(number): the block, as eth_getBlockByNumber without transaction bodies (Anvil answers the same). */
+  'erigon_getHeaderByNumber': method([required('block', numberOrTag)], async (ctx, ref) => {
+    const n = await ctx.chain.reads.resolveNumber(ref);
+    const found = n === undefined ? undefined : await blockAt(ctx, n);
+    return found === undefined
+      ? null
+      : formatBlock(found.block, found.receipts, false, await totalDifficulty(ctx, found.block.header.number));
+  }),
+  /** ots_hasCode(address, block): whether the address holds code then. */
+  'ots_hasCode': method(
+    [required('address', address), required('block', blockRef({ allowObject: true, orHash: true }))],
+    async (ctx, a, ref) => {
+      const n = await ctx.chain.reads.resolveNumber(ref as BlockRef);
+      if (n === undefined) return false;
+      return (await ctx.chain.reads.getCode(a, n)).length > 0;
+    },
+  ),
+  /** ots_getBlockDetails(number): `{ block, issuance, totalFees }`; null for an unknown block. */
+  'ots_getBlockDetails': method([required('number', blockNumberParam)], async (ctx, n) =>
+    blockDetails(ctx, n <= ctx.chain.headNumber ? n : undefined),
+  ),
+  'ots_getBlockDetailsByHash': method([required('hash', hash)], async (ctx, h) => {
+    const block = await ctx.chain.reads.getBlock({ kind: 'hash', hash: h });
+    return blockDetails(ctx, block?.header.number);
+  }),
+  /** ots_getBlockTransactions(number, page, pageSize): one page of the block's transactions with their receipts. */
+  'ots_getBlockTransactions': method(
+    [required('number', blockNumberParam), required('page', count), required('pageSize', count)],
+    async (ctx, n, page, pageSize) => {
+      const found = n <= ctx.chain.headNumber ? await blockAt(ctx, n) : undefined;
+      if (found === undefined) return null;
+      const { block, receipts } = found;
+      const full = formatBlock(block, receipts, true, await totalDifficulty(ctx, n));
+      const from = page * pageSize;
+      const indexes = block.transactions.map((_, i) => i).slice(from, from + pageSize);
+      return {
+        fullblock: {
+          ...full,
+          transactions: indexes.map((i) => (full.transactions as unknown[])[i]),
+          transactionCount: block.transactions.length,
+        },
+        receipts: indexes.map((i) => otsReceipt(block, receipts, i)),
+      };
+    },
+  ),
+  /** ots_traceTransaction(hash): every call frame, depth first, as `{ type, depth, from, to, value, input, output }`. */
+  'ots_traceTransaction': method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const result = await chain.traces.traceTransaction(h, CALLS);
+    if (result === undefined || result.tracer !== 'callTracer') return [];
+    return flatten(result.frame, 0).map(({ frame: f, depth }) => ({
+      type: f.type,
+      depth,
+      from: hex(f.from),
+      to: f.to === undefined ? null : hex(f.to),
+      // A delegate or static call moves no value: null, as Erigon answers.
+      value: f.type === 'DELEGATECALL' || f.type === 'STATICCALL' ? null : quantity(f.value ?? 0n),
+      input: hex(f.input),
+      output: f.output === undefined ? '0x' : hex(f.output),
+    }));
+  }),
+  /** ots_getInternalOperations(hash): value transfers, creations and self-destructs below the top call. */
+  'ots_getInternalOperations': method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const result = await chain.traces.traceTransaction(h, CALLS);
+    if (result === undefined || result.tracer !== 'callTracer') return [];
+    const ops = [];
+    for (const { frame: f, depth } of flatten(result.frame, 0)) {
+      if (depth === 0 || f.error !== undefined) continue;
+      const value = f.value ?? 0n;
+      const type =
+        f.type === 'SELFDESTRUCT'
+          ? SELF_DESTRUCT
+          : f.type === 'CREATE'
+            ? CREATE
+            : f.type === 'CREATE2'
+              ? CREATE2
+              : f.type === 'CALL' && value > 0n
+                ? TRANSFER
+                : undefined;
+      if (type === undefined) continue;
+      ops.push({ type, from: hex(f.from), to: f.to === undefined ? null : hex(f.to), value: quantity(value) });
+    }
+    return ops;
+  }),
+  /** ots_getTransactionError(hash): the revert data of a failed transaction; 0x otherwise. */
+  'ots_getTransactionError': method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const result = await chain.traces.traceTransaction(h, CALLS);
+    if (result === undefined || result.tracer !== 'callTracer' || result.frame.error === undefined) return '0x';
+    return result.frame.output === undefined ? '0x' : hex(result.frame.output);
+  }),
+  /** ots_searchTransactionsBefore(address, block, pageSize): the address's transactions before `block` (0: from the head), newest first. */
+  'ots_searchTransactionsBefore': method(
+    [required('address', address), required('block', blockNumberParam), required('pageSize', count)],
+    async (ctx, a, n, pageSize) => {
+      const head = ctx.chain.headNumber;
+      const who = bytesToHex(a);
+      const from = n === 0n || n > head + 1n ? head : n - 1n;
+      const found: string[] = [];
+      let b = from;
+      for (; b >= 1n && found.length < pageSize; b--) found.push(...(await touching(ctx, b, who)).reverse());
+      return withReceipts(ctx, found, from >= head, b < 1n);
+    },
+  ),
+  /** ots_searchTransactionsAfter(address, block, pageSize): the address's transactions after `block`, newest first. */
+  'ots_searchTransactionsAfter': method(
+    [required('address', address), required('block', blockNumberParam), required('pageSize', count)],
+    async (ctx, a, n, pageSize) => {
+      const head = ctx.chain.headNumber;
+      const who = bytesToHex(a);
+      const from = n === 0n ? 1n : n + 1n;
+      const found: string[] = [];
+      let b = from;
+      for (; b <= head && found.length < pageSize; b++) found.push(...(await touching(ctx, b, who)));
+      return withReceipts(ctx, found.reverse(), b > head, from <= 1n);
+    },
+  ),
+  /** ots_getTransactionBySenderAndNonce(address, nonce): the hash, found by the block where the nonce was used; null if not yet. */
+  'ots_getTransactionBySenderAndNonce': method(
+    [required('address', address), required('nonce', amount)],
+    async (ctx, a, nonce) => {
+      const { reads } = ctx.chain;
+      const head = ctx.chain.headNumber;
+      const nonceAt = async (n: bigint) => (await reads.getAccount(a, n)).nonce;
+      if ((await nonceAt(head)) <= nonce) return null;
+      const n = await firstBlockWhere(0n, head, async (b) => (await nonceAt(b)) > nonce);
+      const found = await blockAt(ctx, n);
+      const i = found?.block.transactions.findIndex(
+        (tx, j) => tx.nonce === nonce && equalsBytes(found.receipts[j].from, a),
+      );
+      return found === undefined || i === undefined || i < 0 ? null : hex(found.block.transactions[i].hash());
+    },
+  ),
+  /** ots_getContractCreator(address): `{ hash, creator }` of the creation that put code there; null for no code. */
+  'ots_getContractCreator': method([required('address', address)], async (ctx, a) => {
+    const { reads } = ctx.chain;
+    const head = ctx.chain.headNumber;
+    const hasCode = async (n: bigint) => (await reads.getCode(a, n)).length > 0;
+    if (!(await hasCode(head)) || (await hasCode(0n))) return null;
+    const n = await firstBlockWhere(1n, head, hasCode);
+    const who = bytesToHex(a);
+    for (const t of (await ctx.chain.traces.traceBlock(n, FLAT)) ?? []) {
+      for (const trace of formatTrace(t.result) as Record<string, any>[])
+        if (trace.type === 'create' && trace.result?.address === who)
+          return { hash: hex(t.txHash), creator: trace.action.from };
+    }
+    return null;
+  }),
+};
