@@ -139,3 +139,30 @@ test('ots_getTransactionBySenderAndNonce and ots_getContractCreator', async () =
   expect(await call('ots_getContractCreator', [alice])).toBeNull();
   await expect(call('ots_getContractCreator', ['0x1234'])).rejects.toMatchObject({ code: -32602 });
 });
+
+test("every ots_/erigon_ method Otterscan's source calls is served", async () => {
+  // `git grep -ohE '"(ots|erigon)_[A-Za-z]+"' -- src` in otterscan/otterscan at 9dfd87fb (July 2025).
+  const CALLED = [
+    'erigon_getHeaderByNumber',
+    'ots_getApiLevel',
+    'ots_getBlockDetails',
+    'ots_getBlockDetailsByHash',
+    'ots_getBlockTransactions',
+    'ots_getContractCreator',
+    'ots_getInternalOperations',
+    'ots_getTransactionBySenderAndNonce',
+    'ots_getTransactionError',
+    'ots_hasCode',
+    'ots_searchTransactionsAfter',
+    'ots_searchTransactionsBefore',
+    'ots_traceTransaction',
+  ];
+  for (const name of CALLED) {
+    // Called without params: a served method says what is missing (-32602) or answers; never -32601.
+    const answer = await call(name).then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    expect([name, answer]).not.toEqual([name, -32601]);
+  }
+});
