@@ -28,6 +28,7 @@ rmSync(join(pkg, 'fixtures'), { recursive: true, force: true });
 mkdirSync(join(pkg, 'fixtures'), { recursive: true });
 cpSync(join(root, 'fixtures', 'credits.json'), join(pkg, 'fixtures', 'credits.json'));
 cpSync(join(root, 'fixtures', 'limits'), join(pkg, 'fixtures', 'limits'), { recursive: true });
+cpSync(join(root, 'fixtures', 'ui'), join(pkg, 'fixtures', 'ui'), { recursive: true });
 // The package's README and licence are the repository's.
 cpSync(join(root, 'README.md'), join(pkg, 'README.md'));
 cpSync(join(root, 'LICENSE'), join(pkg, 'LICENSE'));

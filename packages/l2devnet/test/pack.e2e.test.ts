@@ -58,6 +58,7 @@ beforeAll(async () => {
     'fixtures/limits/linea-sepolia.toml',
     'fixtures/limits/linea-sequencer-acceptance-tx-overflow.toml',
     'fixtures/limits/tiny.toml',
+    'fixtures/ui/index.html',
     'package.json',
   ]);
   await run('mkdir', [project]);

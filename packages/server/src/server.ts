@@ -3,8 +3,13 @@
  * RPC. It decides only HTTP outcomes — bad key (401), out of credits (429), body too large (413),
  * wrong content type (415), unknown path (404) — and every other answer is a JSON-RPC response
  * built by the rpc package. No exception reaches a socket, and a client that goes away mid-request
- * is noticed (onAborted / close) before anything is written to it.
+ * is noticed (onAborted / close) before anything is written to it. A browser's GET on `/` (or
+ * `/ui`) gets the page (fixtures/ui/index.html), which speaks JSON-RPC back to the same paths.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { FIXTURES_DIR } from '@l2devnet/core';
 import type { Authorize, JsonRpcResponse, Rpc, Session } from '@l2devnet/rpc';
 import { INVALID_REQUEST, LIMIT_EXCEEDED, quantity, RpcError } from '@l2devnet/rpc';
 import uWS from 'uWebSockets.js';
@@ -15,6 +20,8 @@ import { listenFailure } from './listen';
 
 /** uSockets' option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+/** The page the node serves to browsers: one self-contained file, no remote assets. */
+const PAGE = readFileSync(join(FIXTURES_DIR, 'ui', 'index.html'));
 
 /** uWS's listen with options, which this build's typings leave out for a host. */
 interface ExclusiveListen {
@@ -204,6 +211,16 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   }
 
   /** Writes an answer; `withBody` false for HEAD, whose answer still reports the body's length. */
+  /** The page: one static file, read once. */
+  function page(res: HttpResponse): void {
+    res.cork(() => {
+      res.writeStatus('200 OK');
+      res.writeHeader('Content-Type', 'text/html; charset=utf-8');
+      res.writeHeader('Cache-Control', 'no-cache');
+      res.end(PAGE);
+    });
+  }
+
   function answer(res: HttpResponse, out: Outcome, withBody: boolean): void {
     res.cork(() => {
       res.writeStatus(out.status);
@@ -367,6 +384,19 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     .get(
       '/health',
       served((res) => answer(res, health(), true)),
+    )
+    // The page (fixtures/ui): at /ui, and at / for a browser (a GET asking for HTML); JSON-RPC
+    // clients' GET on / is still refused as before.
+    .get(
+      '/ui',
+      served((res) => page(res)),
+    )
+    .get(
+      '/*',
+      served((res, req) => {
+        if (req.getUrl() === '/' && req.getHeader('accept').includes('text/html')) page(res);
+        else answer(res, notServed(req), true);
+      }),
     )
     // A HEAD answer is the GET answer's headers alone: a body would be read as the start of the
     // next answer on a keep-alive connection (RFC 9110 §9.3.2).

@@ -1,0 +1,170 @@
+/**
+ * The page the node serves, in a real browser (Debian's chromium driven by playwright-core): the
+ * head (live over the WebSocket), a block with its line counts against the limits (an overflowing
+ * module marked and first), a transaction with its call tree and counts, the exclusions list and an
+ * excluded transaction, an address with a storage read, the limits, search, and "not found".
+ * Screenshots go to test-output/.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { LineLimits } from '@l2devnet/core';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+import { startTestNode } from './testNode';
+import type { TestNode } from './testNode';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const SHOTS = join(ROOT, 'test-output');
+const counter = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'Counter.json'), 'utf8')) as {
+  bytecode: string;
+};
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const INCREMENT = '0xd09de08a';
+
+let node: TestNode;
+let browser: Browser;
+let page: Page;
+let contract: string;
+let mined: string;
+let excluded: string;
+const call = async (method: string, params: unknown[] = []) =>
+  (await node.post({ jsonrpc: '2.0', id: 1, method, params })).json;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  node = await startTestNode({
+    chain: { lineLimits: LineLimits.fromFile(join(ROOT, 'fixtures', 'limits', 'linea-mainnet.toml'), 'osaka') },
+  });
+  contract = await node.deploy(counter.bytecode);
+  mined = (await call('eth_sendTransaction', [{ from: ALICE, to: contract, data: INCREMENT, gas: '0x30000' }])).result;
+  // An excluded transaction: refused at submission while ADD's limit is 1.
+  await call('l2_setLineLimits', [{ ADD: 1 }]);
+  const refused = await call('eth_sendTransaction', [{ from: ALICE, to: contract, data: INCREMENT, gas: '0x30000' }]);
+  excluded = /(0x[0-9a-f]{64})/.exec(refused.error.message)?.[1] as string;
+  // The block that holds `mined` is now over ADD's limit: its view marks it.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await node?.close();
+});
+
+const open = async (hash: string) => {
+  await page.goto(`${node.url}/${hash}`);
+  await page.waitForFunction(() => !document.getElementById('view')?.textContent?.startsWith('Loading'));
+};
+
+test('GET / from a browser is the page; from a JSON-RPC client it is still refused', async () => {
+  const html = await fetch(node.url, { headers: { Accept: 'text/html' } });
+  expect(html.status).toBe(200);
+  expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await html.text()).toContain('<title>l2devnet</title>');
+  expect((await fetch(`${node.url}/ui`)).status).toBe(200);
+  expect((await fetch(node.url)).status).toBe(405);
+});
+
+test('the head view, live: a block mined while it is open shows', async () => {
+  await open('#/');
+  await page.getByRole('heading', { name: /Head/ }).waitFor();
+  expect(await page.locator('[data-testid=blocks] tr').count()).toBe(1 + 3); // header + blocks 2, 1, 0
+  await call('evm_mine');
+  await page.locator('#live', { hasText: 'block 3' }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid=blocks] a', { hasText: /^3$/ }).first().waitFor();
+  await page.screenshot({ path: join(SHOTS, 'head.png'), fullPage: true });
+});
+
+test('a block: its transactions, and its line counts against the limits, the overflowing module first and marked', async () => {
+  await open('#/block/2');
+  await page.locator('[data-testid=line-counts]').waitFor();
+  const first = page.locator('[data-testid=line-counts] tr').nth(1);
+  expect(await first.getAttribute('data-module')).toBe('ADD');
+  expect(await first.getAttribute('class')).toBe('over');
+  expect(await first.textContent()).toContain('ADD — over');
+  expect(await page.locator('[data-testid=transactions]').textContent()).toContain(mined);
+  await page.screenshot({ path: join(SHOTS, 'block.png'), fullPage: true });
+});
+
+test('a transaction: status, call tree and line counts; an excluded one shows its record', async () => {
+  await open(`#/tx/${mined}`);
+  await page.locator('[data-testid=status]', { hasText: 'success' }).waitFor();
+  expect(await page.locator('[data-testid=call-tree]').textContent()).toContain(`CALL ${contract} ${INCREMENT}`);
+  expect(await page.locator('[data-testid=line-counts] tr[data-module=ADD]').count()).toBe(1);
+  await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
+  await open(`#/tx/${excluded}`);
+  await page.getByRole('heading', { name: 'Transaction excluded' }).waitFor();
+  expect(await page.locator('main').textContent()).toMatch(/line count for module ADD=\d+ is above the limit 1/);
+});
+
+test('exclusions, filterable by stage, each linking to its transaction', async () => {
+  await open('#/exclusions');
+  await page.locator('[data-testid=exclusions]').waitFor();
+  expect(await page.locator('[data-testid=exclusions]').textContent()).toContain(excluded);
+  await page.screenshot({ path: join(SHOTS, 'exclusions.png'), fullPage: true });
+  await open('#/exclusions/SEQUENCER');
+  expect(await page.locator('[data-testid=exclusions]').textContent()).not.toContain(excluded);
+  await open('#/exclusions/RPC');
+  await page.locator(`[data-testid=exclusions] a`, { hasText: excluded }).click();
+  await page.getByRole('heading', { name: 'Transaction excluded' }).waitFor();
+});
+
+test('an address: balance, nonce, code size, a storage slot and a proof; the limits in force', async () => {
+  await open(`#/address/${contract}`);
+  expect(await page.locator('main').textContent()).toMatch(/Code size\d+ bytes/);
+  await page.fill('#slotKey', '0x0');
+  await page.click('#slot button');
+  await page.locator('#slotValue', { hasText: /^0x0{63}1$/ }).waitFor();
+  await page.click('#proof');
+  await page.locator('#proofOut', { hasText: /account proof of \d+ nodes/ }).waitFor();
+  await open('#/limits');
+  expect(await page.locator('[data-testid=limits] tr', { hasText: /^ADD1$/ }).count()).toBe(1);
+});
+
+test('search finds blocks, transactions and addresses; what does not exist is "not found"', async () => {
+  await open('#/');
+  await page.fill('#q', '1');
+  await page.press('#q', 'Enter');
+  await page.getByRole('heading', { name: 'Block 1' }).waitFor();
+  await page.fill('#q', mined);
+  await page.press('#q', 'Enter');
+  await page.getByRole('heading', { name: 'Transaction' }).waitFor();
+  await open(`#/tx/0x${'ab'.repeat(32)}`);
+  await page.locator('[data-testid=not-found]').waitFor();
+  await open('#/block/999');
+  expect(await page.locator('[data-testid=not-found]').textContent()).toBe('Block 999 not found');
+});
+
+test('on a keyed node the page asks for the key, then uses /v3/<KEY>; a wrong key is asked again', async () => {
+  const keyed = await startTestNode({ apiKeys: ['page-key'] });
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  try {
+    // The page itself is served without a key; nothing else is.
+    expect((await fetch(keyed.url, { headers: { Accept: 'text/html' } })).status).toBe(200);
+    await tab.goto(`${keyed.url}/#/`);
+    await tab.getByRole('heading', { name: 'API key' }).waitFor();
+    await tab.fill('#keyInput', 'wrong-key');
+    await tab.press('#keyInput', 'Enter');
+    await tab.getByRole('heading', { name: 'API key' }).waitFor();
+    await tab.fill('#keyInput', 'page-key');
+    await tab.press('#keyInput', 'Enter');
+    await tab.getByRole('heading', { name: /Head/ }).waitFor();
+    expect(await tab.locator('main').textContent()).toContain('Chain id31337');
+  } finally {
+    await context.close();
+    await keyed.close();
+  }
+});
