@@ -5,7 +5,11 @@
  * excluded transaction, an address with a storage read, the limits, search, and "not found".
  * Screenshots go to test-output/.
  */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { LineLimits } from '@l2devnet/core';
@@ -16,6 +20,8 @@ import { startTestNode } from './testNode';
 import type { TestNode } from './testNode';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** The command, as a user starts it. */
+const BIN = join(ROOT, 'packages', 'l2devnet', 'bin', 'l2devnet.js');
 const SHOTS = join(ROOT, 'test-output');
 const counter = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'Counter.json'), 'utf8')) as {
   bytecode: string;
@@ -103,6 +109,10 @@ test('a transaction: status, call tree and line counts; an excluded one shows it
   await page.locator('[data-testid=status]', { hasText: 'success' }).waitFor();
   expect(await page.locator('[data-testid=call-tree]').textContent()).toContain(`CALL ${contract} ${INCREMENT}`);
   expect(await page.locator('[data-testid=line-counts] tr[data-module=ADD]').count()).toBe(1);
+  // The binding module (ADD, over its limit) and the call frame its lines came from: the contract's.
+  expect(await page.locator('[data-testid=binding-frame]').textContent()).toMatch(
+    new RegExp(`^Most of ADD's lines came from the CALL to ${contract}: \\d+ of them$`),
+  );
   await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
   await open(`#/tx/${excluded}`);
   await page.getByRole('heading', { name: 'Transaction excluded' }).waitFor();
@@ -128,7 +138,9 @@ test('an address: balance, nonce, code size, a storage slot and a proof; the lim
   await page.click('#slot button');
   await page.locator('#slotValue', { hasText: /^0x0{63}1$/ }).waitFor();
   await page.click('#proof');
-  await page.locator('#proofOut', { hasText: /account proof of \d+ nodes/ }).waitFor();
+  await page
+    .locator('#proofOut', { hasText: /account proof of \d+ nodes; .*verified against state root 0x[0-9a-f]{64}$/ })
+    .waitFor();
   await open('#/limits');
   expect(await page.locator('[data-testid=limits] tr', { hasText: /^ADD1$/ }).count()).toBe(1);
 });
@@ -145,6 +157,57 @@ test('search finds blocks, transactions and addresses; what does not exist is "n
   await page.locator('[data-testid=not-found]').waitFor();
   await open('#/block/999');
   expect(await page.locator('[data-testid=not-found]').textContent()).toBe('Block 999 not found');
+});
+
+test('the limits view shows the limits in force and each change made while it is open', async () => {
+  await open('#/limits');
+  await page.locator('[data-testid=limits]').waitFor();
+  await call('l2_setLineLimits', [{ MUL: 5 }]);
+  await page.locator('[data-testid=limit-changes] tr', { hasText: /MUL1310725$/ }).waitFor({ timeout: 10_000 });
+  await call('l2_resetLineLimits');
+  await page.locator('[data-testid=limit-changes] tr', { hasText: /ADD1524288$/ }).waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: join(SHOTS, 'limits.png'), fullPage: true });
+});
+
+test('a page open while its node restarts (the command, stopped and started again) reconnects and shows new blocks', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as AddressInfo;
+      probe.close(() => resolve(p));
+    });
+  });
+  const start = () =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, '--in-memory', '--port', String(port)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Listening on')) resolve(child);
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+    });
+  const stop = (child: ChildProcess) => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
+  let child = await start();
+  const tab = await browser.newPage();
+  try {
+    await tab.goto(`http://127.0.0.1:${port}/#/`);
+    await tab.getByRole('heading', { name: /Head/ }).waitFor();
+    await stop(child);
+    child = await start();
+    // The page reconnects within a second or two; a block mined after that reaches it.
+    await new Promise((r) => setTimeout(r, 2500));
+    await fetch(`http://127.0.0.1:${port}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+    });
+    await tab.locator('#live', { hasText: 'block 1' }).waitFor({ timeout: 10_000 });
+  } finally {
+    await tab.close();
+    await stop(child);
+  }
 });
 
 test('on a keyed node the page asks for the key, then uses /v3/<KEY>; a wrong key is asked again', async () => {

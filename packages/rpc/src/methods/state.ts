@@ -1,5 +1,6 @@
 /** Account state at a block: balance, code, nonce, storage, proofs. */
 import { bytesToBigInt } from '@ethereumjs/util';
+import { verifyAccountProof } from '@l2devnet/core';
 
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
@@ -82,6 +83,25 @@ export const stateMethods: Record<string, Method> = {
         proof,
         keys.map((k) => k.echo),
       );
+    },
+  ),
+  /**
+   * l2_verifyProof(address, storageKeys, block?): the eth_getProof answer checked by the node's
+   * independent verifier (RLP and keccak only, not the trie that made it) against the block's state
+   * root: `{ stateRoot, ok, accountExists, failures }`, for the page's proof view.
+   */
+  'l2_verifyProof': method(
+    [required('address', address), required('storageKeys', arrayOf(proofKey)), withDefault('block', stateRef, latest)],
+    async (ctx, a, keys, ref) => {
+      const n = await stateBlock(ctx, ref);
+      const proof = await ctx.chain.reads.getProof(
+        a,
+        keys.map((k) => k.key),
+        n,
+      );
+      const root = await ctx.chain.reads.stateRootAt(n);
+      const report = verifyAccountProof(proof, root);
+      return { stateRoot: hex(root), ok: report.ok, accountExists: report.accountExists, failures: report.failures };
     },
   ),
 };
