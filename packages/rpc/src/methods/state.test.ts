@@ -91,3 +91,21 @@ test('eth_getProof verifies against the block stateRoot, for present and absent 
   expect(proof.balance).toBe('0x0');
   expect(proof.storageProof[0]).toMatchObject({ value: '0x0', proof: [] });
 });
+
+test("l2_verifyProof: the node's proof checked by its independent verifier against the block's state root", async () => {
+  const latest = await t.call<{ stateRoot: string }>('eth_getBlockByNumber', 'latest', false);
+  expect(await t.call('l2_verifyProof', ALICE, [ZERO32])).toEqual({
+    stateRoot: latest.stateRoot,
+    ok: true,
+    accountExists: true,
+    failures: [],
+  });
+  const genesis = await t.call<{ stateRoot: string }>('eth_getBlockByNumber', '0x0', false);
+  expect(await t.call('l2_verifyProof', counterAddress, [], '0x0')).toEqual({
+    stateRoot: genesis.stateRoot,
+    ok: true,
+    accountExists: false,
+    failures: [],
+  });
+  expect((await t.fail('l2_verifyProof', '0x12', [])).code).toBe(-32602);
+});
