@@ -11,6 +11,7 @@ import type { RunningServer } from '@l2devnet/server';
 
 import { importBlocks, readChainFile } from './chainFile';
 import type { NodeConfig } from './options';
+import { decodeMethods } from './decodeMethods';
 import { dumpStateFile, loadStateFile } from './stateFile';
 import { Decoder, printTraces } from './traces';
 
@@ -57,9 +58,12 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   };
   // An interval block that fails to build is reported, not thrown.
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
-  if (config.verbosity > 0)
-    printTraces(chain, { level: config.verbosity, decoder: new Decoder(config.artifacts), write: output.out });
-  const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom });
+  // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
+  let decoder: Decoder | undefined;
+  const decoderOf = () => (decoder ??= new Decoder(config.artifacts));
+  if (config.verbosity > 0) printTraces(chain, { level: config.verbosity, decoder: decoderOf(), write: output.out });
+  const extraMethods = decodeMethods(chain, decoderOf);
+  const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods });
   let server: RunningServer | undefined;
   if (config.listen !== undefined) {
     try {

@@ -196,17 +196,57 @@ test('a page open while its node restarts (the command, stopped and started agai
     await tab.getByRole('heading', { name: /Head/ }).waitFor();
     await stop(child);
     child = await start();
-    // The page reconnects within a second or two; a block mined after that reaches it.
-    await new Promise((r) => setTimeout(r, 2500));
+    // A block of the new node; the page, connected again, shows it (on reconnecting or as it is mined).
     await fetch(`http://127.0.0.1:${port}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
     });
-    await tab.locator('#live', { hasText: 'block 1' }).waitFor({ timeout: 10_000 });
+    await tab.locator('[data-testid=blocks] a', { hasText: /^1$/ }).first().waitFor({ timeout: 15_000 });
   } finally {
     await tab.close();
     await stop(child);
+  }
+});
+
+test("the command's page decodes a transaction's call and events with --artifacts", async () => {
+  const child = spawn(
+    process.execPath,
+    [BIN, '--in-memory', '--port', '0', '--artifacts', join(ROOT, 'fixtures', 'contracts')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Listening on (\S+):(\d+)/.exec(out);
+      if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+  const send = async (method: string, params: unknown[]) =>
+    (
+      await (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()
+    ).result;
+  const tab = await browser.newPage();
+  try {
+    const deployed = await send('eth_sendTransaction', [{ from: ALICE, data: counter.bytecode }]);
+    const address = (await send('eth_getTransactionReceipt', [deployed])).contractAddress;
+    const hash = await send('eth_sendTransaction', [{ from: ALICE, to: address, data: INCREMENT, gas: '0x30000' }]);
+    await tab.goto(`${url}/#/tx/${hash}`);
+    await tab.locator('[data-testid=call]', { hasText: 'Counter::increment()' }).waitFor();
+    expect(await tab.locator('[data-testid=events]').textContent()).toMatch(/^emit Incremented\(/);
+  } finally {
+    await tab.close();
+    await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
   }
 });
 
