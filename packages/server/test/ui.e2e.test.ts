@@ -69,7 +69,9 @@ afterAll(async () => {
   await node?.close();
 });
 
+/** Opens the page at `hash`, loaded afresh (a hash the page already shows would not render again). */
 const open = async (hash: string) => {
+  await page.goto('about:blank');
   await page.goto(`${node.url}/${hash}`);
   await page.waitForFunction(() => !document.getElementById('view')?.textContent?.startsWith('Loading'));
 };
@@ -87,10 +89,20 @@ test('the head view, live: a block mined while it is open shows', async () => {
   await open('#/');
   await page.getByRole('heading', { name: /Head/ }).waitFor();
   expect(await page.locator('[data-testid=blocks] tr').count()).toBe(1 + 3); // header + blocks 2, 1, 0
+  await page.locator('#live', { hasText: 'live' }).waitFor();
   await call('evm_mine');
   await page.locator('#live', { hasText: 'block 3' }).waitFor({ timeout: 10_000 });
   await page.locator('[data-testid=blocks] a', { hasText: /^3$/ }).first().waitFor();
+  // A transaction waiting for its block is listed as pending.
+  await call('evm_setAutomine', [false]);
+  const waiting = (
+    await call('eth_sendTransaction', [{ from: ALICE, to: '0x00000000000000000000000000000000000000c1', value: '0x1' }])
+  ).result;
+  await open('#/');
+  expect(await page.locator('[data-testid=pending]').textContent()).toContain(waiting);
   await page.screenshot({ path: join(SHOTS, 'head.png'), fullPage: true });
+  await call('evm_mine');
+  await call('evm_setAutomine', [true]);
 });
 
 test('a block: its transactions, and its line counts against the limits, the overflowing module first and marked', async () => {
@@ -126,7 +138,16 @@ test('exclusions, filterable by stage, each linking to its transaction', async (
   await page.screenshot({ path: join(SHOTS, 'exclusions.png'), fullPage: true });
   await open('#/exclusions/SEQUENCER');
   expect(await page.locator('[data-testid=exclusions]').textContent()).not.toContain(excluded);
-  await open('#/exclusions/RPC');
+  // Module, count and limit in columns; filterable by module.
+  await open('#/exclusions');
+  const row = page.locator('[data-testid=exclusions] tr', { hasText: excluded });
+  expect(await row.locator('td').nth(2).textContent()).toBe('ADD');
+  expect(await row.locator('td').nth(4).textContent()).toBe('1');
+  await page.fill('#moduleFilter', 'MUL');
+  await page.press('#moduleFilter', 'Enter');
+  await page.getByRole('heading', { name: 'Exclusions (0)' }).waitFor();
+  await open('#/exclusions/RPC?module=ADD');
+  await page.getByRole('heading', { name: 'Exclusions (1)' }).waitFor();
   await page.locator(`[data-testid=exclusions] a`, { hasText: excluded }).click();
   await page.getByRole('heading', { name: 'Transaction excluded' }).waitFor();
 });
