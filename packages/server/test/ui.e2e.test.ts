@@ -129,6 +129,8 @@ test('a transaction: status, call tree and line counts; an excluded one shows it
   await open(`#/tx/${excluded}`);
   await page.getByRole('heading', { name: 'Transaction excluded' }).waitFor();
   expect(await page.locator('main').textContent()).toMatch(/line count for module ADD=\d+ is above the limit 1/);
+  // The transaction as it was submitted, from the bytes its record keeps.
+  expect(await page.locator('[data-testid=submitted-input]').textContent()).toBe(INCREMENT);
 });
 
 test('exclusions, filterable by stage, each linking to its transaction', async () => {

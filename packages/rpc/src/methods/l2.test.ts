@@ -146,6 +146,21 @@ describe('stage RPC: refusal at submission', () => {
     expect(Object.keys(fits).sort()).toEqual(['baseFeePerGas', 'gasLimit', 'priorityFeePerGas']);
   });
 
+  test('l2_getExcludedTransaction: an excluded transaction as it was submitted', async () => {
+    const call = tx(contract, 'ecmul', [33]);
+    const error = await t.fail('eth_sendTransaction', call);
+    const hash = /^Transaction (0x[0-9a-f]{64}) /.exec(error.message)?.[1] as string;
+    expect(await t.call('l2_getExcludedTransaction', hash)).toMatchObject({
+      hash,
+      from: ALICE,
+      to: contract,
+      input: call.data,
+      gas: call.gas,
+      blockHash: null,
+    });
+    expect(await t.call('l2_getExcludedTransaction', `0x${'ab'.repeat(32)}`)).toBeNull();
+  });
+
   test('eth_estimateGas does not judge lines: a send without gas is refused at submission, with its hash, and recorded', async () => {
     const { gas: _, ...call } = tx(contract, 'ecmul', [33]);
     expect(await t.call<string>('eth_estimateGas', call)).toMatch(/^0x[0-9a-f]+$/);

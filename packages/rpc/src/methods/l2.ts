@@ -2,7 +2,7 @@
 import { HeaderNotFoundError } from '@l2devnet/core';
 
 import { INVALID_PARAMS, RpcError } from '../errors';
-import { formatExclusion, hex, quantity } from '../format';
+import { formatExclusion, formatTransaction, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, withDefault } from '../method';
 import {
@@ -152,6 +152,14 @@ export const l2Methods: Record<string, Method> = {
   'l2_getBlockTracesCountersV2': blockCounters,
   /** l2_getTransactionExclusionStatusV1 (spec: Exclusion status method): the record, or null. */
   'l2_getTransactionExclusionStatusV1': exclusionStatus,
+  /**
+   * l2_getExcludedTransaction(hash): an excluded transaction as it was submitted (the record keeps
+   * its signed bytes), in eth_getTransactionByHash's shape without a block; null for none.
+   */
+  'l2_getExcludedTransaction': method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const record = await chain.lines.exclusion(h);
+    return record === undefined ? null : formatTransaction(chain.txs.decodeTransaction(record.rawTx), record.from);
+  }),
   /** The real network's name for the same method, so existing client code works unchanged. */
   'linea_getTransactionExclusionStatusV1': exclusionStatus,
   /** l2_estimateGas: gas, base fee and tip; refuses a call whose line count overflows a module. */
