@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { LineLimits } from '@l2devnet/core';
+import { creditsOf } from '@l2devnet/rpc';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
@@ -274,7 +275,7 @@ test("the command's page decodes a transaction's call and events with --artifact
 });
 
 test('on a keyed node the page asks for the key, then uses /v3/<KEY>; a wrong key is asked again', async () => {
-  const keyed = await startTestNode({ apiKeys: ['page-key'] });
+  const keyed = await startTestNode({ apiKeys: ['page-key'], dailyCredits: 1_000_000 });
   const context = await browser.newContext();
   const tab = await context.newPage();
   try {
@@ -289,6 +290,9 @@ test('on a keyed node the page asks for the key, then uses /v3/<KEY>; a wrong ke
     await tab.press('#keyInput', 'Enter');
     await tab.getByRole('heading', { name: /Head/ }).waitFor();
     expect(await tab.locator('main').textContent()).toContain('Chain id31337');
+    // The page's requests were charged to the key like any other: the day's use is more than this call's.
+    const probe = await keyed.post({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, '/v3/page-key');
+    expect(Number(probe.headers.get('x-credits-used'))).toBeGreaterThan(creditsOf('eth_chainId'));
   } finally {
     await context.close();
     await keyed.close();
