@@ -13,7 +13,7 @@ import type { Decoder } from './traces';
 
 export function decodeMethods(chain: Chain, decoderOf: () => Decoder): Record<string, Method> {
   return {
-    /** l2_decodeTransaction(hash): `{ contract, call, result, events }`; null for a transaction not mined. */
+    /** l2_decodeTransaction(hash): `{ contract, call, events }`; null for a transaction not mined. */
     l2_decodeTransaction: method([required('transactionHash', params.hash)], async (_ctx, h) => {
       const decoder = decoderOf();
       const found = await chain.reads.getReceipt(h);

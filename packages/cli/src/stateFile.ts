@@ -6,7 +6,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-import { bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { Chain } from '@l2devnet/core';
 
 import { OptionError } from './options';
@@ -60,7 +60,7 @@ async function loadAnvilJson(chain: Chain, state: { accounts?: unknown }): Promi
 
 /** A storage key or value as a 32-byte word (Anvil writes them as quantities or words). */
 function word(v: string): Uint8Array {
-  return setLengthLeft(hexToBytes(`0x${BigInt(v).toString(16).padStart(2, '0')}` as `0x${string}`), 32);
+  return setLengthLeft(bigIntToBytes(BigInt(v)), 32);
 }
 
 /** Writes the head state to `file` (through a temporary file, so a stop mid-write leaves the old one). */

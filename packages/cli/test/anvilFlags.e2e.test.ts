@@ -192,7 +192,9 @@ test('--state FILE: written at the stop, loaded at the next start; --load-state 
     anvil,
     JSON.stringify({
       block: { number: '0x5' },
-      accounts: { [STRANGER]: { nonce: 3, balance: '0x10', code: '0x6002', storage: { '0x1': '0x2a' } } },
+      accounts: {
+        [STRANGER]: { nonce: 3, balance: '0x10', code: '0x6002', storage: { '0x1': '0x2a', '0x100': '0x123' } },
+      },
     }),
   );
   const loaded = await runCommand(['--in-memory', '--port', '0', '--load-state', anvil]);
@@ -201,6 +203,10 @@ test('--state FILE: written at the stop, loaded at the next start; --load-state 
     expect((await rpcCall(loaded.url, 'eth_getTransactionCount', [STRANGER, 'latest'])).result).toBe('0x3');
     expect((await rpcCall(loaded.url, 'eth_getStorageAt', [STRANGER, '0x1', 'latest'])).result).toBe(
       `0x${'2a'.padStart(64, '0')}`,
+    );
+    // Odd-length quantities (Anvil writes them unpadded).
+    expect((await rpcCall(loaded.url, 'eth_getStorageAt', [STRANGER, '0x100', 'latest'])).result).toBe(
+      `0x${'123'.padStart(64, '0')}`,
     );
   } finally {
     await stop(loaded);

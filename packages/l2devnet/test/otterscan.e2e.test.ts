@@ -115,7 +115,7 @@ test("ots_searchTransactionsBefore/After: an address's history, newest first, in
   const before = await call('ots_searchTransactionsBefore', [alice, 0, 25]);
   expect(before.txs.map((t: any) => t.hash)).toEqual([forwardHash, boomHash, runHash, deployHash]);
   expect(before.receipts.map((r: any) => r.transactionHash)).toEqual([forwardHash, boomHash, runHash, deployHash]);
-  expect(before.receipts[0].timestamp).toMatch(/^0x/);
+  expect(before.receipts[0].timestamp).toBe((await call('eth_getBlockByNumber', ['0x3', false])).timestamp);
   expect(before).toMatchObject({ firstPage: true, lastPage: true });
   // The sink only ever received value from the forwarder's inner call.
   expect((await call('ots_searchTransactionsBefore', [SINK, 0, 25])).txs.map((t: any) => t.hash)).toEqual([

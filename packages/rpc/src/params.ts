@@ -212,9 +212,8 @@ export function member<T>(o: Record<string, unknown>, key: string, parse: Parser
   return v === undefined || v === null ? undefined : parse(v, { ...slot, name: `${slot.name}.${key}` });
 }
 
+/** eth_sendTransaction's request: a call's fields (nonce and type among them) and a chain id. */
 export interface TransactionRequest extends CallRequest {
-  nonce?: bigint;
-  type?: number;
   chainId?: bigint;
 }
 

@@ -89,8 +89,11 @@ export class ChainFeed {
     });
     chain.on('pendingTransaction', (hash) => {
       const targets = this.targets();
-      // Taken now: by the time subscribers hear of it, automine may have mined it.
-      const ptx = chain.reads.poolTransaction(hash);
+      // For a subscriber that asked for whole transactions, taken now: by the time subscribers hear
+      // of it, automine may have mined it.
+      const ptx = targets.subscriptions.some(([, s]) => s.full === true)
+        ? chain.reads.poolTransaction(hash)
+        : undefined;
       const full = ptx === undefined ? undefined : formatTransaction(ptx.tx, ptx.sender);
       setImmediate(() => this.onPending(targets, hash, full));
     });

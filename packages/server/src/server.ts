@@ -210,7 +210,6 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     ];
   }
 
-  /** Writes an answer; `withBody` false for HEAD, whose answer still reports the body's length. */
   /** The page: one static file, read once. */
   function page(res: HttpResponse): void {
     res.cork(() => {
@@ -221,6 +220,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     });
   }
 
+  /** Writes an answer; `withBody` false for HEAD, whose answer still reports the body's length. */
   function answer(res: HttpResponse, out: Outcome, withBody: boolean): void {
     res.cork(() => {
       res.writeStatus(out.status);

@@ -169,12 +169,7 @@ export class Admission {
     return withSender(tx.sign(impersonationKey(from)), from);
   }
 
-  /** Whether the node holds `address`'s key: a dev account's (an impersonated address has none). */
-  holdsKey(address: Uint8Array): boolean {
-    return this.keyOf(address) !== undefined;
-  }
-
-  /** A dev account's private key. */
+  /** A dev account's private key; undefined for any other address (an impersonated one has none). */
   keyOf(address: Uint8Array): Uint8Array | undefined {
     const hex = bytesToHex(address);
     return this.accounts.find((a) => bytesToHex(a.address) === hex)?.privateKey;

@@ -10,6 +10,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { randomBytes } from 'node:crypto';
 
 import { Address, createAccount, equalsBytes } from '@ethereumjs/util';
+import type { Account } from '@ethereumjs/util';
 
 import { InvalidArgumentError, InvalidTimestampError } from '../errors';
 import { delPoolRow } from '../pool/poolRows';
@@ -122,12 +123,15 @@ export class DevControl {
 
   /** Removes every pool transaction, or those of `sender` (anvil_dropAllTransactions, anvil_removePoolTransactions). */
   dropTransactions(sender?: Uint8Array): Promise<number> {
-    return this.head.exclusive(async () => {
-      const dropped = this.head.pool.all().filter((p) => sender === undefined || equalsBytes(p.sender, sender));
-      for (const ptx of dropped) this.head.pool.remove(ptx.hash);
-      await this.head.store.write(dropped.map((ptx) => delPoolRow(ptx.hash)));
-      return dropped.length;
-    });
+    return this.head.exclusive(() => this.dropPoolLocked(sender));
+  }
+
+  /** Drops the pool's transactions (all, or `sender`'s) and their rows; inside the chain's queue. */
+  private async dropPoolLocked(sender?: Uint8Array): Promise<number> {
+    const dropped = this.head.pool.all().filter((p) => sender === undefined || equalsBytes(p.sender, sender));
+    for (const ptx of dropped) this.head.pool.remove(ptx.hash);
+    await this.head.store.write(dropped.map((ptx) => delPoolRow(ptx.hash)));
+    return dropped.length;
   }
 
   /** Removes a transaction from the pool (anvil_dropTransaction); false if it was not there. */
@@ -162,22 +166,26 @@ export class DevControl {
   }
 
   /** Adds `amount` wei to an account's balance (anvil_addBalance). */
-  async addBalance(address: Uint8Array, amount: bigint): Promise<void> {
-    await this.editState(async (sm) => {
-      const a = new Address(address);
-      const account = (await sm.getAccount(a)) ?? createAccount({});
+  addBalance(address: Uint8Array, amount: bigint): Promise<void> {
+    return this.editAccount(address, (account) => {
       account.balance += amount;
-      await sm.putAccount(a, account);
     });
   }
 
-  /** Sets an account's balance and/or nonce, creating the account if need be. */
-  async setAccount(address: Uint8Array, fields: { balance?: bigint; nonce?: bigint }): Promise<void> {
-    await this.editState(async (sm) => {
-      const a = new Address(address);
-      const account = (await sm.getAccount(a)) ?? createAccount({});
+  /** Sets an account's balance and/or nonce. */
+  setAccount(address: Uint8Array, fields: { balance?: bigint; nonce?: bigint }): Promise<void> {
+    return this.editAccount(address, (account) => {
       if (fields.balance !== undefined) account.balance = fields.balance;
       if (fields.nonce !== undefined) account.nonce = fields.nonce;
+    });
+  }
+
+  /** Changes an account at the head, creating it if need be. */
+  private editAccount(address: Uint8Array, change: (account: Account) => void): Promise<void> {
+    return this.editState(async (sm) => {
+      const a = new Address(address);
+      const account = (await sm.getAccount(a)) ?? createAccount({});
+      change(account);
       await sm.putAccount(a, account);
     });
   }
@@ -274,9 +282,7 @@ export class DevControl {
     return this.head.exclusive(async () => {
       const genesis = (await this.head.store.getBlock(0n)) as Block;
       this.snapshots.clear();
-      const dropped = this.head.pool.all();
-      this.head.pool.clear();
-      await this.head.store.write(dropped.map((ptx) => delPoolRow(ptx.hash)));
+      await this.dropPoolLocked();
       await this.dropAbove(0n, genesis.header.stateRoot);
       this.head.clock.offset = 0;
       this.head.nextTimestamp = undefined;

@@ -35,10 +35,8 @@ export class ExecutionGuard {
   /** performance.now() after which a simulation is halted; Infinity for none. */
   private deadline = Infinity;
   private countdown = JUMPDESTS_PER_CHECK;
-  /** Whether the current execution was halted for running past its deadline. */
-  timedOut = false;
-  /** Why the current execution was halted by its stop condition, if it was. */
-  stopped: Error | undefined;
+  /** Why the current execution was halted: past its deadline, or its stop condition's reason. */
+  private halted: 'timeout' | Error | undefined;
   private stopWhen: (() => Error | undefined) | undefined;
 
   constructor(evm: VM['evm']) {
@@ -51,10 +49,19 @@ export class ExecutionGuard {
   /** Starts an execution; `timeoutMs` of 0 or undefined sets no deadline. */
   begin(timeoutMs?: number): void {
     this.deadline = timeoutMs ? performance.now() + timeoutMs : Infinity;
-    this.timedOut = false;
-    this.stopped = undefined;
+    this.halted = undefined;
     this.stopWhen = undefined;
     this.countdown = JUMPDESTS_PER_CHECK;
+  }
+
+  /** Whether the current execution was halted for running past its deadline. */
+  get timedOut(): boolean {
+    return this.halted === 'timeout';
+  }
+
+  /** Why the current execution was halted by its stop condition, if it was. */
+  get stopped(): Error | undefined {
+    return this.halted instanceof Error ? this.halted : undefined;
   }
 
   /** From now on, halts the execution when `stop` gives a reason (read at each check); undefined ends it. */
@@ -70,7 +77,7 @@ export class ExecutionGuard {
 
   private hook(evm: EvmInternals): void {
     this.wrap(evm, JUMPDEST, (runState) => {
-      if (!this.timedOut && this.stopped === undefined && --this.countdown > 0) return undefined;
+      if (this.halted === undefined && --this.countdown > 0) return undefined;
       this.countdown = JUMPDESTS_PER_CHECK;
       return this.check(runState);
     });
@@ -99,15 +106,8 @@ export class ExecutionGuard {
 
   /** Halts past the deadline; otherwise a pause when the event loop has waited long enough. */
   private check(runState: RunState): Promise<void> | undefined {
-    if (this.timedOut || this.stopped !== undefined) return this.halt(runState);
-    this.stopped = this.stopWhen?.();
-    if (this.stopped !== undefined) return this.halt(runState);
-    const now = performance.now();
-    if (now > this.deadline) {
-      this.timedOut = true;
-      return this.halt(runState);
-    }
-    return yieldIfBusy();
+    this.halted ??= this.stopWhen?.() ?? (performance.now() > this.deadline ? 'timeout' : undefined);
+    return this.halted === undefined ? yieldIfBusy() : this.halt(runState);
   }
 
   private halt(runState: RunState): never {

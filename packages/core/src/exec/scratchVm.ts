@@ -18,6 +18,7 @@ import { ExecutionGuard } from './executionGuard';
 import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
 import { requestTransaction } from '../pool/requestTx';
+import type { TxRequest } from '../pool/requestTx';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineCounts } from '../lines/conflation';
 import type { TracerProfileName } from '../lines/lineProfiles';
@@ -29,17 +30,10 @@ import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
 import { OverlayDB } from '../state/stateDb';
 
-export interface CallRequest {
+/** A call: a transaction request (pool/requestTx.ts) from `from` with at most `gas`. */
+export interface CallRequest extends TxRequest {
   from?: Uint8Array;
-  to?: Uint8Array;
   gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-  /** EIP-2930: addresses and slots warm from the start, paid for in the intrinsic gas. */
-  accessList?: [address: Uint8Array, slots: Uint8Array[]][];
 }
 
 export type { StateOverride };
@@ -270,14 +264,14 @@ export class ScratchVm {
   }
 
   /**
-   * The transaction a call would be if sent after it, for its line counts: filled as
-   * eth_sendTransaction fills it (the sender's nonce in this state, fees after `block`), with
-   * `gasLimit`, sized as signed. Its counts are the counts of that transaction at submission.
+   * The transaction a call would be if sent now, for its line counts, given its gas limit: filled as
+   * eth_sendTransaction fills it (the sender's nonce in this state, read before the call runs; fees
+   * after `block`) and sized as signed. Its counts are the counts of that transaction at submission.
    */
-  protected async sentAs(req: CallRequest, block: Block, gasLimit: bigint): Promise<TypedTransaction> {
+  protected async sentAs(req: CallRequest, block: Block): Promise<(gasLimit: bigint) => TypedTransaction> {
     const nonce = (await this.vm.stateManager.getAccount(new Address(req.from ?? ZERO_ADDRESS)))?.nonce ?? 0n;
     const baseFee = block.header.baseFeePerGas === undefined ? 0n : block.header.calcNextBaseFee();
-    return requestTransaction(this.vm.common, req, { nonce, gasLimit, baseFee }, true);
+    return (gasLimit) => requestTransaction(this.vm.common, req, { nonce, gasLimit, baseFee }, true);
   }
 
   /**
@@ -291,12 +285,11 @@ export class ScratchVm {
     countLines: boolean,
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
     const { intrinsic } = this.asTransaction(req);
-    const tx = countLines ? await this.sentAs(req, block, 0n) : undefined;
+    const sent = countLines ? await this.sentAs(req, block) : undefined;
     if (countLines) this.counter.begin();
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-    if (tx === undefined) return { result, intrinsic, lineCounts: undefined };
-    (tx as { gasLimit: bigint }).gasLimit = req.gas ?? gasSpent(intrinsic, result.execResult, false);
-    return { result, intrinsic, lineCounts: this.counter.end(tx, result) };
+    const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
+    return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };
   }
 
   protected tracerContext(start: Uint8Array[]): TracerContext {

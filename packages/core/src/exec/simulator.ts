@@ -129,7 +129,7 @@ export class Simulator extends ScratchVm {
         /** The counts of the call sent with `gas`, judged; undefined when lines are not asked for. */
         const countAt = async (gas: bigint, run?: EVMResult): Promise<LineCounts | undefined> => {
           if (!counting) return undefined;
-          const tx = await this.sentAs(req, block, gas);
+          const tx = (await this.sentAs(req, block))(gas);
           this.counter.setActive(true);
           if (run === undefined) {
             this.counter.begin();
@@ -403,7 +403,8 @@ export class Simulator extends ScratchVm {
         ];
         const tracer = makeTracer(options, this.tracerContext(start));
         const { intrinsic } = this.asTransaction(req);
-        const tx = await this.sentAs(req, block, 0n);
+        // The transaction it would be, for the line counts, where the tracer wants them.
+        const sent = this.counter.isActive ? await this.sentAs(req, block) : undefined;
         this.counter.begin();
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = attach(this.vm.evm, tracer);
@@ -413,8 +414,7 @@ export class Simulator extends ScratchVm {
         } finally {
           detach();
         }
-        (tx as { gasLimit: bigint }).gasLimit = req.gas ?? gasSpent(intrinsic, result.execResult, false);
-        const lineCounts = this.counter.end(tx, result);
+        const lineCounts = this.counter.end(sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false)), result);
         if (tracer.capture !== undefined) {
           await tracer.capture('post', stateReader(this.vm.stateManager));
           await this.vm.evm.journal.revert();

@@ -28,6 +28,7 @@ export interface TxRequest {
   maxPriorityFeePerGas?: bigint;
   value?: bigint;
   data?: Uint8Array;
+  /** EIP-2930: addresses and slots warm from the start, paid for in the intrinsic gas. */
   accessList?: [address: Uint8Array, slots: Uint8Array[]][];
   /** 0 or 1 ask for a gas-price transaction where fees would otherwise be EIP-1559's. */
   type?: number;

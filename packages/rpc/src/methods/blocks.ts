@@ -8,7 +8,10 @@ import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
 import { blockRef, bool, hash, smallQuantity } from '../params';
 
-async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
+export async function loadBlock(
+  ctx: RpcContext,
+  ref: BlockRef,
+): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
   const n = await ctx.chain.reads.resolveNumber(ref);
   if (n === undefined) return undefined;
   const [block, receipts] = await Promise.all([ctx.chain.reads.getBlockByNumber(n), ctx.chain.reads.getReceipts(n)]);
@@ -20,13 +23,18 @@ async function loadBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block
  * no longer answers. `stored` is false for a header the chain did not store (the pending block, an
  * ommer): its parent's total and its own difficulty.
  */
-async function totalDifficultyOf(ctx: RpcContext, header: BlockHeader, stored = true): Promise<bigint | undefined> {
+export async function totalDifficultyOf(
+  ctx: RpcContext,
+  header: BlockHeader,
+  stored = true,
+): Promise<bigint | undefined> {
   if (ctx.profile === 'geth') return undefined;
   if (stored) return ctx.chain.reads.totalDifficulty(header.number);
   return (await ctx.chain.reads.totalDifficulty(header.number - 1n)) + header.difficulty;
 }
 
-async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
+/** eth_getBlockByNumber / ByHash's answer: the block, or null. */
+export async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.miner.pendingBlock();
     return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header, false), true);

@@ -203,6 +203,27 @@ const word32 = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 /** balanceOf(address) and allowance(address,address) calldata. */
 const BALANCE_OF = hexToBytes('0x70a08231');
 const ALLOWANCE = hexToBytes('0xdd62ed3e');
+const dealErc20 = method(
+  [required('address', address), required('token', address), required('balance', quantityParam)],
+  (ctx, who, token, balance) =>
+    setErc20Slot(ctx, token, concatBytes(BALANCE_OF, setLengthLeft(who, 32)), word32(balance), 'balance'),
+);
+const setErc20Allowance = method(
+  [
+    required('owner', address),
+    required('spender', address),
+    required('token', address),
+    required('amount', quantityParam),
+  ],
+  (ctx, owner, spender, token, amount) =>
+    setErc20Slot(
+      ctx,
+      token,
+      concatBytes(ALLOWANCE, setLengthLeft(owner, 32), setLengthLeft(spender, 32)),
+      word32(amount),
+      'allowance',
+    ),
+);
 
 /** anvil_dropAllTransactions: empties the pool. */
 const dropAllTransactions = method([], async ({ chain }) => {
@@ -226,12 +247,6 @@ const setLoggingEnabled = method([required('enabled', bool)], ({ chain }, on) =>
   chain.dev.loggingEnabled = on;
   return null;
 });
-
-const dealErc20 = method(
-  [required('address', address), required('token', address), required('balance', quantityParam)],
-  (ctx, who, token, balance) =>
-    setErc20Slot(ctx, token, concatBytes(BALANCE_OF, setLengthLeft(who, 32)), word32(balance), 'balance'),
-);
 
 export const devnetMethods: Record<string, Method> = {
   // --- accounts
@@ -276,22 +291,7 @@ export const devnetMethods: Record<string, Method> = {
   'anvil_dealERC20': dealErc20,
   'anvil_setERC20Balance': dealErc20,
   'hardhat_dealERC20': dealErc20,
-  'anvil_setERC20Allowance': method(
-    [
-      required('owner', address),
-      required('spender', address),
-      required('token', address),
-      required('amount', quantityParam),
-    ],
-    (ctx, owner, spender, token, amount) =>
-      setErc20Slot(
-        ctx,
-        token,
-        concatBytes(ALLOWANCE, setLengthLeft(owner, 32), setLengthLeft(spender, 32)),
-        word32(amount),
-        'allowance',
-      ),
-  ),
+  'anvil_setERC20Allowance': setErc20Allowance,
 
   // --- time
   'evm_increaseTime': increaseTime,

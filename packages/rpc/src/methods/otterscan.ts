@@ -6,41 +6,34 @@
  * an address's history, a sender's transaction by nonce and a contract's creator.
  */
 import type { Block } from '@ethereumjs/block';
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { BlockRef, CallFrame, Receipt, TraceOptions } from '@l2devnet/core';
 import { effectiveGasPrice } from '@l2devnet/core';
 
-import { formatBlock, formatReceipt, formatTrace, formatTransaction, hex, quantity } from '../format';
+import { formatBlock, formatReceipt, formatTransaction, hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
 import { address, amount, blockRef, count, hash } from '../params';
+import { blockResult, loadBlock, totalDifficultyOf } from './blocks';
+import { blockTraces } from './parity';
+import type { Trace } from './parity';
 
 const CALLS: TraceOptions = { tracer: 'callTracer' };
-const FLAT: TraceOptions = { tracer: 'flatCallTracer', tracerConfig: { includePrecompiles: true } };
+/** The flat traces an address's history is searched in: calls to precompiles included. */
+const FLAT_ALL: TraceOptions = { tracer: 'flatCallTracer', tracerConfig: { includePrecompiles: true } };
 
-/** Otterscan's operation types (ots_getInternalOperations). */
-const TRANSFER = 0;
-const SELF_DESTRUCT = 1;
-const CREATE = 2;
-const CREATE2 = 3;
-
-/** The total difficulty, where the block object carries it: not on geth's profile (as eth_getBlockByNumber). */
-async function totalDifficulty(ctx: RpcContext, n: bigint): Promise<bigint | undefined> {
-  return ctx.profile === 'geth' ? undefined : ctx.chain.reads.totalDifficulty(n);
-}
+/** Otterscan's operation types (ots_getInternalOperations), by the frame that makes each. */
+const OPERATIONS: Record<string, number> = { CALL: 0, SELFDESTRUCT: 1, CREATE: 2, CREATE2: 3 };
 
 /** A block number as Otterscan sends it (a JSON number) or any block tag. */
 const numberOrTag = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
   typeof value === 'number' ? { kind: 'number', number: amount(value, slot) } : blockRef()(value, slot);
 
-async function blockAt(ctx: RpcContext, n: bigint): Promise<{ block: Block; receipts: Receipt[] } | undefined> {
-  const [block, receipts] = await Promise.all([ctx.chain.reads.getBlockByNumber(n), ctx.chain.reads.getReceipts(n)]);
-  return block === undefined || receipts === undefined ? undefined : { block, receipts };
-}
+const numbered = (n: bigint): BlockRef => ({ kind: 'number', number: n });
 
 /** ots_getBlockDetails: the block without its transactions' bodies, their count, the fees they paid, no issuance (a proof-of-stake chain mints nothing per block). */
-async function blockDetails(ctx: RpcContext, n: bigint | undefined) {
-  const found = n === undefined ? undefined : await blockAt(ctx, n);
+async function blockDetails(ctx: RpcContext, ref: BlockRef) {
+  const found = await loadBlock(ctx, ref);
   if (found === undefined) return null;
   const { block, receipts } = found;
   let fees = 0n;
@@ -51,7 +44,7 @@ async function blockDetails(ctx: RpcContext, n: bigint | undefined) {
     block,
     receipts,
     false,
-    await totalDifficulty(ctx, block.header.number),
+    await totalDifficultyOf(ctx, block.header),
   );
   return {
     block: { ...header, transactionCount: block.transactions.length },
@@ -66,21 +59,15 @@ function otsReceipt(block: Block, receipts: Receipt[], i: number) {
 }
 
 /** Whether a flat trace touches `who`: as sender, recipient, created or refunded address. */
-function touches(trace: Record<string, any>, who: string): boolean {
-  const a = trace.action ?? {};
+function touches(trace: Trace, who: string): boolean {
+  const a = trace.action;
   return [a.from, a.to, a.address, a.refundAddress, trace.result?.address].includes(who);
 }
 
 /** Hashes of the transactions of block `n` that touch `who` at any depth, in block order. */
 async function touching(ctx: RpcContext, n: bigint, who: string): Promise<string[]> {
-  if (n === 0n) return [];
-  const traced = (await ctx.chain.traces.traceBlock(n, FLAT)) ?? [];
-  const hashes: string[] = [];
-  for (const t of traced) {
-    if ((formatTrace(t.result) as Record<string, unknown>[]).some((trace) => touches(trace, who)))
-      hashes.push(hex(t.txHash));
-  }
-  return hashes;
+  const traces = await blockTraces(ctx, n, FLAT_ALL);
+  return [...new Set(traces.filter((t) => touches(t, who)).map((t) => t.transactionHash))];
 }
 
 /** ots_searchTransactions*'s answer: the transactions, newest first, with receipts and timestamps. */
@@ -88,7 +75,7 @@ async function withReceipts(ctx: RpcContext, hashes: string[], firstPage: boolea
   const txs = [];
   const receipts = [];
   for (const h of hashes) {
-    const found = await ctx.chain.reads.getReceipt(Buffer.from(h.slice(2), 'hex'));
+    const found = await ctx.chain.reads.getReceipt(hexToBytes(h as `0x${string}`));
     if (found === undefined) continue;
     const blockReceipts = (await ctx.chain.reads.getReceipts(found.block.header.number)) ?? [];
     const tx = found.block.transactions[found.index];
@@ -114,19 +101,11 @@ const flatten = (f: CallFrame, depth: number, out: { frame: CallFrame; depth: nu
   return out;
 };
 
-const blockNumberParam = (value: unknown, slot: Parameters<typeof amount>[1]) => amount(value, slot);
-
 export const otterscanMethods: Record<string, Method> = {
   /** ots_getApiLevel: 8, the level Otterscan asks for (src/params.ts). */
   'ots_getApiLevel': method([], () => 8),
   /** erigon_getHeaderByNumber(number): the block, as eth_getBlockByNumber without transaction bodies (Anvil answers the same). */
-  'erigon_getHeaderByNumber': method([required('block', numberOrTag)], async (ctx, ref) => {
-    const n = await ctx.chain.reads.resolveNumber(ref);
-    const found = n === undefined ? undefined : await blockAt(ctx, n);
-    return found === undefined
-      ? null
-      : formatBlock(found.block, found.receipts, false, await totalDifficulty(ctx, found.block.header.number));
-  }),
+  'erigon_getHeaderByNumber': method([required('block', numberOrTag)], (ctx, ref) => blockResult(ctx, ref, false)),
   /** ots_hasCode(address, block): whether the address holds code then. */
   'ots_hasCode': method(
     [required('address', address), required('block', blockRef({ allowObject: true, orHash: true }))],
@@ -137,21 +116,18 @@ export const otterscanMethods: Record<string, Method> = {
     },
   ),
   /** ots_getBlockDetails(number): `{ block, issuance, totalFees }`; null for an unknown block. */
-  'ots_getBlockDetails': method([required('number', blockNumberParam)], async (ctx, n) =>
-    blockDetails(ctx, n <= ctx.chain.headNumber ? n : undefined),
+  'ots_getBlockDetails': method([required('number', amount)], (ctx, n) => blockDetails(ctx, numbered(n))),
+  'ots_getBlockDetailsByHash': method([required('hash', hash)], (ctx, h) =>
+    blockDetails(ctx, { kind: 'hash', hash: h }),
   ),
-  'ots_getBlockDetailsByHash': method([required('hash', hash)], async (ctx, h) => {
-    const block = await ctx.chain.reads.getBlock({ kind: 'hash', hash: h });
-    return blockDetails(ctx, block?.header.number);
-  }),
   /** ots_getBlockTransactions(number, page, pageSize): one page of the block's transactions with their receipts. */
   'ots_getBlockTransactions': method(
-    [required('number', blockNumberParam), required('page', count), required('pageSize', count)],
+    [required('number', amount), required('page', count), required('pageSize', count)],
     async (ctx, n, page, pageSize) => {
-      const found = n <= ctx.chain.headNumber ? await blockAt(ctx, n) : undefined;
+      const found = await loadBlock(ctx, numbered(n));
       if (found === undefined) return null;
       const { block, receipts } = found;
-      const full = formatBlock(block, receipts, true, await totalDifficulty(ctx, n));
+      const full = formatBlock(block, receipts, true, await totalDifficultyOf(ctx, block.header));
       const from = page * pageSize;
       const indexes = block.transactions.map((_, i) => i).slice(from, from + pageSize);
       return {
@@ -187,17 +163,9 @@ export const otterscanMethods: Record<string, Method> = {
     for (const { frame: f, depth } of flatten(result.frame, 0)) {
       if (depth === 0 || f.error !== undefined) continue;
       const value = f.value ?? 0n;
-      const type =
-        f.type === 'SELFDESTRUCT'
-          ? SELF_DESTRUCT
-          : f.type === 'CREATE'
-            ? CREATE
-            : f.type === 'CREATE2'
-              ? CREATE2
-              : f.type === 'CALL' && value > 0n
-                ? TRANSFER
-                : undefined;
-      if (type === undefined) continue;
+      const type = OPERATIONS[f.type];
+      // A call is an operation when it moves value (a transfer).
+      if (type === undefined || (f.type === 'CALL' && value === 0n)) continue;
       ops.push({ type, from: hex(f.from), to: f.to === undefined ? null : hex(f.to), value: quantity(value) });
     }
     return ops;
@@ -210,7 +178,7 @@ export const otterscanMethods: Record<string, Method> = {
   }),
   /** ots_searchTransactionsBefore(address, block, pageSize): the address's transactions before `block` (0: from the head), newest first. */
   'ots_searchTransactionsBefore': method(
-    [required('address', address), required('block', blockNumberParam), required('pageSize', count)],
+    [required('address', address), required('block', amount), required('pageSize', count)],
     async (ctx, a, n, pageSize) => {
       const head = ctx.chain.headNumber;
       const who = bytesToHex(a);
@@ -223,7 +191,7 @@ export const otterscanMethods: Record<string, Method> = {
   ),
   /** ots_searchTransactionsAfter(address, block, pageSize): the address's transactions after `block`, newest first. */
   'ots_searchTransactionsAfter': method(
-    [required('address', address), required('block', blockNumberParam), required('pageSize', count)],
+    [required('address', address), required('block', amount), required('pageSize', count)],
     async (ctx, a, n, pageSize) => {
       const head = ctx.chain.headNumber;
       const who = bytesToHex(a);
@@ -243,7 +211,7 @@ export const otterscanMethods: Record<string, Method> = {
       const nonceAt = async (n: bigint) => (await reads.getAccount(a, n)).nonce;
       if ((await nonceAt(head)) <= nonce) return null;
       const n = await firstBlockWhere(0n, head, async (b) => (await nonceAt(b)) > nonce);
-      const found = await blockAt(ctx, n);
+      const found = await loadBlock(ctx, numbered(n));
       const i = found?.block.transactions.findIndex(
         (tx, j) => tx.nonce === nonce && equalsBytes(found.receipts[j].from, a),
       );
@@ -258,11 +226,7 @@ export const otterscanMethods: Record<string, Method> = {
     if (!(await hasCode(head)) || (await hasCode(0n))) return null;
     const n = await firstBlockWhere(1n, head, hasCode);
     const who = bytesToHex(a);
-    for (const t of (await ctx.chain.traces.traceBlock(n, FLAT)) ?? []) {
-      for (const trace of formatTrace(t.result) as Record<string, any>[])
-        if (trace.type === 'create' && trace.result?.address === who)
-          return { hash: hex(t.txHash), creator: trace.action.from };
-    }
-    return null;
+    const created = (await blockTraces(ctx, n, FLAT_ALL)).find((t) => t.type === 'create' && t.result?.address === who);
+    return created === undefined ? null : { hash: created.transactionHash, creator: created.action.from };
   }),
 };

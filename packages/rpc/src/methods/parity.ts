@@ -17,16 +17,18 @@ const FLAT: TraceOptions = { tracer: 'flatCallTracer', tracerConfig: { convertPa
 /** Anvil's bound on trace_filter's range. */
 const MAX_FILTER_BLOCKS = 300n;
 
-type Trace = {
+/** A flat trace, as far as its readers here and in otterscan.ts look into it. */
+export type Trace = {
   action: { from?: string; to?: string; address?: string; refundAddress?: string };
   result?: { address?: string };
   type: string;
+  transactionHash: string;
 };
 
-/** A block's traces, every transaction's in order; [] for genesis, as Anvil. */
-async function blockTraces(ctx: RpcContext, n: bigint): Promise<Trace[]> {
+/** A block's flat traces, every transaction's in order; [] for genesis, as Anvil. */
+export async function blockTraces(ctx: RpcContext, n: bigint, options: TraceOptions = FLAT): Promise<Trace[]> {
   if (n === 0n) return [];
-  const traced = await ctx.chain.traces.traceBlock(n, FLAT);
+  const traced = await ctx.chain.traces.traceBlock(n, options);
   return (traced ?? []).flatMap((t) => formatTrace(t.result) as Trace[]);
 }
 

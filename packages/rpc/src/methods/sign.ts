@@ -45,8 +45,9 @@ export const signingMethods: Record<string, Method> = {
   'eth_signTransaction': method([required('transaction', callObject())], async (ctx, req) => {
     // Without `from`, the first dev account signs, as Anvil.
     const from = req.from ?? ctx.chain.accounts[0]?.address ?? new Uint8Array(20);
-    if (!ctx.chain.txs.holdsKey(from)) throw new UnknownAccountError(from);
+    const key = ctx.chain.txs.keyOf(from);
+    if (key === undefined) throw new UnknownAccountError(from);
     const tx = await buildTransaction(ctx, { ...req, from }, await ctx.chain.reads.pendingNonce(from));
-    return hex(tx.sign(ctx.chain.txs.keyOf(from) as Uint8Array).serialize());
+    return hex(tx.sign(key).serialize());
   }),
 };
