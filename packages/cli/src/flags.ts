@@ -80,6 +80,9 @@ Storage
 Prover line counts
   --tracer NAME             which Linea tracer the line counter follows: osaka (today's, the default) or
                             london (beta-v2.1, the one Linea's published line counts were measured with)
+  --counter NAME            which of Linea's line counters: tracer (the full tracer, ZkTracer, as Linea's
+                            mainnet profile runs it; the default) or limitless (the light ZkCounter that
+                            --plugin-linea-limitless-enabled selects; osaka only)
   --limits FILE             per-module line limits, TOML [traces-limits] (default: for osaka the file Linea
                             ships for mainnet, fixtures/limits/linea-mainnet.toml; for london
                             fixtures/limits/linea-london.toml)
@@ -225,6 +228,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'state-interval': { type: 'string', short: 's' },
   limits: { type: 'string' },
   tracer: { type: 'string' },
+  counter: { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   silent: { type: 'boolean' },
   import: { type: 'string' },
@@ -345,6 +349,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       import: s('import'),
       head: big('head', s('head')),
       tracer: s('tracer') as NodeOptions['tracer'],
+      counter: s('counter') as NodeOptions['counter'],
       limits: s('limits'),
       rpcLineCheck: !flag('no-rpc-line-check'),
       preset: s('preset') as NodeOptions['preset'],

@@ -14,8 +14,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { Chain, TRACER_PROFILES } from '@l2devnet/core';
-import type { CallResult, LineCounts, TracerProfileName } from '@l2devnet/core';
+import { COUNTERS, Chain, TRACER_PROFILES } from '@l2devnet/core';
+import type { CallResult, CounterName, LineCounts, TracerProfileName } from '@l2devnet/core';
 import { createProvider, createRpc, params } from '@l2devnet/rpc';
 import type { Eip1193Provider } from '@l2devnet/rpc';
 
@@ -38,6 +38,7 @@ FILE instead: a module that grew by more than PERCENT (default 0), or a name FIL
   --tolerance PERCENT       growth allowed before --check fails (default 0)
   --hardfork NAME           hardfork of the chain the scenario runs on (default: the node's)
   --tracer NAME             the Linea tracer to count with: osaka (default) or london
+  --counter NAME            the line counter: tracer (ZkTracer, default) or limitless (ZkCounter, osaka only)
   --rpc URL                 the node to ask about TXHASH (default http://127.0.0.1:8545)
 `;
 
@@ -125,8 +126,13 @@ interface JsonStep {
 }
 
 /** Runs a scenario; returns each step's counts. */
-export async function runScenario(file: string, hardfork?: string, tracer?: TracerProfileName): Promise<Snapshot> {
-  const chain = await Chain.create({ mining: { mode: 'manual' }, hardfork, tracer });
+export async function runScenario(
+  file: string,
+  hardfork?: string,
+  tracer?: TracerProfileName,
+  counter?: CounterName,
+): Promise<Snapshot> {
+  const chain = await Chain.create({ mining: { mode: 'manual' }, hardfork, tracer, counter });
   const provider = createProvider(createRpc(chain, { requireCallFrom: false }));
   const accounts = chain.accounts.map((a) => bytesToHex(a.address));
   const snapshot: Snapshot = {};
@@ -287,6 +293,7 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
     tolerance: { type: 'string' },
     hardfork: { type: 'string' },
     tracer: { type: 'string' },
+    counter: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) {
@@ -314,7 +321,14 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
   const tracer = values.tracer as TracerProfileName | undefined;
   if (tracer !== undefined && !TRACER_PROFILES.includes(tracer))
     throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracer}"`);
-  const now = await runScenario(positionals[0], values.hardfork as string | undefined, tracer);
+  const counter = values.counter as CounterName | undefined;
+  if (counter !== undefined && !COUNTERS.includes(counter))
+    throw new FlagError(`--counter must be one of ${COUNTERS.join(', ')}; got "${counter}"`);
+  if (counter === 'limitless' && tracer === 'london')
+    throw new FlagError(
+      "--counter limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)",
+    );
+  const now = await runScenario(positionals[0], values.hardfork as string | undefined, tracer, counter);
   if (values.check !== true) {
     writeFileSync(snapshotFile, serialize(now));
     out(`wrote the line counts of ${Object.keys(now).length} calls and transactions to ${snapshotFile}\n`);

@@ -19,9 +19,10 @@ import {
   parseEther,
   SUPPORTED_HARDFORKS,
   TRACER_PROFILES,
+  COUNTERS,
 } from '@l2devnet/core';
 import type { EventFilter } from '@l2devnet/core';
-import type { ChainOptions, MiningMode, TracerProfileName } from '@l2devnet/core';
+import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@l2devnet/core';
 
 /** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
 export interface NodeOptions {
@@ -94,6 +95,11 @@ export interface NodeOptions {
   // Prover line counts
   /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
   tracer?: TracerProfileName;
+  /**
+   * Which of Linea's line counters: 'tracer' (the full tracer, ZkTracer; default, as Linea's mainnet
+   * profile runs it) or 'limitless' (the light ZkCounter, osaka only). `--counter`
+   */
+  counter?: CounterName;
   /** Per-module line limits file, TOML (default: the tracer's default limits). `--limits` */
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
@@ -211,6 +217,7 @@ const FLAGS: Record<OptionName, string> = {
   import: '--import FILE',
   head: '--head',
   tracer: '--tracer',
+  counter: '--counter',
   limits: '--limits',
   rpcLineCheck: '--no-rpc-line-check',
   preset: '--preset',
@@ -271,6 +278,12 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const preset = opts.preset === undefined ? undefined : PRESETS[opts.preset];
   const tracer = (opts.tracer ?? 'osaka') as TracerProfileName;
   if (!TRACER_PROFILES.includes(tracer)) throw bad('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
+  const counter = (opts.counter ?? 'tracer') as CounterName;
+  if (!COUNTERS.includes(counter)) throw bad('counter', `must be one of ${COUNTERS.join(', ')}`, counter);
+  if (counter === 'limitless' && tracer !== 'osaka')
+    throw new OptionError(
+      `${style.name('counter')} limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)`,
+    );
   if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork))
     throw bad('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
   const mnemonic = opts.mnemonic;
@@ -312,8 +325,9 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     finalizedDepth: integer('finalityDepth', opts.finalityDepth),
     safeDepth: integer('safeDepth', opts.safeDepth),
     logQueryTimeoutMs: count('logQueryTimeoutMs', opts.logQueryTimeoutMs, 1),
-    lineLimits: LineLimits.fromFile(limitsFile, tracer),
+    lineLimits: LineLimits.fromFile(limitsFile, tracer, counter),
     tracer,
+    counter,
     rpcLineCheck: opts.rpcLineCheck !== false,
     sequencerRules: presetRules(sequencerRules(opts, integer, count), preset),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import type { Chain, ExclusionRecord, LineFrame, Receipt } from '@l2devnet/core';
+import type { Chain, ExclusionRecord, LineFrame, LineOverflow, Receipt } from '@l2devnet/core';
 import { formatCallFrame } from '@l2devnet/rpc';
 import type { RpcCallFrame as CallFrame } from '@l2devnet/rpc';
 import type { Block } from '@ethereumjs/block';
@@ -193,6 +193,15 @@ export function printTraces(chain: Chain, opts: TracePrinterOptions): void {
   });
   chain.on('excluded', (record: ExclusionRecord) => {
     if (chain.dev.loggingEnabled) enqueue(() => printExclusion(chain, record, opts));
+  });
+  // Linea's selector logs the same words (TraceLineLimitTransactionSelector.java).
+  chain.on('blockFull', (n: bigint, o: LineOverflow) => {
+    if (chain.dev.loggingEnabled)
+      enqueue(async () =>
+        opts.write(
+          `Block ${n}: Cumulated line count for module ${o.module}=${o.count} is above the limit ${o.limit}, stopping selection\n`,
+        ),
+      );
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,11 @@ test.each([
   [['--sequencer-rules', 'maybe'], '--sequencer-rules must be on or off; got "maybe"'],
   [['--max-tx-calldata-size', '-1'], '--max-tx-calldata-size'],
   [['--rpc-gas-cap', 'lots'], '--rpc-gas-cap must be a decimal or 0x-hex integer; got "lots"'],
+  [['--counter', 'zk'], '--counter must be one of tracer, limitless; got "zk"'],
+  [
+    ['--counter', 'limitless', '--tracer', 'london'],
+    "--counter limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)",
+  ],
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
@@ -87,14 +92,20 @@ test.each([
   expect(stderr).toContain(message);
 });
 
-test('a module the counter counts but the limits file lacks stops the start, naming it', async () => {
+test('a module the counter counts but the limits file lacks stops the start, naming the first its tracer lists', async () => {
   const file = join(dir, 'limits.toml');
   writeFileSync(file, '[traces-limits]\nADD = 1\n');
-  const { code, stderr } = await runToEnd(['--in-memory', '--limits', file]);
-  expect(code).toBe(2);
-  expect(stderr).toContain(
-    `limits file ${file}: module BLAKE_MODEXP_DATA, counted by the osaka tracer, has no limit (MODULE_NOT_DEFINED)`,
-  );
+  // ZkTracer lists HUB first (Hub.getModulesToCount), ZkCounter its checked modules, BLAKE_MODEXP_DATA first.
+  for (const [counter, module] of [
+    ['tracer', 'HUB'],
+    ['limitless', 'BLAKE_MODEXP_DATA'],
+  ]) {
+    const { code, stderr } = await runToEnd(['--in-memory', '--limits', file, '--counter', counter]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      `limits file ${file}: module ${module}, counted by the osaka tracer, has no limit (MODULE_NOT_DEFINED)`,
+    );
+  }
 });
 
 test('the limits file Linea ships for mainnet is the default; --tracer london reads its own default', async () => {
@@ -134,6 +145,23 @@ test("the sequencer acceptance tests' limits file starts the node, with a warnin
   );
 });
 
+test('--counter limitless: a key neither counter counts is let through with a warning, as the sequencer ignores it', async () => {
+  const mainnet = join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml');
+  const file = join(dir, 'limitless.toml');
+  writeFileSync(file, readFileSync(mainnet, 'utf8').replace('[traces-limits]', '[traces-limits]\nBIN = 5'));
+  const node = await runCommand(['--in-memory', '--port', '0', '--counter', 'limitless', '--limits', file]);
+  try {
+    expect(node.stdout()).toContain("Line counts:       Linea's osaka tracer, limitless counter (ZkCounter)\n");
+    const limits = (await rpcCall(node.url, 'l2_getLineLimits')).result as Record<string, number>;
+    expect(limits.BIN).toBeUndefined();
+    expect(limits.RLP_AUTH).toBeGreaterThan(0); // unchecked by ZkCounter, still required of the file
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
+  expect(node.stderr()).toBe(`warning: limits file ${file}: ignoring keys the line counter does not count: BIN\n`);
+});
+
 test('prints chain id, accounts, keys, mnemonic, data dir and address, then a ready line; SIGTERM shuts it down cleanly', async () => {
   const node = await runCommand(['--data-dir', dir, '--port', '0', '--chain-id', '1234']);
   const out = node.stdout();
@@ -146,7 +174,7 @@ test('prints chain id, accounts, keys, mnemonic, data dir and address, then a re
   expect(out).toContain(
     "Sequencer rules:   Linea's: calldata 60000/tx, 109000/block; gas 24000000/tx, 55000000/block; no blob transactions, no precompile recipients",
   );
-  expect(out).toContain("Line counts:       Linea's osaka tracer\n");
+  expect(out).toContain("Line counts:       Linea's osaka tracer, full tracer (ZkTracer)\n");
   expect(out).toContain(
     'Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,',
   );

@@ -276,3 +276,226 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     expect(reverted.modules.SHF.count).toBe(31);
   });
 });
+
+/**
+ * Today's numbers: Linea's sequencer acceptance tests at linea-monorepo cb180134 (2026-06-12),
+ * linea-besu/plugins/linea-sequencer/acceptance-tests/src/test/kotlin/linea/plugin/acc/test/, run by
+ * a node on its default tracer (osaka) under each of Linea's two counters. Those tests run the
+ * limitless counter by default (TestCommandLineOptionsBuilder sets --plugin-linea-limitless-enabled)
+ * and the full tracer where they say so; the precompile counters they check at block level come
+ * from EcData and the precompile modules, which both counters share.
+ */
+const EXCLUDED = artifact('ExcludedPrecompiles');
+const CALLER = JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'PrecompileCaller.json'), 'utf8')) as {
+  abi: unknown[];
+  bytecode: string;
+};
+const callTimes = (precompile: number, input: string, times: number) =>
+  new Interface(CALLER.abi as string[]).encodeFunctionData('callTimes', [
+    `0x${precompile.toString(16).padStart(40, '0')}`,
+    input,
+    times,
+  ]);
+
+// EcDataLimitsTest.kt and ModExpLimitsTest.kt inputs.
+const ECADD_INPUT =
+  '0x070375d4eec4f22aa3ad39cb40ccd73d2dbab6de316e75f81dc2948a996795d5041b98f07f44aa55ce8bd97e32cacf55f1e42229d540d5e7a767d1138a5da656185f6f5cf93c8afa0461a948c2da7c403b6f8477c488155dfa8d2da1c62517b813d83d7a51eb18fdb51225873c87d44f883e770ce2ca56c305d02d6cb99ca5b8';
+const ECMUL_INPUT =
+  '0x030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c40000000000000000000000000000000000000000000000000000000000000001';
+const ECRECOVER_INPUT =
+  '0x279d94621558f755796898fc4bd36b6d407cae77537865afe523b79c74cc680b000000000000000000000000000000000000000000000000000000000000001bc2ff96feed8749a5ad1c0714f950b5ac939d8acedbedcbc2949614ab8af063121feecd50adc6273fdd5d11c6da18c8cfe14e2787f5a90af7c7c1328e7d0a2c42';
+const PAIR_NON_TRIVIAL =
+  '01395d002b3ca9180fb924650ef0656ead838fd027d487fed681de0d674c30da097c3a9a072f9c85edf7a36812f8ee05e2cc73140749dcd7d29ceb34a84121882bd3295ff81c577fe772543783411c36f463676d9692ca4250588fbad0b44dc707d8d8329e62324af8091e3a4ffe5a57cb8664d1f5f6838c55261177118e9313230f1851ba0d3d7d36c8603c7118c86bd2b6a7a1610c4af9e907cb702beff1d812843e703009c1c1a2f1088dcf4d91e9ed43189aa6327cae9a68be22a1aee5cb';
+const PAIR_LEFT_TRIVIAL =
+  '00'.repeat(64) +
+  '266152e278e5dab4e14f0d93a3e54550d08dc30ef4fe911257bd3e313864b85922cebabf989f812c0a6e67362bcb83d55c6378a4f500ecc8a6a5518b3d1695e0070a5a339edbbb67c35d0d44b3ffff6b5803b198af7645c892f6af2fa8abf6f2117f82e731f61e688908fa2c831c6a1c7775e6f9cfd49e06d1d24d3d13e5936a';
+const MODEXP_INPUT = `0x${'00'.repeat(31)}01${'00'.repeat(31)}01${'00'.repeat(31)}01aabbcc`;
+// BlsMapFpToG1OverflowSetup.kt: field elements BLS12_MAP_FP_TO_G1 maps.
+const FP_INPUTS = [
+  '0x0000000000000000000000000000000014406e5bfb9209256a3820879a29ac2f62d6aca82324bf3ae2aa7d3c54792043bd8c791fccdb080c1a52dc68b8b69350',
+  '0x000000000000000000000000000000000e885bb33996e12f07da69073e2c0cc880bc8eff26d2a724299eb12d54f4bcf26f4748bb020e80a7e3794a7b0e47a641',
+  '0x000000000000000000000000000000000ba1b6d79150bdc368a14157ebfe8b5f691cf657a6bbe30e79b6654691136577d2ef1b36bfb232e3336e7e4c9352a8ed',
+  '0x000000000000000000000000000000000f12847f7787f439575031bcdb1f03cfb79f942f3a9709306e4bd5afc73d3f78fd1c1fef913f503c8cbab58453fb7df2',
+];
+
+describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts today (--counter %s)", (counter) => {
+  let node: RunningCommand;
+  let dir: string;
+  const wallet = new Wallet(ALICE_KEY);
+  let nonce = 0;
+  let excluded: string;
+  let caller: string;
+  const call = async (method: string, params: unknown[] = []) => rpcCall(node.url, method, params);
+  const sign = (tx: { to?: string; data: string; gasLimit?: number }, n = nonce) =>
+    wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      gasLimit: tx.gasLimit ?? 5_000_000,
+      to: tx.to,
+      data: tx.data,
+    });
+  const limits = async (set: Record<string, number>) =>
+    expect((await call('l2_setLineLimits', [set])).error).toBeUndefined();
+  const reset = async () => expect((await call('l2_resetLineLimits')).error).toBeUndefined();
+  const mine = async () => expect((await call('evm_mine')).error).toBeUndefined();
+  const head = async () => Number((await call('eth_blockNumber')).result);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'l2devnet-lineref-osaka-'));
+    const file = join(dir, 'limits.toml');
+    const mainnet = readFileSync(join(FIXTURES, 'limits', 'linea-mainnet.toml'), 'utf8');
+    writeFileSync(file, mainnet.replace(/= *[0-9_]+/g, '= 1000000000'));
+    node = await runCommand([
+      ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID), '--no-mining', '-v'],
+      ...['--counter', counter, '--limits', file],
+    ]);
+    excluded = getCreateAddress({ from: wallet.address, nonce: 0 });
+    caller = getCreateAddress({ from: wallet.address, nonce: 1 });
+    for (const bytecode of [EXCLUDED.bytecode, CALLER.bytecode])
+      expect((await call('eth_sendRawTransaction', [await sign({ data: bytecode }, nonce++)])).error).toBeUndefined();
+    await mine();
+  });
+  afterAll(async () => {
+    node.child.kill('SIGTERM');
+    await node.exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an empty block reports its constant and system-transaction rows', async () => {
+    await mine();
+    const { tracesCounters } = (await call('linea_getBlockTracesCountersV2', [{ blockNumber: await head() }]))
+      .result as { tracesCounters: Record<string, number> };
+    // BLOCK_DATA nROWS_DEPTH 14; the EIP-4788 (5), EIP-2935 (4) and final no-op (2) system transactions
+    // in HUB, 3 + 3 + 2 in TXN_DATA; 38 bytes of BLOCK_L1_SIZE; the limitless counter's historical
+    // block hashes ((256 + 1) · 6); spillage on top.
+    expect(tracesCounters).toMatchObject({ BLOCK_DATA: 14 + 6, HUB: 11 + 12, TXN_DATA: 8 + 8, BLOCK_L1_SIZE: 38 });
+    expect(tracesCounters.BLOCK_HASH).toBe(counter === 'limitless' ? 1542 + 1 : 1);
+    expect(tracesCounters.BLOCK_TRANSACTIONS).toBe(0);
+  });
+
+  // ExcludedPrecompilesTest.kt (full tracer) and ExcludedPrecompilesLimitlessTest.kt,
+  // EthSendRawTransactionSimulationCheckLimitlessTest.kt (limitless).
+  test(
+    counter === 'tracer'
+      ? 'RIPEMD-160 of "I am not allowed here": PRECOMPILE_RIPEMD_BLOCKS=1 (one 64-byte block) above 0'
+      : 'RIPEMD-160 of "I am not allowed here": PRECOMPILE_RIPEMD_BLOCKS=21 (its bytes) above 0',
+    async () => {
+      await limits({ PRECOMPILE_RIPEMD_BLOCKS: 0 });
+      try {
+        const data = new Interface(EXCLUDED.abi as string[]).encodeFunctionData('callRIPEMD160', [
+          toUtf8Bytes('I am not allowed here'),
+        ]);
+        const answer = await call('eth_sendRawTransaction', [await sign({ to: excluded, data })]);
+        const count = counter === 'tracer' ? 1 : 21;
+        expect(answer.error?.message).toMatch(
+          new RegExp(
+            `^Transaction 0x[0-9a-f]{64} line count for module PRECOMPILE_RIPEMD_BLOCKS=${count} is above the limit 0$`,
+          ),
+        );
+      } finally {
+        await reset();
+      }
+    },
+  );
+
+  test(
+    counter === 'tracer'
+      ? 'BLAKE2f with 12 rounds: PRECOMPILE_BLAKE_ROUNDS=12 above 0, met before the effective call'
+      : 'BLAKE2f with 12 rounds: PRECOMPILE_BLAKE_EFFECTIVE_CALLS=1 above 0 (rounds are not checked)',
+    async () => {
+      await limits({ PRECOMPILE_BLAKE_EFFECTIVE_CALLS: 0, PRECOMPILE_BLAKE_ROUNDS: 0 });
+      try {
+        const data = new Interface(EXCLUDED.abi as string[]).encodeFunctionData('callBlake2f', [
+          12,
+          [
+            '0x48c9bdf267e6096a3ba7ca8485ae67bb2bf894fe72f36e3cf1361d5f3af54fa5',
+            '0xd182e6ad7f520e511f6c3e2b8c68059b6bbd41fbabd9831f79217e1319cde05b',
+          ],
+          [`0x616263${'00'.repeat(29)}`, `0x${'00'.repeat(32)}`, `0x${'00'.repeat(32)}`, `0x${'00'.repeat(32)}`],
+          [`0x${'00'.repeat(8)}`, `0x${'00'.repeat(8)}`],
+          true,
+        ]);
+        const answer = await call('eth_sendRawTransaction', [await sign({ to: excluded, data })]);
+        const expected = counter === 'tracer' ? 'PRECOMPILE_BLAKE_ROUNDS=12' : 'PRECOMPILE_BLAKE_EFFECTIVE_CALLS=1';
+        expect(answer.error?.message).toMatch(new RegExp(`line count for module ${expected} is above the limit 0$`));
+      } finally {
+        await reset();
+      }
+    },
+  );
+
+  // EstimateGasModuleLimitOverflowLimitlessTest.kt with BlsMapFpToG1OverflowSetup.kt's four inputs.
+  test('BLS12_MAP_FP_TO_G1 by linea_estimateGas: PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS=1 above 0', async () => {
+    await limits({ PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS: 0 });
+    try {
+      for (const input of FP_INPUTS) {
+        const answer = await call('linea_estimateGas', [
+          { from: wallet.address, to: caller, data: callTimes(0x10, input, 1), gasPrice: '0x3b9aca00' },
+        ]);
+        expect(answer.error).toEqual({
+          code: -32000,
+          message:
+            'Transaction line count for module PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS=1 is above the limit 0',
+        });
+      }
+    } finally {
+      await reset();
+    }
+  });
+
+  /**
+   * EcDataLimitsTest.kt, ModExpLimitsTest.kt: transactions that fit one block but the last, which the
+   * selector leaves for the next block with "Cumulated line count for module M=N is above the limit
+   * L, stopping selection" (the limits of their moduleLimits.toml).
+   */
+  test.each([
+    ['PRECOMPILE_ECADD_EFFECTIVE_CALLS', 512, 544, 17, () => callTimes(6, ECADD_INPUT, 32)],
+    ['PRECOMPILE_ECMUL_EFFECTIVE_CALLS', 32, 33, 33, () => callTimes(7, ECMUL_INPUT, 1)],
+    ['PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS', 128, 129, 129, () => callTimes(1, ECRECOVER_INPUT, 1)],
+    ['PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 4, 5, 5, () => callTimes(5, MODEXP_INPUT, 1)],
+    ['PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS', 16, 17, 17, () => callTimes(8, `0x${PAIR_NON_TRIVIAL}`, 1)],
+    [
+      'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+      64,
+      65,
+      9,
+      (i: number) => callTimes(8, `0x${PAIR_NON_TRIVIAL.repeat(i < 8 ? 8 : 1)}`, 1),
+    ],
+    [
+      'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+      64,
+      65,
+      9,
+      (i: number) => callTimes(8, `0x${PAIR_LEFT_TRIVIAL.repeat(i < 8 ? 8 : 1)}`, 1),
+    ],
+  ])('%s: the block holds %i, the last transaction makes it %i and waits', async (module, limit, count, txs, data) => {
+    await limits({ [module]: limit });
+    try {
+      const start = nonce;
+      for (let i = 0; i < txs; i++) {
+        const raw = await sign({ to: caller, data: data(i), gasLimit: 1_000_000 }, nonce++);
+        expect((await call('eth_sendRawTransaction', [raw])).error).toBeUndefined();
+      }
+      await mine();
+      const block = (await call('eth_getBlockByNumber', ['latest', false])).result as { transactions: string[] };
+      expect(block.transactions).toHaveLength(txs - 1);
+      const { tracesCounters } = (await call('linea_getBlockTracesCountersV2', [{ blockNumber: await head() }]))
+        .result as { tracesCounters: Record<string, number> };
+      expect(tracesCounters[module]).toBeLessThanOrEqual(limit);
+      // The selector's log line, printed once the block is committed.
+      const line = `Cumulated line count for module ${module}=${count} is above the limit ${limit}, stopping selection`;
+      for (let tries = 0; !node.stdout().includes(line) && tries < 50; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(node.stdout()).toContain(line);
+      await mine();
+      const next = (await call('eth_getBlockByNumber', ['latest', false])).result as { transactions: string[] };
+      expect(next.transactions).toHaveLength(1);
+      expect(nonce - start).toBe(txs);
+    } finally {
+      await reset();
+    }
+  });
+});

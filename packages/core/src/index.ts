@@ -31,8 +31,16 @@ export { LineCounter } from './lines/lineCounter';
 export type { LineCounts } from './lines/conflation';
 export { DEFAULT_LIMITS, LineLimits, SEPOLIA_LIMITS } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';
-export { MODULES, PROFILES, TRACER_PROFILES, TRACER_VERSIONS } from './lines/lineProfiles';
-export type { TracerProfile, TracerProfileName } from './lines/lineProfiles';
+export {
+  COUNTERS,
+  LIMITLESS,
+  MODULES,
+  PROFILES,
+  TRACER_PROFILES,
+  TRACER_VERSIONS,
+  profileOf,
+} from './lines/lineProfiles';
+export type { CounterName, TracerProfile, TracerProfileName } from './lines/lineProfiles';
 export { RPC_EVM_TIMEOUT_MS } from './exec/simulator';
 export { decodeRevertReason } from './exec/revertReason';
 export type { CallRequest, CallResult, StateOverride } from './exec/simulator';

@@ -64,6 +64,11 @@ export interface DevnetOptions {
   // --- Prover line counts
   /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
   tracer?: 'osaka' | 'london';
+  /**
+   * Which of Linea's line counters: 'tracer' (the full tracer, ZkTracer; default, as Linea's mainnet
+   * profile runs it) or 'limitless' (the light ZkCounter, osaka only). `--counter`
+   */
+  counter?: 'tracer' | 'limitless';
   /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */

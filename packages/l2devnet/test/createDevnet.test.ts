@@ -91,6 +91,25 @@ describe('createDevnet options', () => {
     expect(devnet.chain.gasLimit).toBe(20_000_000n);
   });
 
+  test("counts with Linea's limitless counter when asked (ZkCounter: the modules it does not check are 0)", async () => {
+    await using limitless = await createDevnet({ counter: 'limitless' });
+    await using tracer = await createDevnet();
+    // PUSH1 1 PUSH1 2 ADD POP STOP
+    const code = '0x600160020150' + '00';
+    const counts = async (d: Devnet) => {
+      await d.provider.request({ method: 'anvil_setCode', params: [CAROL, code] });
+      const report = (await d.provider.request({ method: 'l2_traceCallLineCounts', params: [{ to: CAROL }] })) as {
+        counter: string;
+        modules: Record<string, { count: number }>;
+      };
+      return { counter: report.counter, add: report.modules.ADD.count, gas: report.modules.GAS.count };
+    };
+    // ZkTracer: ADD(2, 1) one row + spillage 1; GAS one row for the STOP (a HALT) + spillage 1.
+    expect(await counts(tracer)).toEqual({ counter: 'tracer', add: 2, gas: 2 });
+    // ZkCounter: ADD unchecked; GAS one row per context exit (the call's) + spillage 1.
+    expect(await counts(limitless)).toEqual({ counter: 'limitless', add: 0, gas: 2 });
+  });
+
   test('close the devnet when an await using block ends', async () => {
     let url: string | undefined;
     {
@@ -119,6 +138,11 @@ describe('createDevnet options', () => {
     [{ chainId: 1.5 }, 'createDevnet: option chainId must be an integer; got "1.5"'],
     [{ blockTime: 2, mining: false }, 'createDevnet: options mining: false and blockTime exclude each other'],
     [{ rpcEvmTimeout: 'soon' }, 'createDevnet: option rpcEvmTimeout must be milliseconds or a duration'],
+    [{ counter: 'zk' }, 'createDevnet: option counter must be one of tracer, limitless; got "zk"'],
+    [
+      { counter: 'limitless', tracer: 'london' },
+      'createDevnet: option counter limitless counts for the osaka tracer only',
+    ],
   ])('refuse a bad option: %j', async (opts, message) => {
     const err = await createDevnet(opts as object).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DevnetOptionError);

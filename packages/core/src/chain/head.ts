@@ -25,6 +25,7 @@ import { lineaPrevRandao } from '../config/prevRandao';
 import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { ExclusionRecord } from '../lines/exclusionStore';
+import type { LineOverflow } from '../lines/lineLimits';
 import { BundlePool } from '../pool/bundlePool';
 import { ForcedQueue } from '../pool/forcedQueue';
 import { delPoolRow, POOL_ROWS, putPoolRow } from '../pool/poolRows';
@@ -42,6 +43,8 @@ export interface ChainEvents {
   block: [block: Block, receipts: Receipt[]];
   pendingTransaction: [hash: Uint8Array];
   excluded: [record: ExclusionRecord];
+  /** A block's selection stopped because a module's cumulative count would pass its limit (BLOCK_MODULE_LINE_COUNT_FULL). */
+  blockFull: [blockNumber: bigint, overflow: LineOverflow];
   /** Blocks above `newHead` were dropped (rollback, reorg, snapshot revert); their logs, marked removed. */
   reorg: [newHead: bigint, removedLogs: LocatedLog[]];
   error: [error: Error];

@@ -148,6 +148,7 @@ export class Miner {
     await head.dropStale();
     this.lines.excluded(records);
     head.events.emit('block', block, receipts);
+    if (build.full !== undefined) head.events.emit('blockFull', block.header.number, build.full);
     return block;
   }
 

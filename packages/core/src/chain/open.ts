@@ -24,12 +24,12 @@ import {
 } from '../config/genesis';
 import type { GenesisSpec } from '../config/genesis';
 import { systemContractAllocs } from '../config/systemContracts';
-import { DatabaseOpenError, InvalidLimitsError } from '../errors';
+import { DatabaseOpenError, InvalidArgumentError, InvalidLimitsError } from '../errors';
 import { ExecutionGuard } from '../exec/executionGuard';
 import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
-import type { TracerProfileName } from '../lines/lineProfiles';
+import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { flatStateManager } from '../state/flatState';
@@ -93,6 +93,11 @@ export interface GenesisOptions {
   lineCounting?: boolean;
   /** Which Linea tracer the line counter follows; default the line limits' profile, else osaka. */
   tracer?: TracerProfileName;
+  /**
+   * Which of Linea's line counters: the full tracer (ZkTracer, the default, as Linea's mainnet
+   * profile runs it) or the light one (ZkCounter, `--plugin-linea-limitless-enabled`; Osaka only).
+   */
+  counter?: CounterName;
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
@@ -130,6 +135,14 @@ export function tracerOf(tracer: TracerProfileName | undefined, limits: LineLimi
   return name;
 }
 
+/** The limitless counter (ZkCounter) exists for Osaka only: its constructor refuses earlier forks. */
+export function checkCounter(counter: CounterName | undefined, tracer: TracerProfileName): void {
+  if (counter === 'limitless' && tracer !== 'osaka')
+    throw new InvalidArgumentError(
+      `the limitless counter counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks); got --tracer ${tracer}`,
+    );
+}
+
 /** Opens the chain in `kv`, writing its genesis if it is new. */
 export async function openChain(
   kv: KvStore,
@@ -137,6 +150,7 @@ export async function openChain(
   clock: NodeClock,
 ): Promise<OpenedChain> {
   const tracer = tracerOf(opts.tracer, opts.lineLimits);
+  checkCounter(opts.counter, tracer);
   const stored = await kv.get(META_CONFIG);
   const persisted: PersistedConfig =
     stored !== undefined
@@ -196,10 +210,11 @@ export async function openChain(
     scheduled,
     lineCounting,
     tracer,
+    counter: opts.counter,
     daoForkBlock: spec?.daoForkBlock,
     evmTimeoutMs: opts.rpcEvmTimeoutMs,
   });
-  const counter = new LineCounter(vm.evm, lineCounting, tracer);
+  const counter = new LineCounter(vm.evm, lineCounting, tracer, opts.counter);
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
   new ExecutionGuard(vm.evm);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);

@@ -112,6 +112,11 @@ export interface BuildResult {
   dropped: { ptx: PoolTx; error: Error }[];
   deferred: PoolTx[];
   lineTotals: LineCounts;
+  /**
+   * The module whose block total the next candidate would have pushed past its limit, when that
+   * stopped the selection (BLOCK_MODULE_LINE_COUNT_FULL): its count with that candidate.
+   */
+  full?: LineOverflow;
   /** The lines each included transaction added to the block (parallel to `included`). */
   lineAdded: LineCounts[];
   /** The block's EIP-7685 requests (Prague on). */
@@ -232,7 +237,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     | { kind: 'deferred' }
     | { kind: 'dropped'; error: Error }
     | { kind: 'excluded'; overflow: LineOverflow; forced?: boolean }
-    | { kind: 'full' };
+    | { kind: 'full'; overflow: LineOverflow };
 
   /** Runs `ptx` on the block so far; keeps it (and its receipt, lines and gas) only if it is selected. */
   const attempt = async (ptx: PoolTx, priority = false): Promise<Outcome> => {
@@ -270,7 +275,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     const added: LineCounts = {};
     for (const [module, n] of Object.entries(counts)) added[module] = n - (out.lineTotals[module] ?? 0);
     const own = limits?.txOverflow(added);
-    const full = own === undefined && limits?.blockOverflow(counts) !== undefined;
+    const full = own === undefined ? limits?.blockOverflow(counts) : undefined;
     const userGas =
       own === undefined && !full
         ? input.blockRules?.after(
@@ -281,12 +286,12 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
             priority,
           )
         : undefined;
-    if (own !== undefined || full || userGas !== undefined) {
+    if (own !== undefined || full !== undefined || userGas !== undefined) {
       await vm.evm.journal.revert();
       lineCounter.popTx();
       if (own !== undefined) return { kind: 'excluded', overflow: own };
       // BLOCK_MODULE_LINE_COUNT_FULL stops the selection, as Linea's selector does.
-      if (full) return { kind: 'full' };
+      if (full !== undefined) return { kind: 'full', overflow: full };
       // TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS and DENIED_LOG_TOPIC leave the pool; TX_TOO_LARGE_FOR_REMAINING_USER_GAS and
       // TX_UNPROFITABLE wait.
       return userGas === 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS' || userGas === 'DENIED_LOG_TOPIC'
@@ -396,6 +401,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
       const outcome = await attempt(ptx);
       if (outcome.kind === 'included') continue;
       if (outcome.kind === 'full') {
+        out.full = outcome.overflow;
         // This and every later candidate wait for the next block, even one small enough to fit.
         out.deferred.push(...candidates.slice(position));
         break;
@@ -413,6 +419,8 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     } finally {
       lineCounter.setActive(counting);
     }
+    // The whole block as Linea's tracer reports it: its constant and system rows even when empty.
+    out.lineTotals = lineCounter.blockTotals();
   } catch (e) {
     await vm.evm.journal.revert();
     throw e;

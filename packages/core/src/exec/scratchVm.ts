@@ -21,7 +21,7 @@ import { requestTransaction } from '../pool/requestTx';
 import type { TxRequest } from '../pool/requestTx';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineCounts } from '../lines/conflation';
-import type { TracerProfileName } from '../lines/lineProfiles';
+import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { decodeRevertReason } from './revertReason';
 import { Overrides } from './overrides';
 import type { StateOverride } from './overrides';
@@ -67,6 +67,8 @@ export interface SimulatorOptions {
   lineCounting?: boolean;
   /** Which Linea tracer the line counter follows; default osaka. */
   tracer?: TracerProfileName;
+  /** Which of Linea's line counters (full tracer or limitless); default the full tracer. */
+  counter?: CounterName;
   /** The chain's DAO fork block (a genesis that supports it). */
   daoForkBlock?: bigint;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */

@@ -63,7 +63,7 @@ export class Simulator extends ScratchVm {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain: chain, evmOpts: opts.evmOpts });
-    const counter = new LineCounter(vm.evm, opts.lineCounting ?? true, opts.tracer ?? 'osaka');
+    const counter = new LineCounter(vm.evm, opts.lineCounting ?? true, opts.tracer ?? 'osaka', opts.counter);
     return new Simulator(vm, counter, overlay, simulatedHashes, opts);
   }
 

@@ -62,11 +62,17 @@ export class Conflation {
     this.popTx();
   }
 
-  /** The conflation's count per module, spillage included, as the tracer reports it. */
-  counts(): LineCounts {
+  /**
+   * The conflation's count per module, spillage included, as the tracer reports it (0 for a module
+   * the counter does not check). With `ended`, the rows the block adds when it ends are in.
+   */
+  counts(ended = false): LineCounts {
+    const { modules, spillage, unchecked, blockEndRows } = this.profile;
     const out: LineCounts = {};
-    for (const m of this.profile.modules)
-      out[m] = (this.committed[m] ?? 0) + (this.bundle[m] ?? 0) + (this.profile.spillage[m] ?? 0);
+    for (const m of modules)
+      out[m] = unchecked.has(m)
+        ? 0
+        : (this.committed[m] ?? 0) + (this.bundle[m] ?? 0) + (spillage[m] ?? 0) + (ended ? (blockEndRows[m] ?? 0) : 0);
     return out;
   }
 }

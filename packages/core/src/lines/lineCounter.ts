@@ -24,14 +24,16 @@ import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import {
-  PROFILES,
+  LIMITLESS_STOP_IN_DEPLOYMENT,
   addRows,
+  hubRowsOfException,
   binRows,
   extRows,
   logDataRows,
   logInfoRows,
   modRows,
   mulRows,
+  profileOf,
   rlpReceiptRows,
   rlpTxnRows,
   romRows,
@@ -39,7 +41,7 @@ import {
   shfRows,
   wcpRows,
 } from './lineProfiles';
-import type { LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
+import type { CounterName, LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
 import { Conflation } from './conflation';
 import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
@@ -49,8 +51,12 @@ const MESSAGE_SENT_TOPIC = keccak256(
   new TextEncoder().encode('MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32)'),
 );
 
-type Stack = { peek(n: number): bigint[] };
-type RunState = { stack: Stack; stateManager: { getCode(a: Address): Promise<Uint8Array> } };
+type Stack = { peek(n: number): bigint[]; length: number };
+type RunState = {
+  stack: Stack;
+  programCounter: number;
+  stateManager: { getCode(a: Address): Promise<Uint8Array> };
+};
 type OpHandler = (runState: RunState, common: unknown) => unknown;
 type OpEntry = { opcodeInfo: { code: number; isAsync: boolean }; opHandler: OpHandler };
 type ExecResult = { exceptionError?: { error?: string }; returnValue?: Uint8Array };
@@ -61,14 +67,36 @@ type Message = {
   to?: { bytes: Uint8Array };
   isCreate?: boolean;
 };
-type InterpreterResult = { exceptionError?: { error?: string }; returnValue?: Uint8Array };
+type InterpreterResult = {
+  exceptionError?: { error?: string };
+  returnValue?: Uint8Array;
+  /** Built when read (a pinned patch makes it lazy): read only at a frame's exceptional or deployment end. */
+  runState?: { programCounter: number; opCode: number; stack: Stack; memoryWordCount: bigint };
+};
 // The EVM keeps these on its instance; they are the only hooks cheaper than the `step` event.
 type EvmInternals = {
   _opcodeMap: (OpEntry | undefined)[];
   precompiles: Map<string, PrecompileFn>;
   runPrecompile(code: PrecompileFn, data: Uint8Array, gasLimit: bigint): ExecResult | Promise<ExecResult>;
   runInterpreter(message: Message, opts?: unknown): Promise<InterpreterResult>;
+  runCall(opts: unknown): Promise<unknown>;
 };
+
+/** A running frame, as the counter follows it. */
+interface Frame {
+  /** A creation's init code. */
+  deploying: boolean;
+  /** An explicit STOP, RETURN, REVERT or SELFDESTRUCT ended it (else it ran off its code). */
+  halted: boolean;
+  /** The program counter after its last instruction that ran. */
+  ranTo: number;
+  /** ZkTracer: the undo rows its sections (and its finished children's) add if it is rolled back. */
+  undo: number;
+  /** A CALL or CREATE instruction ran and its message is next (settle). */
+  pending?: 'call' | 'create';
+  /** Where that message went: a precompile or a frame with code (none: an account without code). */
+  child?: 'prc' | 'smc';
+}
 
 /** Stack operands beyond this are capped: the instruction would have run out of gas first. */
 const SIZE_CAP = 1n << 40n;
@@ -80,24 +108,30 @@ export class LineCounter {
   private c: Conflation;
   /** Executions per opcode in the current transaction (HUB rows are folded from it). */
   private readonly ops = new Uint32Array(256);
-  /** Per running frame: did an explicit halting instruction end it. */
-  private readonly halted: boolean[] = [];
-  private frames = 0;
+  /** The frames running, innermost last. */
+  private readonly stack: Frame[] = [];
+  /** Frames with code run in the current transaction. */
+  private codeFrames = 0;
   private exceptionalFrames = 0;
   private active = true;
+  /** Whose rules count: London's full tracer, today's full tracer (ZkTracer), or the light counter (ZkCounter). */
+  private readonly mode: 'london' | 'osaka' | 'limitless';
 
   /** With `enabled` false nothing is hooked and every count is empty (a baseline for benchmarks). */
   constructor(
     evm: VM['evm'],
     readonly enabled = true,
     profile: TracerProfileName = 'osaka',
+    counter: CounterName = 'tracer',
   ) {
-    this.profile = PROFILES[profile];
+    this.profile = profileOf(profile, counter);
+    this.mode = counter === 'limitless' ? 'limitless' : profile;
     this.c = new Conflation(this.profile);
     if (!enabled) return;
     const internals = evm as unknown as EvmInternals;
     this.hookOpcodes(internals);
     this.hookFrames(internals);
+    if (this.mode !== 'london') this.hookCalls(internals);
     // A fork change rebuilds the EVM's opcode table (its own listener runs first): hook the new one.
     evm.common.events.on('hardforkChanged', () => {
       this.hookOpcodes(internals);
@@ -122,6 +156,14 @@ export class LineCounter {
     return hub;
   }
 
+  /**
+   * The block's totals once it ends (traceEndBlock's rows in), as Linea's tracer reports a whole
+   * block (linea_getBlockTracesCountersV2): for an empty block, its constant and system rows.
+   */
+  blockTotals(): LineCounts {
+    return this.enabled ? this.c.counts(true) : {};
+  }
+
   /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
   startBlock(): Conflation {
     this.c = new Conflation(this.profile);
@@ -131,8 +173,8 @@ export class LineCounter {
   /** Starts counting a transaction in the current conflation. */
   beginTx(): void {
     this.ops.fill(0);
-    this.halted.length = 0;
-    this.frames = this.exceptionalFrames = 0;
+    this.stack.length = 0;
+    this.codeFrames = this.exceptionalFrames = 0;
     this.c.popTx();
   }
 
@@ -176,10 +218,13 @@ export class LineCounter {
     const london = !p.singleRowArithmetic;
     let hub = this.instructionHubRows();
     const failed = result !== undefined && result.execResult.exceptionError !== undefined;
-    if (this.frames === 0) hub += london ? 4 : 6;
+    // TX_SKIP, or TX_WARM + TX_INIT (its 2 undo rows when the transaction fails) + TX_FINL
+    // (hub/section/Tx*Section.java); ZkCounter: NB_ROWS_HUB_SKIP, NB_ROWS_HUB_INIT + NB_ROWS_HUB_FINL.
+    if (this.codeFrames === 0) hub += london ? 4 : 6;
     else {
       const warm = tx !== undefined && 'accessList' in tx ? accessListRows(tx) : 0;
-      hub += warm + (london ? 6 + (failed ? 2 : 0) + 3 : 10 + 4);
+      const failing = failed ? 2 : 0;
+      hub += warm + { london: 6 + failing + 3, osaka: 8 + failing + 4, limitless: 10 + 4 }[this.mode];
     }
     // EIP-7702 (ZkCounter.traceStartTransaction): each delegation 2 HUB rows, an ECRECOVER on its
     // signature (EC_DATA 10, an effective call), 7 SHAKIRA rows and a keccak; then 1 HUB row.
@@ -224,20 +269,34 @@ export class LineCounter {
       const entry = map[code];
       if (entry === undefined) continue;
       const inner = entry.opHandler;
-      const measure = this.operandHook(code);
       let opHandler: OpHandler;
-      if (code === 0x3c) {
+      const measure =
+        this.mode === 'limitless'
+          ? this.limitlessHook(code)
+          : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : undefined);
+      if (code === 0x3c && this.mode !== 'limitless') {
         const hooked = this.extCodeCopyHook(inner);
         opHandler = (rs, c) => (this.active ? hooked(rs, c) : inner(rs, c));
-      } else if (measure === undefined)
-        opHandler = (rs, c) => {
-          if (this.active) this.ops[code]++;
-          return inner(rs, c);
-        };
-      else
+      } else if (this.mode === 'london') {
+        opHandler =
+          measure === undefined
+            ? (rs, c) => {
+                if (this.active) this.ops[code]++;
+                return inner(rs, c);
+              }
+            : (rs, c) => {
+                if (this.active) {
+                  measure(rs.stack);
+                  this.ops[code]++;
+                }
+                return inner(rs, c);
+              };
+      } else
+        // Where the frame got to: an exception raised before the next instruction runs is told apart.
         opHandler = (rs, c) => {
           if (this.active) {
-            measure(rs.stack);
+            this.stack[this.stack.length - 1].ranTo = rs.programCounter;
+            measure?.(rs.stack);
             this.ops[code]++;
           }
           return inner(rs, c);
@@ -435,9 +494,213 @@ export class LineCounter {
     }
   }
 
+  /**
+   * ZkTracer's HUB sections beyond the instruction table (hubRowsOsakaTracer): rows that depend on
+   * the instruction's operands or frame, undo rows a rollback of the frame would add, and the CALL
+   * or CREATE whose message the next runCall settles (hub/section/**).
+   */
+  private sectionHook(code: number): ((stack: Stack) => void) | undefined {
+    const undo = (n: number) => () => {
+      this.top().undo += n;
+    };
+    switch (code) {
+      case 0x31: // BALANCE, EXTCODESIZE, EXTCODEHASH: AccountSection's undo ACC
+      case 0x3b:
+      case 0x3f:
+      case 0x54: // SLOAD, SSTORE: undo STO
+      case 0x55:
+      case 0x5d: // TSTORE: undo transient row
+        return undo(1);
+      case 0xff: // SELFDESTRUCT: 2 undo ACC and a CON at the end of the transaction (5 + 1, or 8)
+        return undo(2);
+      case 0x5e: // MCOPY: a second IMC when it copies something
+        return (stack) => {
+          if (stack.peek(3)[2] !== 0n) this.c.add('HUB', 1);
+        };
+      case 0x00: // STOP in a deployment: 4 rows and an undo ACC
+        return () => {
+          const frame = this.top();
+          if (!frame.deploying) return;
+          this.c.add('HUB', 1);
+          frame.undo++;
+        };
+      case 0xf3: // RETURN from a deployment: 6 (empty code) or 7 rows and an undo ACC
+        return (stack) => {
+          const frame = this.top();
+          if (!frame.deploying) return;
+          this.c.add('HUB', stack.peek(2)[1] === 0n ? 1 : 2);
+          frame.undo++;
+        };
+      case 0xf0:
+      case 0xf5:
+        return () => {
+          this.top().pending = 'create';
+        };
+      case 0xf1:
+      case 0xf2:
+      case 0xf4:
+      case 0xfa:
+        return () => {
+          const frame = this.top();
+          frame.pending = 'call';
+          frame.undo += 2; // an aborted call's; settle adjusts it
+        };
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * ZkCounter.tracePreExecution, beyond the HUB rows (folded from the opcode counts): MXP, GAS, STP,
+   * BLOCK_HASH, SHAKIRA_DATA, RLP_ADDR and BLOCK_KECCAK. Only KECCAK256 and CREATE2 read the stack,
+   * and only when it holds their operands (a stack exception adds the instruction's stack rows instead).
+   */
+  private limitlessHook(code: number): ((stack: Stack) => void) | undefined {
+    const c = () => this.c;
+    const word = () => c().add('MXP', 14); // NB_ROWS_MXP_UPDT_W = CT_MAX_UPDT_W (10) + 4
+    switch (code) {
+      case 0x40: // BLOCKHASH: NB_ROWS_BLOCKHASH
+        return () => c().add('BLOCK_HASH', 6);
+      case 0x59: // MSIZE: NB_ROWS_MXP_MSIZE
+        return () => c().add('MXP', 4);
+      case 0x53: // MSTORE8: NB_ROWS_MXP_UPDT_B
+        return () => c().add('MXP', 13);
+      case 0x00: // STOP: 5 rows in a deployment, 3 in a message call (the table's)
+        return () => {
+          this.halt();
+          if (this.top().deploying) c().add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
+        };
+      case 0xf3: // RETURN
+      case 0xfd: // REVERT
+        return () => {
+          this.halt();
+          word();
+        };
+      case 0xff: // SELFDESTRUCT
+        return () => this.halt();
+      case 0x20: // SHA3
+        return (stack) => {
+          word();
+          if (stack.length < 2) return c().add('HUB', 1); // stack exception: its stack row
+          const size = clampedToInt(stack.peek(2)[1]);
+          if (size === 0) return;
+          c().add('SHAKIRA_DATA', limbRows(size) + 2);
+          c().add('BLOCK_KECCAK', keccakBlocks(size));
+        };
+      case 0xf0: // CREATE
+        return () => {
+          c().add('GAS', 1);
+          c().add('STP', 1);
+          word();
+          c().add('RLP_ADDR', 8);
+          c().add('BLOCK_KECCAK', keccakBlocks(31)); // MAX_SIZE_RLP_HASH_CREATE
+        };
+      case 0xf5: // CREATE2
+        return (stack) => {
+          c().add('GAS', 1);
+          c().add('STP', 1);
+          word();
+          c().add('RLP_ADDR', 6);
+          c().add('BLOCK_KECCAK', keccakBlocks(85)); // MAX_SIZE_RLP_HASH_CREATE2
+          if (stack.length < 4) return c().add('HUB', 2);
+          const size = clampedToInt(stack.peek(3)[2]);
+          c().add('SHAKIRA_DATA', limbRows(size) + 2);
+          c().add('BLOCK_KECCAK', keccakBlocks(size));
+        };
+      case 0xf1: // CALL
+      case 0xf2: // CALLCODE
+      case 0xf4: // DELEGATECALL
+      case 0xfa: // STATICCALL
+        return () => {
+          c().add('GAS', 1);
+          word();
+          c().add('STP', 1);
+        };
+      default:
+        // LOGn, the COPY family, MCOPY, MLOAD, MSTORE: a word-priced memory update.
+        if ((code >= 0xa0 && code <= 0xa4) || [0x37, 0x39, 0x3c, 0x3e, 0x5e, 0x51, 0x52].includes(code)) return word;
+        return undefined;
+    }
+  }
+
+  /**
+   * Every message the EVM runs (calls, creations, the transaction's own) passes through runCall.
+   * ZkCounter.traceContextExit: each that ends (precompiles and code-less calls too) adds a HUB and a
+   * GAS row. ZkTracer: a CALL or CREATE section's rows depend on where the message went and how it
+   * ended (settle).
+   */
+  private hookCalls(evm: EvmInternals): void {
+    const runCall = evm.runCall.bind(evm);
+    evm.runCall = async (opts) => {
+      const caller = (opts as { message?: unknown }).message === undefined ? undefined : this.stack.at(-1);
+      const kind = caller?.pending;
+      if (caller !== undefined) caller.pending = caller.child = undefined;
+      const result = (await runCall(opts)) as { execResult: ExecResult };
+      if (!this.active) return result;
+      if (this.mode === 'limitless') {
+        this.c.add('HUB', 1);
+        this.c.add('GAS', 1);
+      } else if (caller !== undefined && kind !== undefined)
+        this.settle(caller, kind, result.execResult.exceptionError !== undefined);
+      return result;
+    };
+  }
+
+  /**
+   * ZkTracer's CALL and CREATE sections once the message ran (hub/section/call/CallSection.java,
+   * CreateSection.java): the rows a child adds at entry or at the parent's re-entry, and the undo
+   * rows the section takes if the caller's frame is rolled back. The instruction's table rows assume
+   * an aborted message (CALL 9 rows, 2 undo; CREATE 7, none).
+   */
+  private settle(caller: Frame, kind: 'call' | 'create', failed: boolean): void {
+    if (kind === 'create') {
+      // Failure condition, empty init code or a child that succeeds: 8; a child that fails: 10.
+      this.c.add('HUB', 1 + (caller.child === 'smc' && failed ? 2 : 0));
+      caller.undo += 2;
+    } else if (caller.child === 'smc') {
+      // The child failed: 3 undo ACC rows at re-entry now, 2 later; else 3 later.
+      if (failed) this.c.add('HUB', 3);
+      else caller.undo += 1;
+    } else if (caller.child === 'prc')
+      caller.undo += failed ? -2 : 1; // CALL_PRC_FAILURE: no undo
+    else caller.undo += 1; // an account without code
+  }
+
+  /**
+   * A frame of the light counter ended. An exception raised before its instruction ran (out of gas,
+   * stack, invalid opcode) still counts that instruction (tracePreExecution sees it first); a
+   * deployment that ends well hashes its memory (traceAccountCreationResult), and feeds SHAKIRA_DATA
+   * when it ends with RETURN.
+   */
+  private limitlessFrameEnded(message: Message, result: InterpreterResult, frame: Frame): void {
+    const error = result.exceptionError?.error;
+    const explicitHalt = frame.halted;
+    const state = error !== undefined || message.isCreate ? result.runState : undefined;
+    if (error !== undefined && error !== 'revert' && state !== undefined && state.programCounter !== frame.ranTo) {
+      const op = state.opCode;
+      this.ops[op]++;
+      this.limitlessHook(op)?.(state.stack);
+      return;
+    }
+    if (!explicitHalt) {
+      this.ops[0x00]++; // the virtual STOP at the end of the code
+      if (message.isCreate) this.c.add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
+    }
+    if (!message.isCreate || error !== undefined || state === undefined) return;
+    const memory = clampedToInt(state.memoryWordCount * 32n);
+    if (explicitHalt && state.opCode === 0xf3) this.c.add('SHAKIRA_DATA', limbRows(memory) + 2);
+    this.c.add('BLOCK_KECCAK', keccakBlocks(memory));
+  }
+
   /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
   private halt(): void {
-    if (this.halted.length > 0) this.halted[this.halted.length - 1] = true;
+    const frame = this.stack.at(-1);
+    if (frame !== undefined) frame.halted = true;
+  }
+
+  /** The frame running now. */
+  private top(): Frame {
+    return this.stack[this.stack.length - 1];
   }
 
   /** TRM: 4 rows (Osaka: 1) per distinct raw address word. */
@@ -483,6 +746,11 @@ export class LineCounter {
     return async (rs, c) => {
       const [address, dst, src, size] = rs.stack.peek(4);
       this.ops[0x3c]++;
+      if (this.mode === 'osaka') {
+        const frame = this.top();
+        frame.ranTo = rs.programCounter;
+        frame.undo++;
+      }
       this.trm(address);
       this.copy([dst, src, size]);
       if (size !== 0n) {
@@ -517,8 +785,10 @@ export class LineCounter {
       const result = runPrecompile(code, data, gasLimit);
       if (!this.active) return result;
       const address = this.precompileAddress.get(code) ?? 0;
+      const caller = this.stack.at(-1);
+      if (caller !== undefined) caller.child = 'prc';
       const tally = (r: ExecResult) => {
-        countPrecompileCall(this.c, !this.profile.singleRowArithmetic, address, data, r);
+        countPrecompileCall(this.c, this.mode, address, data, r);
         return r;
       };
       return result instanceof Promise ? result.then(tally) : tally(result);
@@ -530,38 +800,65 @@ export class LineCounter {
       const address = bytesToUnprefixedHex(
         (message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array(),
       );
-      this.frames++;
-      if (message.isCreate) {
-        this.fragment(`${address}:init`, code.length);
-        if (message.to !== undefined) this.trm(BigInt(`0x${address}`));
-      } else this.fragment(`${address}:code`, code.length);
-      this.halted.push(false);
+      this.codeFrames++;
+      const caller = this.stack.at(-1);
+      if (caller !== undefined) caller.child = 'smc';
+      const frame: Frame = { deploying: message.isCreate === true, halted: false, ranTo: -1, undo: 0 };
+      if (this.mode !== 'limitless') {
+        if (message.isCreate) {
+          this.fragment(`${address}:init`, code.length);
+          if (message.to !== undefined) this.trm(BigInt(`0x${address}`));
+        } else this.fragment(`${address}:code`, code.length);
+      }
+      this.stack.push(frame);
       let result: InterpreterResult;
-      let explicitHalt = false;
       try {
         result = await runInterpreter(message, opts);
       } finally {
-        explicitHalt = this.halted.pop() ?? false;
+        this.stack.pop();
       }
-      this.frameEnded(message, address, result, explicitHalt);
+      if (this.mode === 'limitless') this.limitlessFrameEnded(message, result, frame);
+      else this.frameEnded(message, address, result, frame);
       return result;
     };
   }
 
-  private frameEnded(message: Message, address: string, result: InterpreterResult, explicitHalt: boolean): void {
+  /**
+   * ZkTracer at a frame's exit (Hub.traceContextExit, TraceSections.lineCount): an exception adds the
+   * exceptional context row, and the rows of the instruction that raised it when it never ran; a
+   * frame that reverts or fails takes the undo rows of its sections and its children's
+   * (resolveUponRollback), a frame that succeeds hands them to its caller.
+   */
+  private rollOrPass(frame: Frame, error: string | undefined, exceptional: InterpreterResult | undefined): void {
+    const state = exceptional?.runState;
+    if (state !== undefined) {
+      const ran = state.programCounter === frame.ranTo;
+      this.c.add('HUB', ran ? 1 : hubRowsOfException(state.opCode, error ?? ''));
+    }
+    const caller = this.stack.at(-1);
+    if (error !== undefined) this.c.add('HUB', frame.undo);
+    else if (caller !== undefined) caller.undo += frame.undo;
+  }
+
+  private frameEnded(message: Message, address: string, result: InterpreterResult, frame: Frame): void {
     const c = this.c;
-    const london = !this.profile.singleRowArithmetic;
+    const london = this.mode === 'london';
     const error = result.exceptionError?.error;
     const exceptional = error !== undefined && error !== 'revert';
-    // Osaka: every context exit is a HUB row (ZkCounter.traceContextExit); London: exceptional ones.
-    if (!london) c.add('HUB', 1);
+    // A frame that ran off the end of its code executes the virtual STOP.
+    if (!exceptional && !frame.halted) {
+      this.ops[0x00]++;
+      if (!london && frame.deploying) {
+        c.add('HUB', 1); // STOP in a deployment: 4 rows and an undo ACC
+        frame.undo++;
+      }
+    }
+    if (!london) this.rollOrPass(frame, error, exceptional ? result : undefined);
     if (exceptional) {
       if (london) this.exceptionalFrames++;
       c.add('GAS', london ? (error === 'out of gas' ? 3 : 2) : 1);
       return;
     }
-    // A frame that ran off the end of its code executes the virtual STOP.
-    if (!explicitHalt) this.ops[0x00]++;
     c.add('GAS', london ? 3 : 1);
     const deployed = result.returnValue;
     if (message.isCreate && error === undefined && deployed !== undefined && deployed.length > 0) {
@@ -600,5 +897,32 @@ function txShape(tx: TypedTransaction) {
     v: tx.v ?? 0n,
     r: tx.r ?? 0n,
     s: tx.s ?? 0n,
+  };
+}
+
+/** Besu's Words.clampedToInt: a word as an int, Integer.MAX_VALUE past it. */
+function clampedToInt(x: bigint): number {
+  return x > 0x7fffffffn ? 0x7fffffff : Number(x);
+}
+
+/** Utils.fromDataSizeToLimbNbRows: 16-byte limbs, one row for no data. */
+function limbRows(size: number): number {
+  return size === 0 ? 1 : Math.ceil(size / 16);
+}
+
+/** Keccak.numberOfKeccakBloc: 136-byte blocks. */
+function keccakBlocks(size: number): number {
+  return Math.ceil(size / 136);
+}
+
+/** Two stack readers as one. */
+function both(
+  a: ((stack: Stack) => void) | undefined,
+  b: ((stack: Stack) => void) | undefined,
+): ((stack: Stack) => void) | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return (stack) => {
+    a(stack);
+    b(stack);
   };
 }

@@ -12,8 +12,8 @@ import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { FIXTURES_DIR } from '../config/fixtures';
 import { InvalidLimitsError } from '../errors';
 import type { LineCounts } from './conflation';
-import { PROFILES, TRACER_PROFILES } from './lineProfiles';
-import type { TracerProfileName } from './lineProfiles';
+import { PROFILES, TRACER_PROFILES, profileOf } from './lineProfiles';
+import type { CounterName, TracerProfileName } from './lineProfiles';
 
 // smol-toml is an ES module that also ships a CommonJS build, which this CommonJS package loads.
 const { parse, TomlError } = require('smol-toml') as typeof Toml;
@@ -50,7 +50,13 @@ export class LineLimits {
     return PROFILES[this.profile].modules;
   }
 
-  static parse(text: string, source: string, profile: TracerProfileName = 'osaka'): LineLimits {
+  /** `counter`: which of Linea's counters the limits are checked for (the order of its modules). */
+  static parse(
+    text: string,
+    source: string,
+    profile: TracerProfileName = 'osaka',
+    counter: CounterName = 'tracer',
+  ): LineLimits {
     const MODULES = PROFILES[profile].modules;
     const warnings: string[] = [];
     const table = readTables(text, source, warnings)['traces-limits'];
@@ -69,7 +75,8 @@ export class LineLimits {
         );
       limits[key] = n;
     }
-    for (const module of MODULES) {
+    // TraceLineLimitTransactionSelector's constructor: the first of getModulesToCount() without a limit.
+    for (const module of profileOf(profile, counter).putOrder) {
       if (limits[module] === undefined) {
         // A file written for another tracer's modules says so: it loads under that tracer.
         const keys = Object.keys(table);
@@ -88,14 +95,14 @@ export class LineLimits {
     return new LineLimits(limits, profile, warnings);
   }
 
-  static fromFile(path: string, profile: TracerProfileName = 'osaka'): LineLimits {
+  static fromFile(path: string, profile: TracerProfileName = 'osaka', counter: CounterName = 'tracer'): LineLimits {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
       throw new InvalidLimitsError(`cannot read limits file ${path}: ${(e as Error).message}`);
     }
-    return LineLimits.parse(text, path, profile);
+    return LineLimits.parse(text, path, profile, counter);
   }
 
   /** These limits with some modules' limits changed (l2_setLineLimits); every module must be known. */

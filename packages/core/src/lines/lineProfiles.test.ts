@@ -10,8 +10,10 @@ import { signedTx } from '../../test/helpers';
 import { Conflation } from './conflation';
 import { LineCounter } from './lineCounter';
 import {
+  LIMITLESS,
   PROFILES,
   addRows,
+  hashMapOrder,
   binRows,
   extRows,
   logDataRows,
@@ -254,11 +256,12 @@ describe('the profiles on programs run through the chain', () => {
     expect(london.MMIO).toBe(2 + 16);
     const osaka = await countsOf('osaka', code);
     expect(osaka.MXP).toBe(14 + 13 + 4 + 3);
-    // PUSH1 ×4, POP: 1 each; MSTORE, MSTORE8, MSIZE: 3 each; STOP: 3; 1 context exit;
-    // transaction init 10 and finalization 4; the block's system transactions 11; spillage 12
-    expect(osaka.HUB).toBe(5 + 9 + 3 + 1 + 14 + 11 + 12);
+    // ZkTracer's sections: PUSH1 ×4, POP: 1 each; MSTORE, MSTORE8, MSIZE: stack + IMC, 2 each; STOP
+    // in a message call: 3; transaction init 8 and finalization 4; the EIP-4788 and EIP-2935 system
+    // transactions at the block's start 5 + 4; spillage 12
+    expect(osaka.HUB).toBe(5 + 6 + 3 + 8 + 4 + 9 + 12);
     expect(osaka.GAS).toBe(1 + 1);
-    expect(osaka.TXN_DATA).toBe(17 + 8 + 8);
+    expect(osaka.TXN_DATA).toBe(17 + 3 + 3 + 8); // the user transaction, the two system ones before it
     expect(osaka.BLOCK_DATA).toBe(14 + 6);
   });
 
@@ -318,5 +321,153 @@ describe('the profiles on programs run through the chain', () => {
     expect(osaka.BLAKE_MODEXP_DATA).toBe(256 + 1);
     expect(osaka.PRECOMPILE_MODEXP_EFFECTIVE_CALLS).toBe(1);
     expect(osaka.PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS).toBe(0);
+  });
+});
+
+describe("the limitless counter (ZkCounter.java's rules)", () => {
+  async function limitlessCounts(code: string, callee?: string) {
+    const chain = await Chain.create({ tracer: 'osaka', counter: 'limitless' });
+    try {
+      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
+      await chain.dev.setCode(target, hexToBytes(code));
+      if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
+      const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
+        countLines: true,
+      });
+      return result.lineCounts as Record<string, number>;
+    } finally {
+      await chain.close();
+    }
+  }
+
+  test('per-instruction bounds, context exits, RIPEMD-160 by the byte, BLOCK_HASH history; unchecked modules 0', async () => {
+    const code =
+      '0x' +
+      '6000600020' + // PUSH1 0 PUSH1 0 SHA3: an empty hash, still a word-priced memory update
+      '50' + // POP
+      '60004050' + // PUSH1 0 BLOCKHASH POP
+      '6001600201' + // PUSH1 1 PUSH1 2 ADD
+      '50' + // POP
+      '602060006015600060035afa50' + // STATICCALL(gas, 0x03, 0, 21, 0, 32): 21 zero bytes to RIPEMD-160
+      '00'; // STOP
+    const counts = await limitlessCounts(code);
+    const spill = LIMITLESS.spillage;
+    // Instructions: PUSH1 ×2, SHA3 (2), POP; PUSH1, BLOCKHASH, POP; PUSH1 ×2, ADD, POP; PUSH1 ×5, GAS,
+    // STATICCALL (14), POP; STOP in a message call (3). Then the precompile (4), two context exits,
+    // transaction init + finalization (10 + 4), the block's system transactions (11).
+    const instructions = 5 + 3 + 4 + 21 + 3;
+    expect(counts.HUB).toBe(instructions + 4 + 2 + 14 + 11 + spill.HUB);
+    expect(counts.GAS).toBe(1 + 2 + spill.GAS); // the STATICCALL, two context exits
+    expect(counts.MXP).toBe(14 + 14 + spill.MXP);
+    expect(counts.STP).toBe(1); // an IncrementingModule: no spillage
+    expect(counts.BLOCK_HASH).toBe((256 + 1) * 6 + 6 + spill.BLOCK_HASH);
+    expect(counts.PRECOMPILE_RIPEMD_BLOCKS).toBe(21);
+    expect(counts.SHAKIRA_DATA).toBe(Math.ceil(21 / 16) + 2 + spill.SHAKIRA_DATA);
+    for (const m of ['ADD', 'WCP', 'OOB', 'ROM', 'TRM', 'MMU', 'MMIO', 'RLP_TXN', 'PRECOMPILE_BLAKE_ROUNDS'])
+      expect([m, counts[m]]).toEqual([m, 0]);
+  });
+
+  test('a deployment: CREATE2 bounds, the init code and address hashes, STOP in a deployment (5 rows)', async () => {
+    // MSTORE8(0, 0): init code 0x00; CREATE2(0, 0, 1, 0) POP; STOP
+    const counts = await limitlessCounts('0x6000600053' + '6000600160006000f550' + '00');
+    // PUSH1 ×2, MSTORE8 (3); PUSH1 ×4, CREATE2 (11), POP; STOP (3); the init code's STOP in its
+    // deployment (5); two context exits; 14; 11.
+    expect(counts.HUB).toBe(5 + 16 + 3 + 5 + 2 + 14 + 11 + LIMITLESS.spillage.HUB);
+    expect(counts.RLP_ADDR).toBe(6 + LIMITLESS.spillage.RLP_ADDR);
+    expect(counts.SHAKIRA_DATA).toBe(1 + 2 + LIMITLESS.spillage.SHAKIRA_DATA);
+    expect(counts.MXP).toBe(13 + 14 + LIMITLESS.spillage.MXP);
+  });
+
+  test('an instruction that fails for gas is counted as if it ran (tracePreExecution comes first)', async () => {
+    // CALL(gas 100 or 30000, callee, 0, 0, 0, 0, 0) POP STOP; the callee: SSTORE(0, 1).
+    const caller = (gas: string) => `0x600060006000600060007300${CALLEE.slice(4)}61${gas}f15000`;
+    const starved = await limitlessCounts(caller('0064'), '0x6001600055');
+    const fed = await limitlessCounts(caller('7530'), '0x6001600055');
+    // SSTORE's 5 rows either way; only the fed callee reaches the end of its code (STOP, 3 rows).
+    expect(fed.HUB - starved.HUB).toBe(3);
+  });
+});
+
+describe("the order Linea's validator meets modules in (a Java HashMap's)", () => {
+  test('osaka: as OpenJDK 17 iterates a HashMap<String, Integer> of the modules put in ZkTracer order', () => {
+    // Printed by java.util.HashMap (OpenJDK 17.0.15) for Hub.getModulesToCount()'s keys, put in order.
+    const java = [
+      'EXT',
+      'ADD',
+      'LOG_INFO',
+      'BLS_DATA',
+      'MXP',
+      'TXN_DATA',
+      'WCP',
+      'ROM_LEX',
+      'PRECOMPILE_BLAKE_ROUNDS',
+      'BLOCK_L1_SIZE',
+      'LOG_DATA',
+      'STP',
+      'TRM',
+      'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+      'SHF',
+      'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
+      'EUC',
+      'EC_DATA',
+      'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
+      'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
+      'MUL',
+      'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+      'RLP_AUTH',
+      'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
+      'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
+      'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
+      'ROM',
+      'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
+      'MMU',
+      'RLP_TXN_RCPT',
+      'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
+      'GAS',
+      'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
+      'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
+      'RLP_UTILS',
+      'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
+      'SHAKIRA_DATA',
+      'BLOCK_TRANSACTIONS',
+      'PRECOMPILE_SHA2_BLOCKS',
+      'HUB',
+      'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
+      'MMIO',
+      'RLP_TXN',
+      'BLOCK_KECCAK',
+      'MOD',
+      'OOB',
+      'PRECOMPILE_RIPEMD_BLOCKS',
+      'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
+      'BLOCK_DATA',
+      'RLP_ADDR',
+      'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
+      'BLOCK_HASH',
+      'BLOCK_L2_L1_LOGS',
+      'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
+      'BLAKE_MODEXP_DATA',
+      'EXP',
+      'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
+      'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
+    ];
+    expect(PROFILES.osaka.modules).toEqual(java);
+  });
+
+  test('the first module over its limit is the first met: BLAKE2f reports ROUNDS before EFFECTIVE_CALLS', () => {
+    const modules = PROFILES.osaka.modules;
+    expect(modules.indexOf('PRECOMPILE_BLAKE_ROUNDS')).toBeLessThan(
+      modules.indexOf('PRECOMPILE_BLAKE_EFFECTIVE_CALLS'),
+    );
+    // The limitless counter's map (sized, checked modules first) meets its checked modules in the same order.
+    const checked = (list: readonly string[]) => list.filter((m) => !LIMITLESS.unchecked.has(m));
+    expect(checked(LIMITLESS.modules)).toEqual(checked(PROFILES.osaka.modules));
+    // A key put into a sized map lands where a grown one puts it when the capacities agree.
+    expect(hashMapOrder(['B', 'A', 'C'], true)).toEqual(hashMapOrder(['B', 'A', 'C'], false));
   });
 });

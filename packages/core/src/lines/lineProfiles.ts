@@ -16,6 +16,16 @@
 export type TracerProfileName = 'london' | 'osaka';
 export const TRACER_PROFILES: readonly TracerProfileName[] = ['london', 'osaka'];
 
+/**
+ * Which of Linea's two line counters the sequencer runs (`--plugin-linea-limitless-enabled`,
+ * tracer/arithmetization/.../plugins/config/LineaTracerSharedCliOptions.java, default false):
+ * - `tracer`: the full tracer, ZkTracer.java (module rows as the trace fills them);
+ * - `limitless`: the light counter, ZkCounter.java (per-instruction upper bounds for the modules it
+ *   checks, 0 for the others). It exists for Osaka only (its constructor refuses earlier forks).
+ */
+export type CounterName = 'tracer' | 'limitless';
+export const COUNTERS: readonly CounterName[] = ['tracer', 'limitless'];
+
 const LOW128 = (1n << 128n) - 1n;
 
 /** Bytes of `x` with leading zeros trimmed (0 for 0). */
@@ -178,35 +188,163 @@ export function hubRowsLondon(): Uint8Array {
   return rows;
 }
 
-export function hubRowsOsaka(): Uint8Array {
-  const rows = new Uint8Array(256).fill(1);
+/**
+ * HUB rows per instruction as ZkCounter.tracePreExecution tallies them (linea-monorepo cb180134,
+ * ZkCounter.java; the NB_ROWS_HUB_* constants of module/hub/section/**; instruction families from
+ * resources/osakaOpcodes.yml). STOP is 3 in a message call and 5 in a deployment (the counter reads
+ * the frame's kind).
+ */
+export function hubRowsLimitless(): Uint8Array {
+  const rows = new Uint8Array(256).fill(1); // stack-only families, BATCH, MACHINE_STATE, INVALID
   const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
-  set(2, 0x30, 0x33, 0x34, 0x36, 0x38, 0x3d, 0x32, 0x3a, 0x0a, 0x20); // CONTEXT/TRANSACTION, EXP, SHA3
-  set(3, 0x31, 0x3b, 0x3f, 0x47, 0x59, 0x51, 0x52, 0x53, 0x5c, 0x5e, 0x37); // ACCOUNT, MSIZE, STACKRAM, TLOAD, MCOPY, CALLDATACOPY
-  set(4, 0x35, 0x5d, 0x39, 0x3c, 0x3e, 0xfd); // CALLDATALOAD, TSTORE, *COPY, REVERT
-  set(5, 0x56, 0x57, 0x54, 0x55); // JUMP(I), SLOAD/SSTORE
-  set(4, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4); // LOGn: stack rows (2) + 2
-  set(3, 0x00); // STOP in a message call
-  set(14, 0xf1, 0xf2, 0xf4, 0xfa);
-  set(11, 0xf0, 0xf5);
-  set(7, 0xf3);
-  set(8, 0xff);
+  set(2, 0x0a, 0x20); // EXP, SHA3: NB_ROWS_HUB_SIMPLE_STACK_OP + 1
+  set(2, 0x30, 0x33, 0x34, 0x36, 0x3d, 0x32, 0x3a, 0x49); // CONTEXT, TRANSACTION families
+  set(3, 0x31, 0x38, 0x3b, 0x3f, 0x47); // ACCOUNT family: NB_ROWS_HUB_ACCOUNT
+  set(3, 0x59); // MSIZE: NB_ROWS_HUB_MSIZE
+  set(3, 0x51, 0x52, 0x53); // MLOAD, MSTORE, MSTORE8: NB_ROWS_HUB_STACKRAM
+  set(4, 0x35); // CALLDATALOAD: NB_ROWS_HUB_CALLDATALOAD
+  set(3, 0x37, 0x5e); // CALLDATACOPY, MCOPY
+  set(4, 0x39, 0x3c, 0x3e); // CODECOPY, EXTCODECOPY, RETURNDATACOPY
+  set(5, 0x54, 0x55); // SLOAD, SSTORE: NB_ROWS_HUB_STORAGE
+  set(3, 0x5c); // TLOAD
+  set(4, 0x5d); // TSTORE
+  set(5, 0x56, 0x57); // JUMP, JUMPI: NB_ROWS_HUB_JUMP
+  set(4, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4); // LOGn: 2 stack rows + context + misc
+  set(3, 0x00); // STOP in a message call (NB_ROWS_HUB_STOP_MSG_CALL)
+  set(7, 0xf3); // RETURN
+  set(4, 0xfd); // REVERT
+  set(8, 0xff); // SELFDESTRUCT
+  set(11, 0xf0, 0xf5); // CREATE, CREATE2
+  set(14, 0xf1, 0xf2, 0xf4, 0xfa); // CALL family
   return rows;
 }
+
+/**
+ * ZkTracer's HUB rows per instruction section, as its sections add fragments (hub/section/**,
+ * linea-monorepo cb180134): the unexceptional case, one row per fragment, stack rows included (2 for
+ * LOGn, CREATE and the CALL family). What depends on operands, the frame or the message's outcome is
+ * added by the counter: MCOPY's second IMC, STOP and RETURN in a deployment, CREATE's 8 or 10 and
+ * CALL's 12 or 9 + precompile rows (7 and 9 here, an aborted message), undo rows.
+ */
+export function hubRowsOsakaTracer(): Uint8Array {
+  const rows = new Uint8Array(256).fill(1); // StackOnlySection: arithmetic, PUSH/POP/DUP/SWAP, BATCH, PC, GAS, JUMPDEST
+  const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
+  set(2, 0x59, 0x0a, 0x20); // MsizeSection, ExpSection, KeccakSection: stack + IMC
+  set(2, 0x30, 0x33, 0x34, 0x36, 0x3d); // ContextSection: stack + CON
+  set(2, 0x32, 0x3a, 0x49); // TransactionSection: stack + TXN
+  set(3, 0x47, 0x38); // SELFBALANCE, CODESIZE: stack + CON + ACC
+  set(2, 0x31, 0x3b, 0x3f); // BALANCE, EXTCODESIZE, EXTCODEHASH: stack + ACC
+  set(3, 0x35); // CallDataLoadSection: stack + IMC + CON
+  set(2, 0x51, 0x52, 0x53); // StackRamSection: stack + IMC
+  set(3, 0x37, 0x3e); // CALLDATACOPY, RETURNDATACOPY: stack + IMC + CON
+  set(4, 0x39); // CODECOPY: stack + IMC + CON + ACC
+  set(3, 0x3c); // EXTCODECOPY: stack + IMC + ACC
+  set(2, 0x5e); // MCOPY (+1 IMC when its size is not 0)
+  set(4, 0x54, 0x55); // SloadSection, SstoreSection: stack + CON + IMC + STO
+  set(3, 0x5c, 0x5d); // TLOAD, TSTORE: stack + CON + transient row
+  set(4, 0x56, 0x57); // JumpSection: stack + CON + ACC + IMC
+  set(4, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4); // LogSection: 2 stack + CON + IMC
+  set(3, 0x00); // StopSection in a message call: stack + CON + CON
+  set(5, 0xf3); // ReturnSection from a message call: stack + SCN + CON + IMC + CON
+  set(4, 0xfd); // RevertSection: stack + IMC + CON + CON
+  set(6, 0xff); // SelfdestructSection: stack + SCN + CON + 2 ACC + CON
+  set(7, 0xf0, 0xf5); // CreateSection, aborted: 2 stack + SCN + CON + IMC + ACC + CON
+  set(9, 0xf1, 0xf2, 0xf4, 0xfa); // CallSection: 2 stack + SCN + CON + IMC + 3 ACC + CON
+  return rows;
+}
+
+const OSAKA_TRACER_ROWS = hubRowsOsakaTracer();
+
+/** The 11 instructions with two stack rows (twoLineInstruction in resources/osakaOpcodes.yml). */
+function stackRows(op: number): number {
+  return (op >= 0xa0 && op <= 0xa4) || [0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa].includes(op) ? 2 : 1;
+}
+
+/**
+ * ZkTracer's rows for an instruction that raised an exception before it ran (its gas or its stack),
+ * the exceptional context row included (Hub.tracePostExecution; EarlyExceptionSection for the stack,
+ * each section's OOGX or STATICX branch otherwise).
+ */
+export function hubRowsOfException(op: number, error: string): number {
+  if (error.startsWith('stack')) return stackRows(op) + 1;
+  if (error === 'invalid opcode') return 2;
+  const staticCall = error === 'static state change';
+  switch (op) {
+    case 0x47: // SELFBALANCE, CODESIZE: stack + E
+    case 0x38:
+    case 0x56: // JUMP, JUMPI out of gas: stack + E
+    case 0x57:
+      return 2;
+    case 0x31: // BALANCE-type: stack + ACC + undo + E
+    case 0x3b:
+    case 0x3f:
+    case 0x35: // CALLDATALOAD
+    case 0x3e: // RETURNDATACOPY
+    case 0x3c: // EXTCODECOPY
+      return 4;
+    case 0x54: // SLOAD: 4 + undo + E
+      return 6;
+    case 0x55: // SSTORE: static 3, out of gas 6
+      return staticCall ? 3 : 6;
+    case 0xa0:
+    case 0xa1:
+    case 0xa2:
+    case 0xa3:
+    case 0xa4:
+      return staticCall ? 4 : 5;
+    case 0xf3: // RETURN: stack + SCN + CON + IMC + E
+      return 5;
+    case 0xff: // SELFDESTRUCT: static 4, out of gas 6
+      return staticCall ? 4 : 6;
+    case 0xf0: // CREATE: 5 + E
+    case 0xf5:
+      return 6;
+    case 0xf1: // CALL: static 5 + E, out of gas 5 + 3 ACC + E
+    case 0xf2:
+    case 0xf4:
+    case 0xfa:
+      return staticCall ? 6 : 9;
+    default: {
+      // A section of stack + IMC/CON/TXN rows: its rows up to the exception, then E.
+      const base = OSAKA_TRACER_ROWS[op];
+      return base === 1 ? 2 : base === 2 ? 3 : Math.min(base, 3);
+    }
+  }
+}
+
+/** ZkCounter: STOP in a deployment frame (NB_ROWS_HUB_STOP_DEPLOYMENT). */
+export const LIMITLESS_STOP_IN_DEPLOYMENT = 5;
 
 // ------------------------------------------------------------------------------------------------
 // The profiles.
 
 export interface TracerProfile {
   name: TracerProfileName;
-  /** Every module the profile counts, in the order the first failing one is reported. */
+  /** Which of Linea's counters (ZkTracer or ZkCounter) this profile follows. */
+  counter: CounterName;
+  /**
+   * Every module the profile counts, in the order Linea's validator meets them (the iteration order
+   * of the tracer's HashMap, hashMapOrder), so the first one over its limit is the one it reports.
+   */
   modules: readonly string[];
+  /**
+   * The same modules as the tracer lists them (getModulesToCount()): the order the sequencer checks
+   * the limits file against at start, so the first one missing is the one it names.
+   */
+  putOrder: readonly string[];
   /** Added to every count (ZkTracer.getModulesLineCount: lineCount() + spillage). */
   spillage: Readonly<Record<string, number>>;
   /** Rows a conflation (here: the block being built, or one simulation) holds before any transaction. */
   conflationRows: Readonly<Record<string, number>>;
-  /** Rows per block in the conflation. */
+  /** Rows each block of the conflation starts with (traceStartBlock: block data, system transactions). */
   blockRows: Readonly<Record<string, number>>;
+  /**
+   * Rows a block adds when it ends (traceEndBlock: ZkTracer's final no-op system transaction): in a
+   * finished block's totals, not in what its transactions are checked against while it is built.
+   */
+  blockEndRows: Readonly<Record<string, number>>;
+  /** Modules the counter reports as 0, spillage included (ZkCounter.uncheckedModules). */
+  unchecked: ReadonlySet<string>;
   /** Arithmetic rows: the London formulas, or one row per distinct operation. */
   singleRowArithmetic: boolean;
   hubRows: Uint8Array;
@@ -214,22 +352,38 @@ export interface TracerProfile {
   notes: Readonly<Record<string, string>>;
 }
 
-const LONDON_MODULES = [
+const PRECOMPILE_COUNTERS_LONDON = [
+  'PRECOMPILE_SHA2_BLOCKS',
+  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+];
+
+/**
+ * The London tracer's modules in the order ZkTracer.getModulesLineCount puts them in its HashMap:
+ * Hub.getModulesToCount() at linea-monorepo 658ab6d1 (getModulesToTrace(), reference tables, then
+ * getTracelessModules()).
+ */
+const LONDON_PUT_ORDER = [
+  'HUB',
   'ADD',
   'BIN',
   'BLAKE_MODEXP_DATA',
   'BLOCK_DATA',
   'BLOCK_HASH',
   'EC_DATA',
-  'EUC',
   'EXP',
   'EXT',
+  'EUC',
   'GAS',
-  'HUB',
   'LOG_DATA',
   'LOG_INFO',
-  'MMIO',
   'MMU',
+  'MMIO',
   'MOD',
   'MUL',
   'MXP',
@@ -246,42 +400,35 @@ const LONDON_MODULES = [
   'TXN_DATA',
   'WCP',
   'BIN_REFERENCE_TABLE',
-  'SHF_REFERENCE_TABLE',
   'INSTRUCTION_DECODER',
-  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
-  'PRECOMPILE_SHA2_BLOCKS',
+  'SHF_REFERENCE_TABLE',
+  'BLOCK_TRANSACTIONS',
+  'BLOCK_KECCAK',
+  ...PRECOMPILE_COUNTERS_LONDON,
   'PRECOMPILE_RIPEMD_BLOCKS',
-  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
   'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
   'PRECOMPILE_BLAKE_ROUNDS',
-  'BLOCK_KECCAK',
   'BLOCK_L1_SIZE',
   'BLOCK_L2_L1_LOGS',
-  'BLOCK_TRANSACTIONS',
 ] as const;
 
-/** The module set of the limits file Linea ships for mainnet today, in that file's order. */
-const OSAKA_MODULES = [
+/** Today's tracer's modules as ZkTracer puts them (Hub.getModulesToCount(): realModule(), getTracelessModules(), cb180134). */
+const OSAKA_PUT_ORDER = [
+  'HUB',
   'ADD',
   'BLAKE_MODEXP_DATA',
   'BLOCK_DATA',
   'BLOCK_HASH',
   'BLS_DATA',
   'EC_DATA',
-  'EUC',
   'EXP',
   'EXT',
+  'EUC',
   'GAS',
-  'HUB',
   'LOG_DATA',
   'LOG_INFO',
-  'MMIO',
   'MMU',
+  'MMIO',
   'MOD',
   'MUL',
   'MXP',
@@ -299,16 +446,11 @@ const OSAKA_MODULES = [
   'TRM',
   'TXN_DATA',
   'WCP',
-  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
-  'PRECOMPILE_SHA2_BLOCKS',
-  'PRECOMPILE_RIPEMD_BLOCKS',
-  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+  'BLOCK_TRANSACTIONS',
+  'BLOCK_KECCAK',
+  ...PRECOMPILE_COUNTERS_LONDON,
   'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+  'PRECOMPILE_RIPEMD_BLOCKS',
   'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
   'PRECOMPILE_BLAKE_ROUNDS',
   'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
@@ -326,11 +468,38 @@ const OSAKA_MODULES = [
   'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
   'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
   'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
-  'BLOCK_KECCAK',
   'BLOCK_L1_SIZE',
   'BLOCK_L2_L1_LOGS',
-  'BLOCK_TRANSACTIONS',
 ] as const;
+
+/** Java's String.hashCode (UTF-16 code units, 32-bit). */
+function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/**
+ * The order a Java HashMap<String, Integer> iterates `keys` put in this order. Linea's validator
+ * walks the tracer's getModulesLineCount() map (ModuleLineCountValidator.validate), so this is the
+ * order in which it meets modules, and the first one over its limit is the one it reports. `sized`:
+ * made by HashMap.newHashMap(n) (ZkCounter); else `new HashMap<>()`, grown as keys are put (ZkTracer).
+ * Buckets hold at most a few keys here, never the 8 that would turn one into a tree.
+ */
+export function hashMapOrder(keys: readonly string[], sized: boolean): string[] {
+  let capacity = 16;
+  if (sized) while (capacity * 0.75 < keys.length) capacity *= 2;
+  else while (keys.length > capacity * 0.75) capacity *= 2; // resize once the size passes the threshold
+  const buckets: string[][] = Array.from({ length: capacity }, () => []);
+  for (const key of keys) {
+    const h = javaStringHash(key);
+    buckets[(h ^ (h >>> 16)) & (capacity - 1)].push(key);
+  }
+  return buckets.flat();
+}
+
+const LONDON_MODULES = hashMapOrder(LONDON_PUT_ORDER, false);
+const OSAKA_MODULES = hashMapOrder(OSAKA_PUT_ORDER, false);
 
 /**
  * tracer/arithmetization/src/main/resources/spillings.toml (linea-monorepo 1540c186), the values
@@ -412,9 +581,10 @@ const LONDON_NOTES: Record<string, string> = {
     'approximate: logs whose first topic is MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), from any emitter (the real one counts the bridge contract only)',
 };
 for (const m of LONDON_MODULES) if (m.startsWith('PRECOMPILE_')) LONDON_NOTES[m] = 'exact for calls that succeed';
-LONDON_NOTES.PRECOMPILE_ECPAIRING_MILLER_LOOPS = 'approximate: one per pair given (trivial points are not skipped)';
+LONDON_NOTES.PRECOMPILE_ECPAIRING_MILLER_LOOPS =
+  'exact for successful calls (EcDataOperation: pairs whose two points are not at infinity)';
 LONDON_NOTES.PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS =
-  'approximate: one per pair given (trivial points are not skipped)';
+  'exact for successful calls (EcDataOperation: pairs whose small point only is at infinity); a call failing on a large point off G2 (1) is not counted';
 
 const OSAKA_NOTES: Record<string, string> = { ...LONDON_NOTES };
 for (const m of ['ADD', 'EXT', 'MOD', 'MUL', 'SHF', 'WCP', 'EXP', 'EUC', 'TRM', 'GAS', 'STP'])
@@ -431,7 +601,7 @@ Object.assign(OSAKA_NOTES, {
   RLP_UTILS: "approximate: not modelled, counts 0, as Linea's own light counter (ZkCounter) reports it",
   BLAKE_MODEXP_DATA: 'exact: MODEXP 256 per successful call (4·1024/16, EIP-7823), BLAKE2F 19 per call',
   PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS: 'exact: successful MODEXP calls with a size over 32 bytes',
-  HUB: "approximate: the per-section upper bounds of Linea's own light counter (ZkCounter.java), the system transactions' 11 rows per block, 1 per context exit",
+  HUB: "approximate: ZkTracer's HUB rows approximated by ZkCounter's per-instruction bounds (NB_ROWS_HUB_*), transaction sections 14 or 6, 1 per context exit; the system transactions exact (9 rows at the block's start, 2 at its end, Hub.traceStartBlock/traceEndBlock)",
 });
 for (const m of [
   'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
@@ -454,29 +624,214 @@ const ARITHMETIC_LONDON_ROWS = {
   EUC: 8,
 };
 
+/**
+ * ZkCounter.getModulesLineCount's put order (checkedModules() then uncheckedModules(), cb180134),
+ * into a HashMap sized for them.
+ */
+const LIMITLESS_PUT_ORDER = [
+  'BLAKE_MODEXP_DATA',
+  'BLOCK_DATA',
+  'BLOCK_HASH',
+  'BLS_DATA',
+  'EC_DATA',
+  'GAS',
+  'HUB',
+  'LOG_DATA',
+  'LOG_INFO',
+  'MXP',
+  'RLP_ADDR',
+  'RLP_TXN_RCPT',
+  'SHAKIRA_DATA',
+  'TXN_DATA',
+  'STP',
+  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
+  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
+  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_SHA2_BLOCKS',
+  'PRECOMPILE_RIPEMD_BLOCKS',
+  'BLOCK_TRANSACTIONS',
+  'BLOCK_KECCAK',
+  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
+  'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
+  'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
+  'BLOCK_L1_SIZE',
+  'BLOCK_L2_L1_LOGS',
+  // uncheckedModules()
+  'ADD',
+  'EUC',
+  'EXP',
+  'EXT',
+  'MMIO',
+  'MMU',
+  'MOD',
+  'MUL',
+  'OOB',
+  'RLP_AUTH',
+  'RLP_TXN',
+  'RLP_UTILS',
+  'ROM',
+  'ROM_LEX',
+  'SHF',
+  'TRM',
+  'WCP',
+  'PRECOMPILE_BLAKE_ROUNDS',
+];
+
+/**
+ * ZkCounter.uncheckedModules(): reported as 0 ("known to be incomplete / inaccurate"). The limits
+ * file must still name them (they are among getModulesToCount()).
+ */
+const LIMITLESS_UNCHECKED = new Set([
+  'ADD',
+  'EUC',
+  'EXP',
+  'EXT',
+  'MMIO',
+  'MMU',
+  'MOD',
+  'MUL',
+  'OOB',
+  'RLP_AUTH',
+  'RLP_TXN',
+  'RLP_UTILS',
+  'ROM',
+  'ROM_LEX',
+  'SHF',
+  'TRM',
+  'WCP',
+  'PRECOMPILE_BLAKE_ROUNDS',
+]);
+
+/**
+ * ZkCounter's spillage: a CountingOnlyModule made with `trace.<module>().spillage()` spills what the
+ * generated trace says (not in the repository; taken from London's table, as for the osaka tracer);
+ * the IncrementingModule and traceless counters (STP, the precompile and block counters) spill 0.
+ */
+const LIMITLESS_SPILLAGE: Record<string, number> = {};
+for (const m of [
+  'BLAKE_MODEXP_DATA',
+  'BLOCK_DATA',
+  'BLOCK_HASH',
+  'BLS_DATA',
+  'EC_DATA',
+  'GAS',
+  'HUB',
+  'LOG_DATA',
+  'LOG_INFO',
+  'MXP',
+  'RLP_ADDR',
+  'RLP_TXN_RCPT',
+  'SHAKIRA_DATA',
+  'TXN_DATA',
+])
+  if (LONDON_SPILLAGE[m] !== undefined) LIMITLESS_SPILLAGE[m] = LONDON_SPILLAGE[m];
+
+const LIMITLESS_NOTES: Record<string, string> = {};
+for (const m of OSAKA_MODULES)
+  LIMITLESS_NOTES[m] = LIMITLESS_UNCHECKED.has(m)
+    ? 'exact: 0, as ZkCounter reports the modules it does not check (uncheckedModules)'
+    : 'ZkCounter.java, event by event (tracePreExecution, traceContextExit, tracePrecompileCall, traceStartBlock/Transaction, traceEndTransaction)';
+Object.assign(LIMITLESS_NOTES, {
+  HUB: 'ZkCounter.java: the NB_ROWS_HUB_* bound of each instruction family, 14 (init + finalization) or 6 (skip) per transaction, 1 per context exit (every frame, precompiles and code-less calls included), 11 per block for the system transactions; instructions that fail before they run are counted from their opcode',
+  GAS: 'ZkCounter.java: 1 per CALL/CREATE instruction and 1 per context exit',
+  STP: 'ZkCounter.java: 1 per CALL/CREATE instruction (spills 0: an IncrementingModule)',
+  MXP: 'ZkCounter.java: 14 (word pricing) for every memory instruction whatever its size, 13 for MSTORE8, 4 for MSIZE',
+  BLOCK_HASH: 'ZkCounter.java: (256 + 1) · 6 rows per conflation (historical block hashes) + 6 per BLOCKHASH',
+  SHAKIRA_DATA:
+    'ZkCounter.java: KECCAK256 of a non-empty range, CREATE2 init code (even empty), the memory of a deployment ending in RETURN, SHA256/RIPEMD160 input; ceil(n/16) + 2 each',
+  BLOCK_KECCAK:
+    'ZkCounter.java: transaction encoding and signing payload, KECCAK256, CREATE (31 bytes) and CREATE2 (85 bytes + init code) address hashes, the memory of every deployment that ends, 1 per transaction and per effective ECRECOVER',
+  PRECOMPILE_RIPEMD_BLOCKS: 'ZkCounter.java: the call data bytes of each successful call (not 64-byte blocks)',
+  PRECOMPILE_BLAKE_EFFECTIVE_CALLS: 'ZkCounter.java: every BLAKE2F call, successful or not',
+  BLAKE_MODEXP_DATA: 'ZkCounter.java: MODEXP 256 per call whatever its outcome, BLAKE2F 19 per call',
+  PRECOMPILE_MODEXP_EFFECTIVE_CALLS: 'ZkCounter.java: successful MODEXP calls',
+  PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS:
+    'ZkCounter.java: MODEXP calls with a size over 32 bytes, whatever their outcome',
+  BLOCK_L2_L1_LOGS:
+    'approximate: logs whose first topic is MessageSent(...), from any emitter (the real one counts the bridge contract only)',
+});
+for (const m of Object.keys(LIMITLESS_NOTES))
+  if (LIMITLESS_SPILLAGE[m] !== undefined)
+    LIMITLESS_NOTES[m] += '; spillage taken from London (Osaka generates it at build time)';
+
+/** The full tracer (ZkTracer) per fork. */
 export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
   london: {
     name: 'london',
+    counter: 'tracer',
     modules: LONDON_MODULES,
+    putOrder: LONDON_PUT_ORDER,
     spillage: LONDON_SPILLAGE,
     conflationRows: ARITHMETIC_LONDON_ROWS,
     blockRows: { BLOCK_DATA: 13, TXN_DATA: 1, WCP: 4, BLOCK_L1_SIZE: 38 },
+    blockEndRows: {},
+    unchecked: new Set(),
     singleRowArithmetic: false,
     hubRows: hubRowsLondon(),
     notes: LONDON_NOTES,
   },
   osaka: {
     name: 'osaka',
+    counter: 'tracer',
     modules: OSAKA_MODULES,
+    putOrder: OSAKA_PUT_ORDER,
     spillage: LONDON_SPILLAGE,
     conflationRows: { WCP: 84, EUC: 8 },
-    // per block: the system transactions' rows (EIP-4788 5, EIP-2935 4, no-op 2 in HUB; 3+3+2 in TXN_DATA)
-    blockRows: { BLOCK_DATA: 14, TXN_DATA: 8, HUB: 11, WCP: 4, BLOCK_L1_SIZE: 38 },
+    // Hub.traceStartBlock: the EIP-4788 (5 rows: transaction, account, two storage, context) and
+    // EIP-2935 (4 rows) system transactions, on a chain whose system contracts have code; the final
+    // no-op (2 rows) at traceEndBlock. TXN_DATA: 3 + 3, then 2.
+    blockRows: { BLOCK_DATA: 14, TXN_DATA: 6, HUB: 9, WCP: 4, BLOCK_L1_SIZE: 38 },
+    blockEndRows: { TXN_DATA: 2, HUB: 2 },
+    unchecked: new Set(),
     singleRowArithmetic: true,
-    hubRows: hubRowsOsaka(),
+    hubRows: hubRowsOsakaTracer(),
     notes: OSAKA_NOTES,
   },
 };
+
+/** The light counter (ZkCounter.java, linea-monorepo cb180134); Osaka only. */
+export const LIMITLESS: TracerProfile = {
+  name: 'osaka',
+  counter: 'limitless',
+  modules: hashMapOrder(LIMITLESS_PUT_ORDER, true),
+  putOrder: LIMITLESS_PUT_ORDER,
+  spillage: LIMITLESS_SPILLAGE,
+  // traceStartConflation: the historical block hashes, (BLOCKHASH_MAX_HISTORY + 1 block) · 6.
+  conflationRows: { BLOCK_HASH: (256 + 1) * 6 },
+  // traceStartBlock: BLOCK_DATA, the three system transactions' HUB (5 + 4 + 2) and TXN_DATA (3 + 3 + 2) rows.
+  blockRows: { BLOCK_DATA: 14, HUB: 11, TXN_DATA: 8, BLOCK_L1_SIZE: 38 },
+  blockEndRows: {},
+  unchecked: LIMITLESS_UNCHECKED,
+  singleRowArithmetic: true,
+  hubRows: hubRowsLimitless(),
+  notes: LIMITLESS_NOTES,
+};
+
+/** The profile of a tracer and counter; the light counter exists for Osaka only, as ZkCounter's constructor says. */
+export function profileOf(tracer: TracerProfileName, counter: CounterName = 'tracer'): TracerProfile {
+  if (counter === 'tracer') return PROFILES[tracer];
+  if (tracer !== 'osaka')
+    throw new RangeError(`the limitless counter counts for Osaka only (ZkCounter refuses the ${tracer} tracer's fork)`);
+  return LIMITLESS;
+}
 
 /** The tracer version each profile follows (reported as linea_getBlockTracesCountersV2's engine version). */
 export const TRACER_VERSIONS: Readonly<Record<TracerProfileName, string>> = {

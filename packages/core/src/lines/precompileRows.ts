@@ -53,17 +53,28 @@ function blsRows(address: number, n: number): number | undefined {
   }
 }
 
+/**
+ * The full tracer of a fork (`london`, `osaka`: ZkTracer's modules), or the light counter
+ * (`limitless`: ZkCounter.tracePrecompileCall).
+ */
+export type PrecompileCounting = 'london' | 'osaka' | 'limitless';
+
 export function countPrecompileCall(
   c: Conflation,
-  london: boolean,
+  mode: PrecompileCounting,
   address: number,
   data: Uint8Array,
   r: PrecompileResult,
 ): void {
   const ok = r.exceptionError === undefined;
   const n = data.length;
+  if (mode === 'limitless' && limitlessPrecompile(c, address, data, ok)) return;
+  const london = mode === 'london';
   if (address < OOB.PRECOMPILE.length) c.add('OOB', OOB.PRECOMPILE[address]);
-  const hub = [0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address] ?? (london ? undefined : 4);
+  const hub =
+    mode === 'osaka'
+      ? osakaSubsectionRows(address, n, ok)
+      : ([0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address] ?? (london ? undefined : 4));
   if (hub !== undefined) c.add('HUB', hub);
   const blocks = Math.floor((8 * n + 1 + 64 + 511) / 512);
   switch (address) {
@@ -119,9 +130,19 @@ export function countPrecompileCall(
       const pairs = n / 192;
       c.add('EC_DATA', 12 * pairs + 2);
       if (!ok) return;
-      c.add('PRECOMPILE_ECPAIRING_MILLER_LOOPS', pairs);
-      c.add('PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS', pairs);
-      c.add('PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS', 1);
+      // EcDataOperation's circuit selectors (a successful call: every point valid, every large point
+      // on G2): a pair whose large point is not at infinity needs a Miller loop, or only a G2
+      // membership test when its small point is at infinity; one final exponentiation if any loop.
+      let loops = 0;
+      let memberships = 0;
+      for (let i = 0; i < pairs; i++) {
+        if (isZero(data, 192 * i + 64, 128)) continue;
+        if (isZero(data, 192 * i, 64)) memberships++;
+        else loops++;
+      }
+      c.add('PRECOMPILE_ECPAIRING_MILLER_LOOPS', loops);
+      c.add('PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS', memberships);
+      if (loops > 0) c.add('PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS', 1);
       return;
     }
     case 9:
@@ -133,6 +154,56 @@ export function countPrecompileCall(
       return;
     default:
       if (!london) osakaPrecompile(c, address, n, ok);
+  }
+}
+
+/**
+ * ZkTracer's precompile subsection of a CALL section (hub/section/call/precompileSubsection/*): SCN
+ * and IMC, then the rows of a successful call. BLAKE2F that fails on its parameters (213 bytes of
+ * call data) has 3.
+ */
+function osakaSubsectionRows(address: number, n: number, ok: boolean): number {
+  switch (address) {
+    case 4: // IDENTITY
+      return ok ? 3 : 2;
+    case 5: // MODEXP: SCN + 6 IMC always, + 5 IMC
+      return ok ? 12 : 7;
+    case 9: // BLAKE2F
+      return ok ? 5 : n === 213 ? 3 : 2;
+    default: // the EC, BLS, P256 and point-evaluation calls, SHA2-256, RIPEMD-160
+      return ok ? 4 : 2;
+  }
+}
+
+/**
+ * Where ZkCounter.tracePrecompileCall differs from the full tracer (the rest is the same, OOB and EXP
+ * are not checked): RIPEMD160 tallies call data bytes, every BLAKE2F call is effective, MODEXP fills
+ * its data rows and counts as large whatever its outcome. True when it counted the call.
+ */
+function limitlessPrecompile(c: Conflation, address: number, data: Uint8Array, ok: boolean): boolean {
+  const n = data.length;
+  switch (address) {
+    case 3:
+      c.add('HUB', 4); // NB_ROWS_HUB_PRC_SHARIP
+      if (ok && n !== 0) {
+        c.add('SHAKIRA_DATA', shakiraRows(n));
+        c.add('PRECOMPILE_RIPEMD_BLOCKS', n);
+      }
+      return true;
+    case 5: {
+      c.add('HUB', 13); // NB_ROWS_HUB_PRC_MODEXP
+      c.add('BLAKE_MODEXP_DATA', 256); // 4 · EIP_7823_MODEXP_UPPER_BYTE_SIZE_BOUND / 16
+      if (ok) c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
+      if ([0, 32, 64].some((o) => modexpSize(data, o) > 32n)) c.add('PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS', 1);
+      return true;
+    }
+    case 9:
+      c.add('PRECOMPILE_BLAKE_EFFECTIVE_CALLS', 1);
+      c.add('HUB', 6); // NB_ROWS_HUB_PRC_BLAKE
+      c.add('BLAKE_MODEXP_DATA', 19); // numberOfRowsBlake()
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -174,4 +245,10 @@ function modexpSize(data: Uint8Array, offset: number): bigint {
   let v = 0n;
   for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(data[offset + i] ?? 0);
   return v;
+}
+
+/** Whether `length` bytes of `data` at `offset` are all zero (a point at infinity). */
+function isZero(data: Uint8Array, offset: number, length: number): boolean {
+  for (let i = offset; i < offset + length; i++) if (data[i] !== 0) return false;
+  return true;
 }

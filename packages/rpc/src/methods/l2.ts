@@ -19,7 +19,7 @@ import {
   tracesCountersRequest,
 } from '../params';
 import { stateBlock } from './resolve';
-import { PROFILES, SUGGESTED_TIP, TRACER_VERSIONS } from '@l2devnet/core';
+import { SUGGESTED_TIP, TRACER_VERSIONS } from '@l2devnet/core';
 import type { Chain, ForcedItem, LineCounts } from '@l2devnet/core';
 import { hexToBytes } from '@ethereumjs/util';
 
@@ -29,7 +29,7 @@ import { hexToBytes } from '@ethereumjs/util';
  * reports), and the module that binds (the largest share of its limit).
  */
 function lineReport(chain: Chain, counts: LineCounts) {
-  const profile = PROFILES[chain.lines.tracer];
+  const profile = chain.lines.profile;
   const limits = chain.lines.limits?.limits;
   const modules: Record<string, { count: number; limit: number | null; exact: boolean }> = {};
   let overflow: { module: string; count: number; limit: number } | null = null;
@@ -44,7 +44,7 @@ function lineReport(chain: Chain, counts: LineCounts) {
     const s = limit === 0 ? (count > 0 ? Infinity : 0) : count / limit;
     if (s > share) [share, binding] = [s, module];
   }
-  return { tracer: profile.name, modules, overflow, binding };
+  return { tracer: profile.name, counter: profile.counter, modules, overflow, binding };
 }
 
 const exclusionStatus = method([required('transactionHash', hash)], async ({ chain }, h) => {
