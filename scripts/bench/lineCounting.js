@@ -1,10 +1,12 @@
 'use strict';
 /**
  * What line counting costs, and which hook to count with. Block building (automine, one
- * transaction per block, sequencer-stage checks only) is timed with counting off, with the counter
- * the node uses (opcode-handler wrappers, precompile and frame interception, tallies folded per
- * transaction), and with ethereumjs's `step` event listener doing the same tally. Two workloads: ERC20
- * transfers and a keccak-heavy loop. Each configuration runs in turn, three rounds, best round kept.
+ * transaction per block, sequencer-stage checks only) is timed with counting off, with each of
+ * Linea's counters as the node runs them (opcode-handler wrappers, precompile, frame and message
+ * interception, tallies folded per transaction): the full tracer (`--counter tracer`, the default)
+ * and the limitless counter (`--counter limitless`); and with ethereumjs's `step` event listener
+ * doing a bare per-opcode tally. Two workloads: ERC20 transfers and a keccak-heavy loop. The chains
+ * take turns block by block, so the figures come from the same run.
  */
 const { Interface } = require('ethers');
 
@@ -17,7 +19,13 @@ const limits = LineLimits.fromFile(
 const heavy = new Interface(artifact('LineHeavy').abi);
 
 async function makeChain(mode) {
-  const chain = await Chain.create({ lineLimits: limits, rpcLineCheck: false, lineCounting: mode === 'hooks' });
+  const counting = mode === 'tracer' || mode === 'limitless';
+  const chain = await Chain.create({
+    lineLimits: limits,
+    rpcLineCheck: false,
+    lineCounting: counting,
+    counter: mode === 'limitless' ? 'limitless' : 'tracer',
+  });
   if (mode === 'step') {
     // The same per-opcode tally, fed by the EVM's step event instead of the handler wrappers.
     const ops = new Uint32Array(256);
@@ -45,7 +53,7 @@ const workloads = {
   },
 };
 
-const MODES = ['off', 'hooks', 'step'];
+const MODES = ['off', 'tracer', 'limitless', 'step'];
 
 /** Block building time (ms a block) of `workload` in each of `modes`, the chains taking turns block by block. */
 async function compare(workload, modes = MODES) {
@@ -74,8 +82,9 @@ async function main() {
     const best = await compare(workload);
     const pct = (x) => `${(((x - best.off) / best.off) * 100).toFixed(1)}%`;
     console.log(
-      `${name}: off ${best.off.toFixed(3)} ms/block; handler hooks ${best.hooks.toFixed(3)} ms/block (+${pct(best.hooks)}); ` +
-        `step listener ${best.step.toFixed(3)} ms/block (+${pct(best.step)})`,
+      `${name}: off ${best.off.toFixed(3)} ms/block; full tracer ${best.tracer.toFixed(3)} ms/block (+${pct(best.tracer)}); ` +
+        `limitless counter ${best.limitless.toFixed(3)} ms/block (+${pct(best.limitless)}); ` +
+        `step listener, bare tally ${best.step.toFixed(3)} ms/block (+${pct(best.step)})`,
     );
   }
 }

@@ -429,9 +429,11 @@ function cell(value, best) {
   console.log('\nRatios are to the best figure of the row (more is better for /s and tx/s, less for the rest).');
   if (ONLY.includes('l2devnet')) {
     // scripts/bench/lineCounting.js's comparison, run here so that its ratio comes from the same run.
-    const { off, hooks } = await compare(workloads['ERC20 transfer'], ['off', 'hooks']);
+    const { off, tracer, limitless } = await compare(workloads['ERC20 transfer'], ['off', 'tracer', 'limitless']);
+    const cost = (x) => `${((x / off - 1) * 100).toFixed(1)}%`;
     console.log(
-      `Line counting on block building (in process, ERC20 transfers, one per block): ${hooks.toFixed(3)} ms a block counting, ${off.toFixed(3)} ms not; counting costs ${((hooks / off - 1) * 100).toFixed(1)}%.`,
+      `Line counting on block building (in process, ERC20 transfers, one per block): ${off.toFixed(3)} ms a block not counting; ` +
+        `${tracer.toFixed(3)} ms with the full tracer (+${cost(tracer)}), ${limitless.toFixed(3)} ms with the limitless counter (+${cost(limitless)}).`,
     );
   }
 })();

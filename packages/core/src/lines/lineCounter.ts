@@ -58,7 +58,7 @@ type RunState = {
   stateManager: { getCode(a: Address): Promise<Uint8Array> };
 };
 type OpHandler = (runState: RunState, common: unknown) => unknown;
-type OpEntry = { opcodeInfo: { code: number; isAsync: boolean }; opHandler: OpHandler };
+type OpEntry = { opcodeInfo: { code: number; isAsync: boolean; dynamicGas: boolean }; opHandler: OpHandler };
 type ExecResult = { exceptionError?: { error?: string }; returnValue?: Uint8Array };
 type PrecompileFn = (...args: unknown[]) => unknown;
 type Message = {
@@ -88,8 +88,6 @@ interface Frame {
   deploying: boolean;
   /** An explicit STOP, RETURN, REVERT or SELFDESTRUCT ended it (else it ran off its code). */
   halted: boolean;
-  /** The program counter after its last instruction that ran. */
-  ranTo: number;
   /** ZkTracer: the undo rows its sections (and its finished children's) add if it is rolled back. */
   undo: number;
   /** A CALL or CREATE instruction ran and its message is next (settle). */
@@ -114,6 +112,8 @@ export class LineCounter {
   private codeFrames = 0;
   private exceptionalFrames = 0;
   private active = true;
+  /** Per opcode: its gas is computed by a handler that reads the stack before the instruction runs. */
+  private readonly dynamicGas = new Uint8Array(256);
   /** Whose rules count: London's full tracer, today's full tracer (ZkTracer), or the light counter (ZkCounter). */
   private readonly mode: 'london' | 'osaka' | 'limitless';
 
@@ -268,6 +268,7 @@ export class LineCounter {
     for (let code = 0; code < map.length; code++) {
       const entry = map[code];
       if (entry === undefined) continue;
+      this.dynamicGas[code] = entry.opcodeInfo.dynamicGas ? 1 : 0;
       const inner = entry.opHandler;
       let opHandler: OpHandler;
       const measure =
@@ -277,7 +278,7 @@ export class LineCounter {
       if (code === 0x3c && this.mode !== 'limitless') {
         const hooked = this.extCodeCopyHook(inner);
         opHandler = (rs, c) => (this.active ? hooked(rs, c) : inner(rs, c));
-      } else if (this.mode === 'london') {
+      } else
         opHandler =
           measure === undefined
             ? (rs, c) => {
@@ -291,16 +292,6 @@ export class LineCounter {
                 }
                 return inner(rs, c);
               };
-      } else
-        // Where the frame got to: an exception raised before the next instruction runs is told apart.
-        opHandler = (rs, c) => {
-          if (this.active) {
-            this.stack[this.stack.length - 1].ranTo = rs.programCounter;
-            measure?.(rs.stack);
-            this.ops[code]++;
-          }
-          return inner(rs, c);
-        };
       map[code] = { ...entry, opHandler };
     }
   }
@@ -631,18 +622,21 @@ export class LineCounter {
    */
   private hookCalls(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
-    evm.runCall = async (opts) => {
+    evm.runCall = (opts) => {
       const caller = (opts as { message?: unknown }).message === undefined ? undefined : this.stack.at(-1);
+      // The transaction's own message: the full tracer has nothing to settle for it.
+      if (this.mode !== 'limitless' && caller === undefined) return runCall(opts);
       const kind = caller?.pending;
       if (caller !== undefined) caller.pending = caller.child = undefined;
-      const result = (await runCall(opts)) as { execResult: ExecResult };
-      if (!this.active) return result;
-      if (this.mode === 'limitless') {
-        this.c.add('HUB', 1);
-        this.c.add('GAS', 1);
-      } else if (caller !== undefined && kind !== undefined)
-        this.settle(caller, kind, result.execResult.exceptionError !== undefined);
-      return result;
+      return runCall(opts).then((result) => {
+        if (!this.active) return result;
+        if (this.mode === 'limitless') {
+          this.c.add('HUB', 1);
+          this.c.add('GAS', 1);
+        } else if (caller !== undefined && kind !== undefined)
+          this.settle(caller, kind, (result as { execResult: ExecResult }).execResult.exceptionError !== undefined);
+        return result;
+      });
     };
   }
 
@@ -676,7 +670,7 @@ export class LineCounter {
     const error = result.exceptionError?.error;
     const explicitHalt = frame.halted;
     const state = error !== undefined || message.isCreate ? result.runState : undefined;
-    if (error !== undefined && error !== 'revert' && state !== undefined && state.programCounter !== frame.ranTo) {
+    if (error !== undefined && error !== 'revert' && state !== undefined && !this.ran(state.opCode, error)) {
       const op = state.opCode;
       this.ops[op]++;
       this.limitlessHook(op)?.(state.stack);
@@ -746,11 +740,7 @@ export class LineCounter {
     return async (rs, c) => {
       const [address, dst, src, size] = rs.stack.peek(4);
       this.ops[0x3c]++;
-      if (this.mode === 'osaka') {
-        const frame = this.top();
-        frame.ranTo = rs.programCounter;
-        frame.undo++;
-      }
+      if (this.mode === 'osaka') this.top().undo++;
       this.trm(address);
       this.copy([dst, src, size]);
       if (size !== 0n) {
@@ -803,7 +793,7 @@ export class LineCounter {
       this.codeFrames++;
       const caller = this.stack.at(-1);
       if (caller !== undefined) caller.child = 'smc';
-      const frame: Frame = { deploying: message.isCreate === true, halted: false, ranTo: -1, undo: 0 };
+      const frame: Frame = { deploying: message.isCreate === true, halted: false, undo: 0 };
       if (this.mode !== 'limitless') {
         if (message.isCreate) {
           this.fragment(`${address}:init`, code.length);
@@ -824,6 +814,17 @@ export class LineCounter {
   }
 
   /**
+   * Whether the instruction that raised `error` ran (its handler, and so its hook, was reached):
+   * ethereumjs raises out of gas, invalid opcodes and static-call violations before the handler, and
+   * a stack short of operands in the gas handler of an instruction with dynamic gas; the rest (a bad
+   * jump, returned data out of bounds, a stack error of a static-gas instruction) from the handler.
+   */
+  private ran(op: number, error: string): boolean {
+    if (error === 'out of gas' || error === 'invalid opcode' || error === 'static state change') return false;
+    return !(error.startsWith('stack') && this.dynamicGas[op] === 1);
+  }
+
+  /**
    * ZkTracer at a frame's exit (Hub.traceContextExit, TraceSections.lineCount): an exception adds the
    * exceptional context row, and the rows of the instruction that raised it when it never ran; a
    * frame that reverts or fails takes the undo rows of its sections and its children's
@@ -832,7 +833,7 @@ export class LineCounter {
   private rollOrPass(frame: Frame, error: string | undefined, exceptional: InterpreterResult | undefined): void {
     const state = exceptional?.runState;
     if (state !== undefined) {
-      const ran = state.programCounter === frame.ranTo;
+      const ran = this.ran(state.opCode, error ?? '');
       this.c.add('HUB', ran ? 1 : hubRowsOfException(state.opCode, error ?? ''));
     }
     const caller = this.stack.at(-1);
