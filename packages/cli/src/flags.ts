@@ -88,6 +88,10 @@ Prover line counts
                             fixtures/limits/linea-london.toml)
   --no-rpc-line-check       do not refuse overflowing transactions at submission; the sequencer still
                             excludes them while building blocks
+  --l1l2-bridge-contract ADDRESS
+                            the contract whose L2-to-L1 message logs BLOCK_L2_L1_LOGS counts (default the
+                            zero address, as Linea's sequencer: none counted; --preset: the network's)
+  --l1l2-bridge-topic HEX   their first topic (default zero; with --preset, MessageSent's)
 
 Linea's sequencer rules (a dev chain follows them; a chain from --genesis does not, unless asked)
   --preset NETWORK          linea-mainnet or linea-sepolia: that network's chain id (59144, 59141), limits
@@ -229,6 +233,8 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   limits: { type: 'string' },
   tracer: { type: 'string' },
   counter: { type: 'string' },
+  'l1l2-bridge-contract': { type: 'string' },
+  'l1l2-bridge-topic': { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
   silent: { type: 'boolean' },
   import: { type: 'string' },
@@ -350,6 +356,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
       head: big('head', s('head')),
       tracer: s('tracer') as NodeOptions['tracer'],
       counter: s('counter') as NodeOptions['counter'],
+      l1l2BridgeContract: s('l1l2-bridge-contract'),
+      l1l2BridgeTopic: s('l1l2-bridge-topic'),
       limits: s('limits'),
       rpcLineCheck: !flag('no-rpc-line-check'),
       preset: s('preset') as NodeOptions['preset'],

@@ -20,9 +20,12 @@ import {
   SUPPORTED_HARDFORKS,
   TRACER_PROFILES,
   COUNTERS,
+  MESSAGE_SENT_TOPIC,
+  NO_BRIDGE,
 } from '@l2devnet/core';
-import type { EventFilter } from '@l2devnet/core';
+import type { EventFilter, L1L2Bridge } from '@l2devnet/core';
 import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@l2devnet/core';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 /** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
 export interface NodeOptions {
@@ -104,6 +107,10 @@ export interface NodeOptions {
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */
   rpcLineCheck?: boolean;
+  /** The contract whose message logs BLOCK_L2_L1_LOGS counts (default the zero address, as Linea's). `--l1l2-bridge-contract` */
+  l1l2BridgeContract?: string;
+  /** Their first topic, 32 bytes of hex (default zero; MessageSent's with a preset). `--l1l2-bridge-topic` */
+  l1l2BridgeTopic?: string;
   // Linea's sequencer rules
   /** A Linea network's settings (chain id, limits file, tracer, gas limit, rules and pricing); other options override them. `--preset` */
   preset?: 'linea-mainnet' | 'linea-sepolia';
@@ -220,6 +227,8 @@ const FLAGS: Record<OptionName, string> = {
   counter: '--counter',
   limits: '--limits',
   rpcLineCheck: '--no-rpc-line-check',
+  l1l2BridgeContract: '--l1l2-bridge-contract',
+  l1l2BridgeTopic: '--l1l2-bridge-topic',
   preset: '--preset',
   sequencerRules: '--sequencer-rules',
   eventsDenyList: '--events-deny-list',
@@ -249,18 +258,28 @@ export const LIBRARY_STYLE: OptionStyle = {
   needs: (a, b) => `createDevnet: option ${a} goes with option ${b}`,
 };
 
-/** Checks every option and turns them into the node's settings; throws OptionError naming a bad one. */
 /**
  * What `--preset` sets, as those networks run (linea-besu/package/linea-besu/profiles/advanced-*.toml
  * in Consensys/linea-monorepo cb180134, and the genesis chain ids): the chain id, the limits file, the
  * Osaka tracer, the target gas limit (61,000,000), the sequencer rules with the network's prices.
  */
 const PRESETS = {
-  'linea-mainnet': { chainId: 59144n, limits: DEFAULT_LIMITS.osaka, fixedCostWei: 30_000_000n },
-  'linea-sepolia': { chainId: 59141n, limits: SEPOLIA_LIMITS, fixedCostWei: 0n },
+  'linea-mainnet': {
+    chainId: 59144n,
+    limits: DEFAULT_LIMITS.osaka,
+    fixedCostWei: 30_000_000n,
+    bridge: '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec',
+  },
+  'linea-sepolia': {
+    chainId: 59141n,
+    limits: SEPOLIA_LIMITS,
+    fixedCostWei: 0n,
+    bridge: '0x33bf916373159A8c1b54b025202517BfDbB7863D',
+  },
 } as const;
 const PRESET_GAS_LIMIT = 61_000_000n;
 
+/** Checks every option and turns them into the node's settings; throws OptionError naming a bad one. */
 export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeConfig {
   const bad = (option: OptionName, rule: string, value: unknown) =>
     new OptionError(`${style.name(option)} ${rule}; got ${JSON.stringify(String(value))}`);
@@ -329,6 +348,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     tracer,
     counter,
     rpcLineCheck: opts.rpcLineCheck !== false,
+    l1l2Bridge: bridgeOf(opts, preset?.bridge, bad),
     sequencerRules: presetRules(sequencerRules(opts, integer, count), preset),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
@@ -430,6 +450,27 @@ function eventFilters(path: string): EventFilter[] {
   } catch (e) {
     throw new OptionError(`events deny list ${path}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Where BLOCK_L2_L1_LOGS counts messages from: the flags', else the preset network's message service
+ * and MessageSent's topic (its profile's plugin-linea-l1l2-bridge-*), else zero, as Linea's defaults.
+ */
+function bridgeOf(
+  opts: NodeOptions,
+  presetContract: string | undefined,
+  bad: (option: OptionName, rule: string, value: unknown) => OptionError,
+): L1L2Bridge {
+  const contract = opts.l1l2BridgeContract ?? presetContract;
+  if (contract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(contract))
+    throw bad('l1l2BridgeContract', 'must be an address, 0x and 40 hex digits', contract);
+  const topic = opts.l1l2BridgeTopic ?? (presetContract === undefined ? undefined : bytesToHex(MESSAGE_SENT_TOPIC));
+  if (topic !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(topic))
+    throw bad('l1l2BridgeTopic', 'must be 32 bytes of hex (64 digits)', topic);
+  return {
+    contract: contract === undefined ? NO_BRIDGE.contract : hexToBytes(contract as `0x${string}`),
+    topic: topic === undefined ? NO_BRIDGE.topic : hexToBytes(`0x${topic.replace(/^0x/, '')}`),
+  };
 }
 
 /** A preset's prices under the rules asked for (a preset turns them on, unless they are turned off). */

@@ -82,6 +82,11 @@ test.each([
   [['--rpc-gas-cap', 'lots'], '--rpc-gas-cap must be a decimal or 0x-hex integer; got "lots"'],
   [['--counter', 'zk'], '--counter must be one of tracer, limitless; got "zk"'],
   [
+    ['--l1l2-bridge-contract', 'bridge'],
+    '--l1l2-bridge-contract must be an address, 0x and 40 hex digits; got "bridge"',
+  ],
+  [['--l1l2-bridge-topic', '0x12'], '--l1l2-bridge-topic must be 32 bytes of hex (64 digits); got "0x12"'],
+  [
     ['--counter', 'limitless', '--tracer', 'london'],
     "--counter limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)",
   ],

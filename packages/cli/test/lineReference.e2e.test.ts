@@ -318,6 +318,9 @@ const FP_INPUTS = [
   '0x000000000000000000000000000000000f12847f7787f439575031bcdb1f03cfb79f942f3a9709306e4bd5afc73d3f78fd1c1fef913f503c8cbab58453fb7df2',
 ];
 
+const TEST_BRIDGE = '0x7e577e577e577e577e577e577e577e577e577e57';
+const MESSAGE_SENT = 'e856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c';
+
 describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts today (--counter %s)", (counter) => {
   let node: RunningCommand;
   let dir: string;
@@ -351,6 +354,8 @@ describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts t
     node = await runCommand([
       ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID), '--no-mining', '-v'],
       ...['--counter', counter, '--limits', file],
+      // LineaL1L2BridgeSharedConfiguration.TEST_DEFAULT, the bridge of Linea's tracer tests.
+      ...['--l1l2-bridge-contract', TEST_BRIDGE, '--l1l2-bridge-topic', MESSAGE_SENT],
     ]);
     excluded = getCreateAddress({ from: wallet.address, nonce: 0 });
     caller = getCreateAddress({ from: wallet.address, nonce: 1 });
@@ -426,6 +431,34 @@ describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts t
       }
     },
   );
+
+  /**
+   * ZkCounterTest.java (limitless) and L2L1LogsTests.java (full tracer), tracer/arithmetization/src/test:
+   * BLOCK_L2_L1_LOGS counts logs of the bridge contract whose first topic is the bridge's.
+   */
+  test('L2-to-L1 logs: BLOCK_L2_L1_LOGS=2 for two bridge logs, 0 for a reverted one, another emitter, another first topic', async () => {
+    const logT = `7f${MESSAGE_SENT}60006000a1`; // LOG1(0, 0, topic)
+    const count = async () => {
+      const report = (await call('l2_traceCallLineCounts', [{ from: wallet.address, to: TEST_BRIDGE, value: '0x3e8' }]))
+        .result as { modules: Record<string, { count: number }> };
+      return report.modules.BLOCK_L2_L1_LOGS.count;
+    };
+    // LOG1 with the topic and no data; MSTORE(2, 2); four words pushed, LOG1 of 15 bytes under the topic.
+    const two = `0x${logT}6002600252600460036002${`7f${MESSAGE_SENT}`}600f6000a1`;
+    expect((await call('anvil_setCode', [TEST_BRIDGE, two])).error).toBeUndefined();
+    expect(await count()).toBe(2);
+    const logAccount = `0x${'01'.repeat(20)}`;
+    const revertAccount = `0x${'02'.repeat(20)}`;
+    await call('anvil_setCode', [logAccount, `0x${logT}`]);
+    await call('anvil_setCode', [revertAccount, `0x${logT}60006000fd`]);
+    // LOG2 with the topic second; DELEGATECALL to a contract that logs and reverts; CALL to one that logs.
+    const none =
+      `0x7f${MESSAGE_SENT}600160006000a2` +
+      `600060006000600073${revertAccount.slice(2)}5af450` +
+      `6000600060006000600073${logAccount.slice(2)}5af150`;
+    await call('anvil_setCode', [TEST_BRIDGE, none]);
+    expect(await count()).toBe(0);
+  });
 
   // EstimateGasModuleLimitOverflowLimitlessTest.kt with BlsMapFpToG1OverflowSetup.kt's four inputs.
   test('BLS12_MAP_FP_TO_G1 by linea_estimateGas: PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS=1 above 0', async () => {

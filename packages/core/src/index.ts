@@ -27,7 +27,8 @@ export {
   SUPPORTED_HARDFORKS,
 } from './config/genesis';
 export { Conflation } from './lines/conflation';
-export { LineCounter } from './lines/lineCounter';
+export { LineCounter, MESSAGE_SENT_TOPIC, NO_BRIDGE } from './lines/lineCounter';
+export type { L1L2Bridge } from './lines/lineCounter';
 export type { LineCounts } from './lines/conflation';
 export { DEFAULT_LIMITS, LineLimits, SEPOLIA_LIMITS } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';

@@ -69,6 +69,10 @@ export interface DevnetOptions {
    * profile runs it) or 'limitless' (the light ZkCounter, osaka only). `--counter`
    */
   counter?: 'tracer' | 'limitless';
+  /** The contract whose message logs BLOCK_L2_L1_LOGS counts (default the zero address, as Linea's). `--l1l2-bridge-contract` */
+  l1l2BridgeContract?: string;
+  /** Their first topic, 32 bytes of hex (default zero; MessageSent's with a preset). `--l1l2-bridge-topic` */
+  l1l2BridgeTopic?: string;
   /** Per-module line limits file, TOML (default: the tracer's default limits the package ships). `--limits` */
   limits?: string;
   /** `false` stops refusing overflowing transactions at submission (default true). `--no-rpc-line-check` */

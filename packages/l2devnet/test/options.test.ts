@@ -246,6 +246,40 @@ test("preset: a Linea network's chain id, limits, gas limit, rules and prices; o
   );
 });
 
+test("the L1-L2 bridge: BLOCK_L2_L1_LOGS counts the configured contract's MessageSent logs; none by default, as Linea's", async () => {
+  const TOPIC = 'e856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c';
+  const MAINNET_BRIDGE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+  const OTHER = '0x00000000000000000000000000000000000b0b0b';
+  // LOG1(0, 0, MessageSent's topic)
+  const code = `0x7f${TOPIC}60006000a1`;
+  const logs = async (devnet: Devnet, at: string) => {
+    await request(devnet, 'anvil_setCode', at, code);
+    const report = (await request(devnet, 'l2_traceCallLineCounts', { to: at })) as {
+      modules: Record<string, { count: number }>;
+    };
+    return report.modules.BLOCK_L2_L1_LOGS.count;
+  };
+  {
+    await using plain = await createDevnet();
+    expect(await logs(plain, MAINNET_BRIDGE)).toBe(0);
+  }
+  {
+    await using mainnet = await createDevnet({ preset: 'linea-mainnet' });
+    expect(await logs(mainnet, MAINNET_BRIDGE)).toBe(1);
+    expect(await logs(mainnet, OTHER)).toBe(0);
+  }
+  await using own = await createDevnet({ l1l2BridgeContract: OTHER, l1l2BridgeTopic: `0x${TOPIC}` });
+  expect(await logs(own, OTHER)).toBe(1);
+  await expect(createDevnet({ l1l2BridgeContract: '0x12' })).rejects.toThrow(
+    new DevnetOptionError(
+      'createDevnet: option l1l2BridgeContract must be an address, 0x and 40 hex digits; got "0x12"',
+    ),
+  );
+  await expect(createDevnet({ l1l2BridgeTopic: 'topic' })).rejects.toThrow(
+    new DevnetOptionError('createDevnet: option l1l2BridgeTopic must be 32 bytes of hex (64 digits); got "topic"'),
+  );
+});
+
 test('Printed traces: verbosity and artifacts, through log', async () => {
   const lines: string[] = [];
   await using devnet = await createDevnet({

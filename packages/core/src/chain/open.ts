@@ -28,6 +28,7 @@ import { DatabaseOpenError, InvalidArgumentError, InvalidLimitsError } from '../
 import { ExecutionGuard } from '../exec/executionGuard';
 import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
+import type { L1L2Bridge } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
 import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
@@ -98,6 +99,11 @@ export interface GenesisOptions {
    * profile runs it) or the light one (ZkCounter, `--plugin-linea-limitless-enabled`; Osaka only).
    */
   counter?: CounterName;
+  /**
+   * The contract and first topic of the L2→L1 message logs BLOCK_L2_L1_LOGS counts (Linea's
+   * --plugin-linea-l1l2-bridge-contract and -topic); default both zero, as Linea's, which counts none.
+   */
+  l1l2Bridge?: L1L2Bridge;
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
@@ -211,10 +217,11 @@ export async function openChain(
     lineCounting,
     tracer,
     counter: opts.counter,
+    bridge: opts.l1l2Bridge,
     daoForkBlock: spec?.daoForkBlock,
     evmTimeoutMs: opts.rpcEvmTimeoutMs,
   });
-  const counter = new LineCounter(vm.evm, lineCounting, tracer, opts.counter);
+  const counter = new LineCounter(vm.evm, { enabled: lineCounting, tracer, counter: opts.counter, bridge: opts.l1l2Bridge });
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
   new ExecutionGuard(vm.evm);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);

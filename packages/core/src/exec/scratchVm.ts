@@ -20,6 +20,7 @@ import type { IntrinsicGas } from '../pool/intrinsicGas';
 import { requestTransaction } from '../pool/requestTx';
 import type { TxRequest } from '../pool/requestTx';
 import { LineCounter } from '../lines/lineCounter';
+import type { L1L2Bridge } from '../lines/lineCounter';
 import type { LineCounts } from '../lines/conflation';
 import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { decodeRevertReason } from './revertReason';
@@ -69,6 +70,8 @@ export interface SimulatorOptions {
   tracer?: TracerProfileName;
   /** Which of Linea's line counters (full tracer or limitless); default the full tracer. */
   counter?: CounterName;
+  /** Where BLOCK_L2_L1_LOGS counts messages from. */
+  bridge?: L1L2Bridge;
   /** The chain's DAO fork block (a genesis that supports it). */
   daoForkBlock?: bigint;
   /** How long a call, estimate or access list may run (ms); 0 for no limit. Default 5 s. */

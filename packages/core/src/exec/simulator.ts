@@ -63,7 +63,12 @@ export class Simulator extends ScratchVm {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain: chain, evmOpts: opts.evmOpts });
-    const counter = new LineCounter(vm.evm, opts.lineCounting ?? true, opts.tracer ?? 'osaka', opts.counter);
+    const counter = new LineCounter(vm.evm, {
+      enabled: opts.lineCounting,
+      tracer: opts.tracer,
+      counter: opts.counter,
+      bridge: opts.bridge,
+    });
     return new Simulator(vm, counter, overlay, simulatedHashes, opts);
   }
 

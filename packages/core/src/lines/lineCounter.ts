@@ -47,9 +47,30 @@ import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
-const MESSAGE_SENT_TOPIC = keccak256(
+export const MESSAGE_SENT_TOPIC = keccak256(
   new TextEncoder().encode('MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32)'),
 );
+
+/**
+ * Where the L2→L1 messages the prover counts come from (BLOCK_L2_L1_LOGS): logs of this contract
+ * whose first topic is this one (L1BlockSize.isL2L1Log). Linea's sequencer takes them from
+ * --plugin-linea-l1l2-bridge-contract and --plugin-linea-l1l2-bridge-topic, both zero by default
+ * (LineaL1L2BridgeSharedCliOptions.java), which counts nothing.
+ */
+export interface L1L2Bridge {
+  contract: Uint8Array;
+  topic: Uint8Array;
+}
+
+export const NO_BRIDGE: L1L2Bridge = { contract: new Uint8Array(20), topic: new Uint8Array(32) };
+
+export interface LineCounterOptions {
+  /** Off: nothing is hooked and every count is empty (a baseline for benchmarks). Default on. */
+  enabled?: boolean;
+  tracer?: TracerProfileName;
+  counter?: CounterName;
+  bridge?: L1L2Bridge;
+}
 
 type Stack = { peek(n: number): bigint[]; length: number };
 type RunState = {
@@ -117,17 +138,17 @@ export class LineCounter {
   /** Whose rules count: London's full tracer, today's full tracer (ZkTracer), or the light counter (ZkCounter). */
   private readonly mode: 'london' | 'osaka' | 'limitless';
 
-  /** With `enabled` false nothing is hooked and every count is empty (a baseline for benchmarks). */
-  constructor(
-    evm: VM['evm'],
-    readonly enabled = true,
-    profile: TracerProfileName = 'osaka',
-    counter: CounterName = 'tracer',
-  ) {
-    this.profile = profileOf(profile, counter);
-    this.mode = counter === 'limitless' ? 'limitless' : profile;
+  readonly enabled: boolean;
+  private readonly bridge: L1L2Bridge;
+
+  constructor(evm: VM['evm'], opts: LineCounterOptions = {}) {
+    const { tracer = 'osaka', counter = 'tracer' } = opts;
+    this.enabled = opts.enabled ?? true;
+    this.bridge = opts.bridge ?? NO_BRIDGE;
+    this.profile = profileOf(tracer, counter);
+    this.mode = counter === 'limitless' ? 'limitless' : tracer;
     this.c = new Conflation(this.profile);
-    if (!enabled) return;
+    if (!this.enabled) return;
     const internals = evm as unknown as EvmInternals;
     this.hookOpcodes(internals);
     this.hookFrames(internals);
@@ -239,9 +260,15 @@ export class LineCounter {
     c.add('HUB', hub);
 
     const logs: LogShape[] = [];
-    for (const [, topics, data] of (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][]) {
+    const { contract, topic } = this.bridge;
+    for (const [address, topics, data] of (result?.execResult.logs ?? []) as [
+      Uint8Array,
+      Uint8Array[],
+      Uint8Array,
+    ][]) {
       logs.push({ topics: topics.length, dataSize: data.length });
-      if (topics.length > 0 && equalsBytes(topics[0], MESSAGE_SENT_TOPIC)) c.add('BLOCK_L2_L1_LOGS', 1);
+      if (topics.length > 0 && equalsBytes(address, contract) && equalsBytes(topics[0], topic))
+        c.add('BLOCK_L2_L1_LOGS', 1);
     }
     c.add('RLP_TXN_RCPT', rlpReceiptRows(logs));
     c.add('LOG_DATA', logDataRows(logs));

@@ -133,7 +133,7 @@ describe('London row formulas', () => {
 test('an inactive counter counts nothing, and leaves the wrappers around its own in place', async () => {
   const vm = await createVM();
   const table = (vm.evm as unknown as { _opcodeMap: { opHandler: unknown }[] })._opcodeMap;
-  const counter = new LineCounter(vm.evm, true, 'london');
+  const counter = new LineCounter(vm.evm, { tracer: 'london' });
   const wrapped = table[0x01].opHandler;
   const code = hexToBytes('0x600260010150600260030150');
   const run = async () => {

@@ -577,8 +577,7 @@ const LONDON_NOTES: Record<string, string> = {
   BLOCK_L1_SIZE: `${EXACT}: encoded transaction + 20 per transaction + 38 per block (L2Block.java)`,
   BLOCK_KECCAK:
     'exact for the transaction (encoding and signing payload), KECCAK256, CREATE2 init code, deployed code, address hashes and ECRECOVER (Keccak.java, ceil(n/136) each)',
-  BLOCK_L2_L1_LOGS:
-    'approximate: logs whose first topic is MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), from any emitter (the real one counts the bridge contract only)',
+  BLOCK_L2_L1_LOGS: `${EXACT}: logs of the bridge contract whose first topic is the bridge topic (--l1l2-bridge-contract, --l1l2-bridge-topic; L1BlockSize.isL2L1Log); 2 and 0 for the programs of ZkCounterTest and L2L1LogsTests`,
 };
 for (const m of LONDON_MODULES) if (m.startsWith('PRECOMPILE_')) LONDON_NOTES[m] = 'exact for calls that succeed';
 LONDON_NOTES.PRECOMPILE_ECPAIRING_MILLER_LOOPS =
@@ -785,8 +784,7 @@ Object.assign(LIMITLESS_NOTES, {
   BLAKE_MODEXP_DATA: 'ZkCounter.java: MODEXP 256 per call whatever its outcome, BLAKE2F 19 per call',
   PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS:
     'ZkCounter.java: MODEXP calls with a size over 32 bytes, whatever their outcome',
-  BLOCK_L2_L1_LOGS:
-    'approximate: logs whose first topic is MessageSent(...), from any emitter (the real one counts the bridge contract only)',
+  BLOCK_L2_L1_LOGS: `${EXACT}: logs of the bridge contract whose first topic is the bridge topic (--l1l2-bridge-contract, --l1l2-bridge-topic; L1BlockSize.isL2L1Log); 2 and 0 for the programs of ZkCounterTest and L2L1LogsTests`,
 });
 for (const m of Object.keys(LIMITLESS_NOTES))
   if (LIMITLESS_SPILLAGE[m] !== undefined)
