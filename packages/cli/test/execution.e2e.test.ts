@@ -14,7 +14,11 @@ const FORK_BOMB = `0x${'5f5f5f5f5f305af150'.repeat(2)}00`;
 const LOOPER = '0x00000000000000000000000000000000000100ab';
 const BOMB = '0x00000000000000000000000000000000000100bc';
 
-/** Sends `eth_blockNumber` one after another until `done`; returns the slowest answer's time (ms). */
+/**
+ * Sends `eth_blockNumber` one after another until `done`; returns the slowest answer's time (ms).
+ * A node that stopped serving while it executes would hold an answer for the whole run (1.5 s and
+ * more); the bound the tests set (500 ms) only tells that apart, with room for a loaded CI machine.
+ */
 async function slowestAnswerWhile(url: string, done: () => boolean): Promise<{ slowest: number; answers: number }> {
   let slowest = 0;
   let answers = 0;
@@ -76,7 +80,7 @@ describe('a simulation that runs forever', () => {
       expect(elapsed).toBeGreaterThanOrEqual(1_400);
       expect(elapsed).toBeLessThan(4_000);
       expect(answers).toBeGreaterThan(10);
-      expect(slowest).toBeLessThan(100);
+      expect(slowest).toBeLessThan(500);
     },
   );
 
@@ -100,7 +104,7 @@ describe('a simulation that runs forever', () => {
     const receipt = (await rpcCall(node.url, 'eth_getTransactionReceipt', [hash])).result;
     expect(receipt.status).toBe('0x0');
     expect(receipt.gasUsed).toBe('0xf42400');
-    expect(slowest).toBeLessThan(100);
+    expect(slowest).toBeLessThan(500);
   });
 
   test('mining ten thousand blocks at once leaves room for other clients', async () => {
@@ -113,6 +117,6 @@ describe('a simulation that runs forever', () => {
     expect((await mined).result).toBe(null);
     expect(BigInt((await rpcCall(node.url, 'eth_blockNumber')).result)).toBe(before + 10_000n);
     expect(answers).toBeGreaterThan(10);
-    expect(slowest).toBeLessThan(100);
+    expect(slowest).toBeLessThan(500);
   });
 });

@@ -136,6 +136,9 @@ beforeAll(async () => {
       // headfcu.json: the head is safe and finalized.
       safeDepth: 0n,
       finalizedDepth: 0n,
+      // The cases check answers, not the execution timeout: ethSimulate-run-gas-spending runs about 2 s
+      // alone and has gone past the default 5 s on a loaded two-core machine.
+      rpcEvmTimeoutMs: 30_000,
     },
   });
   const imported = await node.chain.imports.importBlocks(new Uint8Array(readFileSync(join(DIR, 'chain.rlp'))));

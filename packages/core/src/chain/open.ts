@@ -221,7 +221,12 @@ export async function openChain(
     daoForkBlock: spec?.daoForkBlock,
     evmTimeoutMs: opts.rpcEvmTimeoutMs,
   });
-  const counter = new LineCounter(vm.evm, { enabled: lineCounting, tracer, counter: opts.counter, bridge: opts.l1l2Bridge });
+  const counter = new LineCounter(vm.evm, {
+    enabled: lineCounting,
+    tracer,
+    counter: opts.counter,
+    bridge: opts.l1l2Bridge,
+  });
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
   new ExecutionGuard(vm.evm);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);

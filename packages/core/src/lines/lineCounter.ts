@@ -1,5 +1,7 @@
 /**
- * Counts prover lines per module as Linea's tracer does (rules and sources in lineProfiles.ts).
+ * Counts prover lines per module as Linea's sequencer does, with either of its counters: the full
+ * tracer (ZkTracer, London's or today's) or the light one (ZkCounter, `limitless`). Rules and
+ * sources in lineProfiles.ts and precompileRows.ts.
  *
  * The model is the tracer's own:
  *  - counts accumulate over a conflation, which in the sequencer is the block being built (a new
@@ -14,7 +16,8 @@
  *
  * The hooks are the cheapest this EVM offers: each opcode handler in its opcode table is wrapped
  * (operands are read from the stack before the handler pops them), precompiles at `runPrecompile`,
- * frames at `runInterpreter`.
+ * frames at `runInterpreter`, messages (a CALL or CREATE's outcome, ZkCounter's context exits) at
+ * `runCall`.
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -137,7 +140,7 @@ export class LineCounter {
   private readonly dynamicGas = new Uint8Array(256);
   /** Whose rules count: London's full tracer, today's full tracer (ZkTracer), or the light counter (ZkCounter). */
   private readonly mode: 'london' | 'osaka' | 'limitless';
-
+  /** Off: nothing is hooked and every count is empty. */
   readonly enabled: boolean;
   private readonly bridge: L1L2Bridge;
 
@@ -261,11 +264,7 @@ export class LineCounter {
 
     const logs: LogShape[] = [];
     const { contract, topic } = this.bridge;
-    for (const [address, topics, data] of (result?.execResult.logs ?? []) as [
-      Uint8Array,
-      Uint8Array[],
-      Uint8Array,
-    ][]) {
+    for (const [address, topics, data] of (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][]) {
       logs.push({ topics: topics.length, dataSize: data.length });
       if (topics.length > 0 && equalsBytes(address, contract) && equalsBytes(topics[0], topic))
         c.add('BLOCK_L2_L1_LOGS', 1);

@@ -27,7 +27,7 @@ import {
   shfRows,
   wcpRows,
 } from './lineProfiles';
-import type { TracerProfileName } from './lineProfiles';
+import type { CounterName, TracerProfileName } from './lineProfiles';
 
 const MAX = (1n << 256n) - 1n;
 const CALLEE = '0x00000000000000000000000000000000000ca11e';
@@ -182,22 +182,29 @@ describe('the conflation', () => {
   });
 });
 
-describe('the profiles on programs run through the chain', () => {
-  /** Runs `code` as a call and returns its line counts in `profile`. */
-  async function countsOf(profile: TracerProfileName, code: string, hardfork?: string, callee?: string) {
-    const chain = await Chain.create({ tracer: profile, hardfork });
-    try {
-      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
-      await chain.dev.setCode(target, hexToBytes(code));
-      if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
-      const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
-        countLines: true,
-      });
-      return result.lineCounts as Record<string, number>;
-    } finally {
-      await chain.close();
-    }
+/** Runs `code` as a call and returns its line counts under `profile` and `counter`. */
+async function countsOf(
+  profile: TracerProfileName,
+  code: string,
+  hardfork?: string,
+  callee?: string,
+  counter: CounterName = 'tracer',
+) {
+  const chain = await Chain.create({ tracer: profile, hardfork, counter });
+  try {
+    const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
+    await chain.dev.setCode(target, hexToBytes(code));
+    if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
+    const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
+      countLines: true,
+    });
+    return result.lineCounts as Record<string, number>;
+  } finally {
+    await chain.close();
   }
+}
+
+describe('the profiles on programs run through the chain', () => {
   // PUSH1 2, PUSH1 1, ADD, POP: ADD(1, 2) (top of stack first), then again, then ADD(3, 4); STOP.
   const ADDS = '0x600260010150' + '600260010150' + '600460030150' + '00';
 
@@ -325,20 +332,7 @@ describe('the profiles on programs run through the chain', () => {
 });
 
 describe("the limitless counter (ZkCounter.java's rules)", () => {
-  async function limitlessCounts(code: string, callee?: string) {
-    const chain = await Chain.create({ tracer: 'osaka', counter: 'limitless' });
-    try {
-      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
-      await chain.dev.setCode(target, hexToBytes(code));
-      if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
-      const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
-        countLines: true,
-      });
-      return result.lineCounts as Record<string, number>;
-    } finally {
-      await chain.close();
-    }
-  }
+  const limitlessCounts = (code: string, callee?: string) => countsOf('osaka', code, undefined, callee, 'limitless');
 
   test('per-instruction bounds, context exits, RIPEMD-160 by the byte, BLOCK_HASH history; unchecked modules 0', async () => {
     const code =

@@ -352,15 +352,37 @@ export interface TracerProfile {
   notes: Readonly<Record<string, string>>;
 }
 
-const PRECOMPILE_COUNTERS_LONDON = [
-  'PRECOMPILE_SHA2_BLOCKS',
+/** The EC_DATA counters, in the order both tracers and ZkCounter list them. */
+const EC_COUNTERS = [
   'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
   'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
   'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
   'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
   'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
   'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+];
+
+const PRECOMPILE_COUNTERS_LONDON = ['PRECOMPILE_SHA2_BLOCKS', ...EC_COUNTERS, 'PRECOMPILE_MODEXP_EFFECTIVE_CALLS'];
+
+/** The last of today's traceless counters, in both Linea counters' order (Hub.getTracelessModules, ZkCounter.checkedModules). */
+const OSAKA_LAST_COUNTERS = [
+  'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
+  'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
+  'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
+  'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
+  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
+  'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
+  'BLOCK_L1_SIZE',
+  'BLOCK_L2_L1_LOGS',
 ];
 
 /**
@@ -453,23 +475,7 @@ const OSAKA_PUT_ORDER = [
   'PRECOMPILE_RIPEMD_BLOCKS',
   'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
   'PRECOMPILE_BLAKE_ROUNDS',
-  'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
-  'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
-  'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
-  'BLOCK_L1_SIZE',
-  'BLOCK_L2_L1_LOGS',
+  ...OSAKA_LAST_COUNTERS,
 ] as const;
 
 /** Java's String.hashCode (UTF-16 code units, 32-bit). */
@@ -629,56 +635,10 @@ const ARITHMETIC_LONDON_ROWS = {
 };
 
 /**
- * ZkCounter.getModulesLineCount's put order (checkedModules() then uncheckedModules(), cb180134),
- * into a HashMap sized for them.
+ * ZkCounter.uncheckedModules(), in its order: reported as 0 ("known to be incomplete / inaccurate").
+ * The limits file must still name them (they are among getModulesToCount()).
  */
-const LIMITLESS_PUT_ORDER = [
-  'BLAKE_MODEXP_DATA',
-  'BLOCK_DATA',
-  'BLOCK_HASH',
-  'BLS_DATA',
-  'EC_DATA',
-  'GAS',
-  'HUB',
-  'LOG_DATA',
-  'LOG_INFO',
-  'MXP',
-  'RLP_ADDR',
-  'RLP_TXN_RCPT',
-  'SHAKIRA_DATA',
-  'TXN_DATA',
-  'STP',
-  'PRECOMPILE_ECADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECMUL_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS',
-  'PRECOMPILE_ECPAIRING_G2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_ECPAIRING_MILLER_LOOPS',
-  'PRECOMPILE_ECPAIRING_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_SHA2_BLOCKS',
-  'PRECOMPILE_RIPEMD_BLOCKS',
-  'BLOCK_TRANSACTIONS',
-  'BLOCK_KECCAK',
-  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
-  'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_POINT_EVALUATION_EFFECTIVE_CALLS',
-  'PRECOMPILE_POINT_EVALUATION_FAILURE_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G1_ADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G1_MSM_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G2_ADD_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_G2_MSM_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_PAIRING_CHECK_MILLER_LOOPS',
-  'PRECOMPILE_BLS_FINAL_EXPONENTIATIONS',
-  'PRECOMPILE_BLS_MAP_FP_TO_G1_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_MAP_FP2_TO_G2_EFFECTIVE_CALLS',
-  'PRECOMPILE_BLS_C1_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_C2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_G1_MEMBERSHIP_CALLS',
-  'PRECOMPILE_BLS_G2_MEMBERSHIP_CALLS',
-  'PRECOMPILE_P256_VERIFY_EFFECTIVE_CALLS',
-  'BLOCK_L1_SIZE',
-  'BLOCK_L2_L1_LOGS',
-  // uncheckedModules()
+const LIMITLESS_UNCHECKED_ORDER = [
   'ADD',
   'EUC',
   'EXP',
@@ -698,39 +658,10 @@ const LIMITLESS_PUT_ORDER = [
   'WCP',
   'PRECOMPILE_BLAKE_ROUNDS',
 ];
+const LIMITLESS_UNCHECKED: ReadonlySet<string> = new Set(LIMITLESS_UNCHECKED_ORDER);
 
-/**
- * ZkCounter.uncheckedModules(): reported as 0 ("known to be incomplete / inaccurate"). The limits
- * file must still name them (they are among getModulesToCount()).
- */
-const LIMITLESS_UNCHECKED = new Set([
-  'ADD',
-  'EUC',
-  'EXP',
-  'EXT',
-  'MMIO',
-  'MMU',
-  'MOD',
-  'MUL',
-  'OOB',
-  'RLP_AUTH',
-  'RLP_TXN',
-  'RLP_UTILS',
-  'ROM',
-  'ROM_LEX',
-  'SHF',
-  'TRM',
-  'WCP',
-  'PRECOMPILE_BLAKE_ROUNDS',
-]);
-
-/**
- * ZkCounter's spillage: a CountingOnlyModule made with `trace.<module>().spillage()` spills what the
- * generated trace says (not in the repository; taken from London's table, as for the osaka tracer);
- * the IncrementingModule and traceless counters (STP, the precompile and block counters) spill 0.
- */
-const LIMITLESS_SPILLAGE: Record<string, number> = {};
-for (const m of [
+/** ZkCounter's checked modules that have a trace (CountingOnlyModules made with its spillage), in its order. */
+const LIMITLESS_TRACED = [
   'BLAKE_MODEXP_DATA',
   'BLOCK_DATA',
   'BLOCK_HASH',
@@ -745,8 +676,34 @@ for (const m of [
   'RLP_TXN_RCPT',
   'SHAKIRA_DATA',
   'TXN_DATA',
-])
-  if (LONDON_SPILLAGE[m] !== undefined) LIMITLESS_SPILLAGE[m] = LONDON_SPILLAGE[m];
+];
+
+/**
+ * ZkCounter.getModulesLineCount's put order (checkedModules() then uncheckedModules(), cb180134),
+ * into a HashMap sized for them.
+ */
+const LIMITLESS_PUT_ORDER = [
+  ...LIMITLESS_TRACED,
+  'STP',
+  ...EC_COUNTERS,
+  'PRECOMPILE_SHA2_BLOCKS',
+  'PRECOMPILE_RIPEMD_BLOCKS',
+  'BLOCK_TRANSACTIONS',
+  'BLOCK_KECCAK',
+  'PRECOMPILE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS',
+  'PRECOMPILE_BLAKE_EFFECTIVE_CALLS',
+  ...OSAKA_LAST_COUNTERS,
+  ...LIMITLESS_UNCHECKED_ORDER,
+];
+
+/**
+ * ZkCounter's spillage: a CountingOnlyModule made with `trace.<module>().spillage()` spills what the
+ * generated trace says (not in the repository; taken from London's table, as for the osaka tracer);
+ * the IncrementingModule and traceless counters (STP, the precompile and block counters) spill 0.
+ */
+const LIMITLESS_SPILLAGE: Record<string, number> = {};
+for (const m of LIMITLESS_TRACED) if (LONDON_SPILLAGE[m] !== undefined) LIMITLESS_SPILLAGE[m] = LONDON_SPILLAGE[m];
 
 /**
  * "exact" where a test compares the count with a number from ZkCounter.java or Linea's acceptance
