@@ -183,6 +183,41 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     expect(count).toBeLessThan(reference);
   });
 
+  /**
+   * linea-sequencer 6c9482cd, EthSendRawTransactionSimulationModExpTest.java: a MODEXP whose base,
+   * exponent or modulus size is past 512 bytes makes the effective-call count Integer.MAX_VALUE; up
+   * to 512 it counts as usual. The inputs go to the precompile as they are (right-padded by it).
+   */
+  test('MODEXP sizes past 512 bytes: PRECOMPILE_MODEXP_EFFECTIVE_CALLS=2147483647 above 10000; 512 and under are taken', async () => {
+    // CALLDATACOPY the call data to memory, STATICCALL(gas, 0x05, 0, CALLDATASIZE, 0, 0), STOP.
+    const relay = '0x00000000000000000000000000000000000e0705';
+    await call('anvil_setCode', [relay, '0x3660006000376000600036600060055afa5000']);
+    await withLimit('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 10_000, async () => {
+      for (const input of [
+        '0x',
+        `0x${'00'.repeat(32)}`,
+        `0x${'00'.repeat(30)}013f`,
+        `0x${'00'.repeat(30)}0200`,
+        `0x${'00'.repeat(30)}02`,
+      ])
+        expect([input, (await send({ to: relay, data: input, gasLimit: 1_000_000 })).error]).toEqual([
+          input,
+          undefined,
+        ]);
+      for (const input of [`0x${'00'.repeat(30)}0201`, `0x${'00'.repeat(30)}03`, '0xff', `0x${'ff'.repeat(32)}`]) {
+        const answer = await call('eth_sendRawTransaction', [
+          await sign({ to: relay, data: input, gasLimit: 1_000_000 }),
+        ]);
+        expect([input, answer.error?.message]).toEqual([
+          input,
+          expect.stringMatching(
+            /^Transaction 0x[0-9a-f]{64} line count for module PRECOMPILE_MODEXP_EFFECTIVE_CALLS=2147483647 is above the limit 10000$/,
+          ),
+        ]);
+      }
+    });
+  });
+
   test('every limit restored: the same transactions are taken', async () => {
     const data = new Interface(STORAGE.abi as string[]).encodeFunctionData('add', [100]);
     const answer = await send({ to: storage, data });
