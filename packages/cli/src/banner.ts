@@ -44,7 +44,7 @@ export async function banner(
     `Head block:        ${head.header.number}`,
     `Mining:            ${mining}`,
     `Data directory:    ${info.dataDir ?? '(in memory)'}`,
-    `Line counts:       Linea's ${chain.lines.tracer} tracer, ${chain.lines.counterName === 'limitless' ? 'limitless counter (ZkCounter)' : 'full tracer (ZkTracer)'}`,
+    `Line counts:       Linea's ${chain.lines.tracer} tracer, ${chain.lines.profile.counter === 'limitless' ? 'limitless counter (ZkCounter)' : 'full tracer (ZkTracer)'}`,
     `Line limits:       ${info.limitsFile}${info.rpcLineCheck ? '' : ' (RPC-stage check off)'}`,
     `Sequencer rules:   ${rules === undefined ? "off (Ethereum's)" : `Linea's: calldata ${rules.maxTxCalldataSize ?? 'any'}/tx, ${rules.maxBlockCalldataSize ?? 'any'}/block; gas ${rules.maxTxGasLimit}/tx, ${rules.maxBlockGas}/block; no blob transactions, no precompile recipients`}`,
     `Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,`,

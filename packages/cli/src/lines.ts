@@ -14,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { COUNTERS, Chain, TRACER_PROFILES } from '@l2devnet/core';
+import { COUNTERS, Chain, TRACER_PROFILES, counterRefusal } from '@l2devnet/core';
 import type { CallResult, CounterName, LineCounts, TracerProfileName } from '@l2devnet/core';
 import { createProvider, createRpc, params } from '@l2devnet/rpc';
 import type { Eip1193Provider } from '@l2devnet/rpc';
@@ -324,10 +324,8 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
   const counter = values.counter as CounterName | undefined;
   if (counter !== undefined && !COUNTERS.includes(counter))
     throw new FlagError(`--counter must be one of ${COUNTERS.join(', ')}; got "${counter}"`);
-  if (counter === 'limitless' && tracer === 'london')
-    throw new FlagError(
-      "--counter limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)",
-    );
+  const refusal = counterRefusal(tracer ?? 'osaka', counter ?? 'tracer');
+  if (refusal !== undefined) throw new FlagError(`--counter ${refusal}`);
   const now = await runScenario(positionals[0], values.hardfork as string | undefined, tracer, counter);
   if (values.check !== true) {
     writeFileSync(snapshotFile, serialize(now));

@@ -20,6 +20,7 @@ import {
   SUPPORTED_HARDFORKS,
   TRACER_PROFILES,
   COUNTERS,
+  counterRefusal,
   MESSAGE_SENT_TOPIC,
   NO_BRIDGE,
 } from '@l2devnet/core';
@@ -299,10 +300,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   if (!TRACER_PROFILES.includes(tracer)) throw bad('tracer', `must be one of ${TRACER_PROFILES.join(', ')}`, tracer);
   const counter = (opts.counter ?? 'tracer') as CounterName;
   if (!COUNTERS.includes(counter)) throw bad('counter', `must be one of ${COUNTERS.join(', ')}`, counter);
-  if (counter === 'limitless' && tracer !== 'osaka')
-    throw new OptionError(
-      `${style.name('counter')} limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)`,
-    );
+  const refusal = counterRefusal(tracer, counter);
+  if (refusal !== undefined) throw new OptionError(`${style.name('counter')} ${refusal}`);
   if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork))
     throw bad('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
   const mnemonic = opts.mnemonic;

@@ -34,11 +34,11 @@ export { DEFAULT_LIMITS, LineLimits, SEPOLIA_LIMITS } from './lines/lineLimits';
 export type { LineOverflow } from './lines/lineLimits';
 export {
   COUNTERS,
-  LIMITLESS,
   MODULES,
   PROFILES,
   TRACER_PROFILES,
   TRACER_VERSIONS,
+  counterRefusal,
   profileOf,
 } from './lines/lineProfiles';
 export type { CounterName, TracerProfile, TracerProfileName } from './lines/lineProfiles';

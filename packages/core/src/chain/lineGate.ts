@@ -25,7 +25,7 @@ import type { ExclusionFilter, ExclusionRecord, RejectionStage } from '../lines/
 import type { LineCounts } from '../lines/conflation';
 import type { LineCounter } from '../lines/lineCounter';
 import type { LineLimits, LineOverflow } from '../lines/lineLimits';
-import type { CounterName, TracerProfile, TracerProfileName } from '../lines/lineProfiles';
+import type { TracerProfile, TracerProfileName } from '../lines/lineProfiles';
 import type { PoolTx } from '../pool/txPool';
 import { LruCache } from '../support/lru';
 import type { KvOp } from '../store/kvStore';
@@ -75,11 +75,6 @@ export class LineGate {
   /** The tracer profile the line counter follows. */
   get tracer(): TracerProfileName {
     return this.counter.profile.name;
-  }
-
-  /** Which of Linea's counters counts: the full tracer or the limitless one. */
-  get counterName(): CounterName {
-    return this.counter.profile.counter;
   }
 
   /** The modules counted, their spillage and notes, as the tracer and counter in use count them. */

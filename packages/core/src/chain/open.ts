@@ -30,6 +30,7 @@ import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
 import type { L1L2Bridge } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
+import { counterRefusal } from '../lines/lineProfiles';
 import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
@@ -141,14 +142,6 @@ export function tracerOf(tracer: TracerProfileName | undefined, limits: LineLimi
   return name;
 }
 
-/** The limitless counter (ZkCounter) exists for Osaka only: its constructor refuses earlier forks. */
-export function checkCounter(counter: CounterName | undefined, tracer: TracerProfileName): void {
-  if (counter === 'limitless' && tracer !== 'osaka')
-    throw new InvalidArgumentError(
-      `the limitless counter counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks); got --tracer ${tracer}`,
-    );
-}
-
 /** Opens the chain in `kv`, writing its genesis if it is new. */
 export async function openChain(
   kv: KvStore,
@@ -156,7 +149,8 @@ export async function openChain(
   clock: NodeClock,
 ): Promise<OpenedChain> {
   const tracer = tracerOf(opts.tracer, opts.lineLimits);
-  checkCounter(opts.counter, tracer);
+  const refusal = counterRefusal(tracer, opts.counter ?? 'tracer');
+  if (refusal !== undefined) throw new InvalidArgumentError(`counter ${refusal}`);
   const stored = await kv.get(META_CONFIG);
   const persisted: PersistedConfig =
     stored !== undefined

@@ -136,6 +136,8 @@ export class LineCounter {
   private codeFrames = 0;
   private exceptionalFrames = 0;
   private active = true;
+  /** Per opcode: what its hook reads from the stack and counts (beyond the opcode count). */
+  private readonly measures: (((stack: Stack) => void) | undefined)[] = [];
   /** Per opcode: its gas is computed by a handler that reads the stack before the instruction runs. */
   private readonly dynamicGas = new Uint8Array(256);
   /** Whose rules count: London's full tracer, today's full tracer (ZkTracer), or the light counter (ZkCounter). */
@@ -238,8 +240,7 @@ export class LineCounter {
 
   private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {
     const c = this.c;
-    const p = this.profile;
-    const london = !p.singleRowArithmetic;
+    const london = this.mode === 'london';
     let hub = this.instructionHubRows();
     const failed = result !== undefined && result.execResult.exceptionError !== undefined;
     // TX_SKIP, or TX_WARM + TX_INIT (its 2 undo rows when the transaction fails) + TX_FINL
@@ -301,6 +302,7 @@ export class LineCounter {
         this.mode === 'limitless'
           ? this.limitlessHook(code)
           : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : undefined);
+      this.measures[code] = measure;
       if (code === 0x3c && this.mode !== 'limitless') {
         const hooked = this.extCodeCopyHook(inner);
         opHandler = (rs, c) => (this.active ? hooked(rs, c) : inner(rs, c));
@@ -534,13 +536,8 @@ export class LineCounter {
         return (stack) => {
           if (stack.peek(3)[2] !== 0n) this.c.add('HUB', 1);
         };
-      case 0x00: // STOP in a deployment: 4 rows and an undo ACC
-        return () => {
-          const frame = this.top();
-          if (!frame.deploying) return;
-          this.c.add('HUB', 1);
-          frame.undo++;
-        };
+      case 0x00: // STOP in a deployment
+        return () => this.deploymentStop(this.top());
       case 0xf3: // RETURN from a deployment: 6 (empty code) or 7 rows and an undo ACC
         return (stack) => {
           const frame = this.top();
@@ -574,18 +571,19 @@ export class LineCounter {
    */
   private limitlessHook(code: number): ((stack: Stack) => void) | undefined {
     const c = () => this.c;
-    const word = () => c().add('MXP', 14); // NB_ROWS_MXP_UPDT_W = CT_MAX_UPDT_W (10) + 4
+    // MXP whatever the size: NB_ROWS_MXP_UPDT_W, _UPDT_B, _MSIZE (the osaka MXP rows, mxp()).
+    const word = () => this.mxp('word');
     switch (code) {
       case 0x40: // BLOCKHASH: NB_ROWS_BLOCKHASH
         return () => c().add('BLOCK_HASH', 6);
-      case 0x59: // MSIZE: NB_ROWS_MXP_MSIZE
-        return () => c().add('MXP', 4);
-      case 0x53: // MSTORE8: NB_ROWS_MXP_UPDT_B
-        return () => c().add('MXP', 13);
-      case 0x00: // STOP: 5 rows in a deployment, 3 in a message call (the table's)
+      case 0x59: // MSIZE
+        return () => this.mxp('msize');
+      case 0x53: // MSTORE8
+        return () => this.mxp('byte');
+      case 0x00: // STOP
         return () => {
           this.halt();
-          if (this.top().deploying) c().add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
+          this.deploymentStop(this.top());
         };
       case 0xf3: // RETURN
       case 0xfd: // REVERT
@@ -692,24 +690,31 @@ export class LineCounter {
    * deployment that ends well hashes its memory (traceAccountCreationResult), and feeds SHAKIRA_DATA
    * when it ends with RETURN.
    */
-  private limitlessFrameEnded(message: Message, result: InterpreterResult, frame: Frame): void {
+  private limitlessFrameEnded(message: Message, result: InterpreterResult): void {
     const error = result.exceptionError?.error;
-    const explicitHalt = frame.halted;
     const state = error !== undefined || message.isCreate ? result.runState : undefined;
     if (error !== undefined && error !== 'revert' && state !== undefined && !this.ran(state.opCode, error)) {
-      const op = state.opCode;
-      this.ops[op]++;
-      this.limitlessHook(op)?.(state.stack);
+      this.ops[state.opCode]++;
+      this.measures[state.opCode]?.(state.stack);
       return;
-    }
-    if (!explicitHalt) {
-      this.ops[0x00]++; // the virtual STOP at the end of the code
-      if (message.isCreate) this.c.add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
     }
     if (!message.isCreate || error !== undefined || state === undefined) return;
     const memory = clampedToInt(state.memoryWordCount * 32n);
-    if (explicitHalt && state.opCode === 0xf3) this.c.add('SHAKIRA_DATA', limbRows(memory) + 2);
+    if (state.opCode === 0xf3) this.c.add('SHAKIRA_DATA', limbRows(memory) + 2); // it ended with RETURN
     this.c.add('BLOCK_KECCAK', keccakBlocks(memory));
+  }
+
+  /**
+   * STOP in a deployment, explicit or at the end of the init code: the instruction table has a
+   * message call's 3 rows; ZkTracer's section has 4 and an undo ACC, ZkCounter's bound is 5.
+   */
+  private deploymentStop(frame: Frame): void {
+    if (!frame.deploying || this.mode === 'london') return;
+    if (this.mode === 'limitless') this.c.add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
+    else {
+      this.c.add('HUB', 1);
+      frame.undo++;
+    }
   }
 
   /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
@@ -833,7 +838,12 @@ export class LineCounter {
       } finally {
         this.stack.pop();
       }
-      if (this.mode === 'limitless') this.limitlessFrameEnded(message, result, frame);
+      // A frame that ran off the end of its code executes the virtual STOP.
+      if (result.exceptionError === undefined && !frame.halted) {
+        this.ops[0x00]++;
+        this.deploymentStop(frame);
+      }
+      if (this.mode === 'limitless') this.limitlessFrameEnded(message, result);
       else this.frameEnded(message, address, result, frame);
       return result;
     };
@@ -872,14 +882,6 @@ export class LineCounter {
     const london = this.mode === 'london';
     const error = result.exceptionError?.error;
     const exceptional = error !== undefined && error !== 'revert';
-    // A frame that ran off the end of its code executes the virtual STOP.
-    if (!exceptional && !frame.halted) {
-      this.ops[0x00]++;
-      if (!london && frame.deploying) {
-        c.add('HUB', 1); // STOP in a deployment: 4 rows and an undo ACC
-        frame.undo++;
-      }
-    }
     if (!london) this.rollOrPass(frame, error, exceptional ? result : undefined);
     if (exceptional) {
       if (london) this.exceptionalFrames++;

@@ -194,7 +194,7 @@ export function hubRowsLondon(): Uint8Array {
  * resources/osakaOpcodes.yml). STOP is 3 in a message call and 5 in a deployment (the counter reads
  * the frame's kind).
  */
-export function hubRowsLimitless(): Uint8Array {
+function hubRowsLimitless(): Uint8Array {
   const rows = new Uint8Array(256).fill(1); // stack-only families, BATCH, MACHINE_STATE, INVALID
   const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
   set(2, 0x0a, 0x20); // EXP, SHA3: NB_ROWS_HUB_SIMPLE_STACK_OP + 1
@@ -226,7 +226,7 @@ export function hubRowsLimitless(): Uint8Array {
  * added by the counter: MCOPY's second IMC, STOP and RETURN in a deployment, CREATE's 8 or 10 and
  * CALL's 12 or 9 + precompile rows (7 and 9 here, an aborted message), undo rows.
  */
-export function hubRowsOsakaTracer(): Uint8Array {
+function hubRowsOsakaTracer(): Uint8Array {
   const rows = new Uint8Array(256).fill(1); // StackOnlySection: arithmetic, PUSH/POP/DUP/SWAP, BATCH, PC, GAS, JUMPDEST
   const set = (n: number, ...ops: number[]) => ops.forEach((o) => (rows[o] = n));
   set(2, 0x59, 0x0a, 0x20); // MsizeSection, ExpSection, KeccakSection: stack + IMC
@@ -305,9 +305,8 @@ export function hubRowsOfException(op: number, error: string): number {
     case 0xfa:
       return staticCall ? 6 : 9;
     default: {
-      // A section of stack + IMC/CON/TXN rows: its rows up to the exception, then E.
-      const base = OSAKA_TRACER_ROWS[op];
-      return base === 1 ? 2 : base === 2 ? 3 : Math.min(base, 3);
+      // A section of stack + IMC/CON/TXN rows: at most stack + one row before the exception, then E.
+      return Math.min(OSAKA_TRACER_ROWS[op] + 1, 3);
     }
   }
 }
@@ -492,7 +491,7 @@ function javaStringHash(s: string): number {
  * made by HashMap.newHashMap(n) (ZkCounter); else `new HashMap<>()`, grown as keys are put (ZkTracer).
  * Buckets hold at most a few keys here, never the 8 that would turn one into a tree.
  */
-export function hashMapOrder(keys: readonly string[], sized: boolean): string[] {
+function hashMapOrder(keys: readonly string[], sized: boolean): string[] {
   let capacity = 16;
   if (sized) while (capacity * 0.75 < keys.length) capacity *= 2;
   else while (keys.length > capacity * 0.75) capacity *= 2; // resize once the size passes the threshold
@@ -805,10 +804,19 @@ export const LIMITLESS: TracerProfile = {
 
 /** The profile of a tracer and counter; the light counter exists for Osaka only, as ZkCounter's constructor says. */
 export function profileOf(tracer: TracerProfileName, counter: CounterName = 'tracer'): TracerProfile {
-  if (counter === 'tracer') return PROFILES[tracer];
-  if (tracer !== 'osaka')
-    throw new RangeError(`the limitless counter counts for Osaka only (ZkCounter refuses the ${tracer} tracer's fork)`);
-  return LIMITLESS;
+  const refusal = counterRefusal(tracer, counter);
+  if (refusal !== undefined) throw new RangeError(`counter ${refusal}`);
+  return counter === 'tracer' ? PROFILES[tracer] : LIMITLESS;
+}
+
+/**
+ * Why a counter cannot count for a tracer, after the counter's name (`--counter limitless counts
+ * ...`); undefined when it can. ZkCounter's constructor refuses the forks before Osaka.
+ */
+export function counterRefusal(tracer: TracerProfileName, counter: CounterName): string | undefined {
+  return counter === 'limitless' && tracer !== 'osaka'
+    ? "limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)"
+    : undefined;
 }
 
 /** The tracer version each profile follows (reported as linea_getBlockTracesCountersV2's engine version). */

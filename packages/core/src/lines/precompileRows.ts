@@ -68,14 +68,16 @@ export function countPrecompileCall(
 ): void {
   const ok = r.exceptionError === undefined;
   const n = data.length;
-  if (mode === 'limitless' && limitlessPrecompile(c, address, data, ok)) return;
   const london = mode === 'london';
-  if (address < OOB.PRECOMPILE.length) c.add('OOB', OOB.PRECOMPILE[address]);
+  // HUB: ZkTracer's precompile subsection (osaka), else ZkCounter's NB_ROWS_HUB_PRC_* bounds, which
+  // the London profile uses too.
   const hub =
     mode === 'osaka'
       ? osakaSubsectionRows(address, n, ok)
       : ([0, 4, 4, 4, 3, 13, 4, 4, 4, 6][address] ?? (london ? undefined : 4));
   if (hub !== undefined) c.add('HUB', hub);
+  if (mode === 'limitless' && limitlessPrecompile(c, address, data, ok)) return;
+  if (address < OOB.PRECOMPILE.length) c.add('OOB', OOB.PRECOMPILE[address]);
   const blocks = Math.floor((8 * n + 1 + 64 + 511) / 512);
   switch (address) {
     case 1: {
@@ -184,14 +186,12 @@ function limitlessPrecompile(c: Conflation, address: number, data: Uint8Array, o
   const n = data.length;
   switch (address) {
     case 3:
-      c.add('HUB', 4); // NB_ROWS_HUB_PRC_SHARIP
       if (ok && n !== 0) {
         c.add('SHAKIRA_DATA', shakiraRows(n));
         c.add('PRECOMPILE_RIPEMD_BLOCKS', n);
       }
       return true;
     case 5: {
-      c.add('HUB', 13); // NB_ROWS_HUB_PRC_MODEXP
       c.add('BLAKE_MODEXP_DATA', 256); // 4 · EIP_7823_MODEXP_UPPER_BYTE_SIZE_BOUND / 16
       if (ok) c.add('PRECOMPILE_MODEXP_EFFECTIVE_CALLS', 1);
       if ([0, 32, 64].some((o) => modexpSize(data, o) > 32n)) c.add('PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS', 1);
@@ -199,7 +199,6 @@ function limitlessPrecompile(c: Conflation, address: number, data: Uint8Array, o
     }
     case 9:
       c.add('PRECOMPILE_BLAKE_EFFECTIVE_CALLS', 1);
-      c.add('HUB', 6); // NB_ROWS_HUB_PRC_BLAKE
       c.add('BLAKE_MODEXP_DATA', 19); // numberOfRowsBlake()
       return true;
     default:
