@@ -55,6 +55,20 @@ Chain
   --finality-depth N        "finalized" is N blocks behind "latest" (default 64)
   --safe-depth N            "safe" is N blocks behind "latest" (default 32)
 
+Fork (state fetched from the remote as it is read, each account and slot proven against the fork
+block's state root; see the README's "Forking")
+  --fork-url URL            start from this node's chain at --fork-block-number (default its latest block);
+                            the blocks up to it are the remote's, new blocks are built here on top
+  --fork-block-number N     the block to fork at
+  --fork-chain-id ID        the chain id the remote must have (default: --chain-id or the preset's, if given)
+  --fork-header "NAME: VALUE"
+                            an HTTP header for the remote (repeatable)
+  --fork-cache DIR          keep fetched state here between starts (default DATA_DIR/fork-cache, or
+                            ~/.cache/l2devnet/fork with --in-memory)
+  --no-fork-cache           keep fetched state in memory only
+  --fork-timeout MS         how long one request to the remote may take (default 45000)
+  --fork-retries N          how many times a failed request to the remote is tried again (default 5)
+
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
                             one block per transaction)
@@ -252,6 +266,14 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'log-query-timeout-ms': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
+  'fork-url': { type: 'string' },
+  'fork-block-number': { type: 'string' },
+  'fork-chain-id': { type: 'string' },
+  'fork-header': { type: 'string', multiple: true },
+  'fork-cache': { type: 'string' },
+  'no-fork-cache': { type: 'boolean' },
+  'fork-timeout': { type: 'string' },
+  'fork-retries': { type: 'string' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -261,8 +283,6 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
  * (the README's "Coming from Anvil" table says the same).
  */
 const ANVIL_ONLY: Record<string, string> = {
-  'fork-url': 'forking a remote chain is not supported yet',
-  'fork-block-number': 'forking a remote chain is not supported yet',
   'gas-price':
     'the gas price follows the base fee here (eth_gasPrice is the next base fee plus the 1 gwei tip); set the floor with anvil_setMinGasPrice or the base fee with --block-base-fee-per-gas',
   'disable-block-gas-limit': 'a block holds what its gas limit allows; raise --gas-limit, and --rpc-gas-cap for calls',
@@ -320,6 +340,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
     throw new FlagError('--code-size-limit and --disable-code-size-limit cannot be combined');
   if (s('allow-origin') !== undefined && flag('no-cors'))
     throw new FlagError('--allow-origin and --no-cors cannot be combined');
+  if (s('fork-cache') !== undefined && flag('no-fork-cache'))
+    throw new FlagError('--fork-cache and --no-fork-cache cannot be combined');
   const baseFee = s('block-base-fee-per-gas') ?? s('base-fee');
   return {
     options: {
@@ -373,6 +395,13 @@ export function parseFlags(argv: string[]): ParsedFlags {
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
+      forkUrl: s('fork-url'),
+      forkBlockNumber: big('fork-block-number', s('fork-block-number')),
+      forkChainId: big('fork-chain-id', s('fork-chain-id')),
+      forkHeaders: values['fork-header'] as string[] | undefined,
+      forkCache: flag('no-fork-cache') ? false : s('fork-cache'),
+      forkTimeout: int('fork-timeout', s('fork-timeout'), 1),
+      forkRetries: int('fork-retries', s('fork-retries'), 0),
     },
     help: flag('help'),
     version: flag('version'),

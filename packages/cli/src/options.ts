@@ -7,7 +7,8 @@
  * for the library.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 import {
   DEFAULT_LIMITS,
@@ -24,7 +25,8 @@ import {
   MESSAGE_SENT_TOPIC,
   NO_BRIDGE,
 } from '@l2devnet/core';
-import type { EventFilter, L1L2Bridge } from '@l2devnet/core';
+import type { EventFilter, ForkOptions, L1L2Bridge } from '@l2devnet/core';
+import { RemoteNode } from '@l2devnet/rpc';
 import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@l2devnet/core';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
@@ -74,6 +76,21 @@ export interface NodeOptions {
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
   safeDepth?: number | bigint;
+  // Fork
+  /** Start from this remote node's chain, at `forkBlockNumber` (default its latest block). `--fork-url` */
+  forkUrl?: string;
+  /** With `forkUrl`: the block to fork at. `--fork-block-number` */
+  forkBlockNumber?: number | bigint;
+  /** With `forkUrl`: the chain id the remote must have. `--fork-chain-id` */
+  forkChainId?: number | bigint;
+  /** With `forkUrl`: HTTP headers for the remote, "Name: value" each. `--fork-header` */
+  forkHeaders?: string[];
+  /** With `forkUrl`: where fetched state is kept between starts; `false` for nowhere (default under `dataDir`, else ~/.cache/l2devnet/fork). `--fork-cache`, `--no-fork-cache` */
+  forkCache?: string | false;
+  /** With `forkUrl`: how long one request to the remote may take, ms (default 45000). `--fork-timeout` */
+  forkTimeout?: number;
+  /** With `forkUrl`: how many times a failed request to the remote is tried again (default 5). `--fork-retries` */
+  forkRetries?: number;
   // Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;
@@ -243,6 +260,13 @@ const FLAGS: Record<OptionName, string> = {
   logQueryTimeoutMs: '--log-query-timeout-ms',
   rpcEvmTimeout: '--rpc-evm-timeout',
   rpcGasCap: '--rpc-gas-cap',
+  forkUrl: '--fork-url',
+  forkBlockNumber: '--fork-block-number',
+  forkChainId: '--fork-chain-id',
+  forkHeaders: '--fork-header',
+  forkCache: '--fork-cache',
+  forkTimeout: '--fork-timeout',
+  forkRetries: '--fork-retries',
 };
 
 /** The command's flags. */
@@ -325,8 +349,11 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
       throw bad('port', 'must be an integer from 0 to 65535', port);
     listen = { host: where.host ?? '127.0.0.1', port };
   }
+  const chainId = integer('chainId', opts.chainId, 1) ?? preset?.chainId;
+  const fork = forkOf(opts, chainId, style, bad, integer, count);
   const chain: ChainOptions = {
-    chainId: integer('chainId', opts.chainId, 1) ?? preset?.chainId,
+    chainId: fork === undefined ? chainId : undefined,
+    fork,
     hardfork: opts.hardfork,
     gasLimit: integer('gasLimit', opts.gasLimit, 21_000) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
     mnemonic,
@@ -372,6 +399,57 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     dumpState: opts.dumpState,
     stateIntervalMs: stateInterval(opts, style, bad),
     silent: opts.silent === true,
+  };
+}
+
+/** The remote a chain forks from, and how it is asked; undefined without `forkUrl`. */
+function forkOf(
+  opts: NodeOptions,
+  chainId: bigint | undefined,
+  style: OptionStyle,
+  bad: Bad,
+  integer: (o: OptionName, v: number | bigint | undefined, min?: number) => bigint | undefined,
+  count: (o: OptionName, v: number | undefined, min?: number) => number | undefined,
+): ForkOptions | undefined {
+  const url = opts.forkUrl;
+  if (url === undefined) {
+    const stray = (
+      ['forkBlockNumber', 'forkChainId', 'forkHeaders', 'forkCache', 'forkTimeout', 'forkRetries'] as const
+    ).find((o) => opts[o] !== undefined);
+    if (stray !== undefined) throw new OptionError(style.needs(stray, 'forkUrl'));
+    return undefined;
+  }
+  if (opts.genesis !== undefined) throw new OptionError(style.exclusive('forkUrl', 'genesis'));
+  if (opts.import !== undefined) throw new OptionError(style.exclusive('forkUrl', 'import'));
+  const headers: Record<string, string> = {};
+  for (const h of opts.forkHeaders ?? []) {
+    const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+):\s*(.*)$/.exec(h);
+    if (m === null) throw bad('forkHeaders', 'must be "Name: value"', h);
+    headers[m[1]] = m[2];
+  }
+  let source: RemoteNode;
+  try {
+    source = new RemoteNode(url, {
+      headers,
+      timeoutMs: count('forkTimeout', opts.forkTimeout, 1),
+      retries: count('forkRetries', opts.forkRetries),
+    });
+  } catch (e) {
+    throw bad('forkUrl', (e as Error).message.replace(/^the fork URL /, ''), url);
+  }
+  const cacheDir =
+    opts.forkCache === false
+      ? undefined
+      : opts.forkCache !== undefined
+        ? resolve(opts.forkCache)
+        : opts.dataDir !== undefined
+          ? join(resolve(opts.dataDir), 'fork-cache')
+          : join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'l2devnet', 'fork');
+  return {
+    source,
+    blockNumber: integer('forkBlockNumber', opts.forkBlockNumber),
+    chainId: integer('forkChainId', opts.forkChainId, 1) ?? chainId,
+    cacheDir,
   };
 }
 

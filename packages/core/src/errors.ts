@@ -44,7 +44,8 @@ export type ChainErrorKind =
   | 'stateOverride'
   | 'buildBlock'
   | 'sequencerRule'
-  | 'bundle';
+  | 'bundle'
+  | 'fork';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -385,6 +386,14 @@ export class SequencerRuleError extends ChainError {
 /** A bundle linea_sendBundle refuses, in the endpoint's words (LineaSendBundle.java). */
 export class BundleError extends ChainError {
   readonly kind = 'bundle';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** A forked chain's remote failed, or answered what does not check; the message names the remote. */
+export class ForkError extends ChainError {
+  readonly kind = 'fork';
   constructor(message: string) {
     super(message);
   }

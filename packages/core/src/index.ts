@@ -91,3 +91,5 @@ export {
 export type { Pricing } from './pool/profitability';
 export type { BundleRequest, ForcedItem } from './chain/admission';
 export type { KeptOption } from './chain/open';
+export { ForkState } from './fork/forkState';
+export type { ForkOptions, ForkSource, RemoteHeader, RemoteProof } from './fork/forkState';

@@ -76,6 +76,7 @@ const CODES: Record<ChainErrorKind, number> = {
   buildBlock: SERVER_ERROR,
   sequencerRule: SERVER_ERROR,
   bundle: INVALID_PARAMS,
+  fork: SERVER_ERROR,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -19,3 +19,5 @@ export type {
 } from './rpc';
 export { ChainFeed, FILTER_TIMEOUT_MS } from './subscriptions';
 export type { FilterKind, Session, SubscriptionKind } from './subscriptions';
+export { RemoteCallError, RemoteNode } from './remote';
+export type { RemoteNodeOptions } from './remote';

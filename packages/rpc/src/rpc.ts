@@ -24,6 +24,8 @@ import { signingMethods } from './methods/sign';
 import { stateMethods } from './methods/state';
 import { transactionMethods } from './methods/transactions';
 import { txpoolMethods } from './methods/txpool';
+import { ForkProxy } from './forkProxy';
+import { RemoteNode } from './remote';
 import { ChainFeed } from './subscriptions';
 import type { Session } from './subscriptions';
 import type { Profile } from './params';
@@ -71,6 +73,8 @@ export class Rpc {
   readonly feed: ChainFeed;
   private readonly ctx: RpcContext;
   private readonly logError: ErrorLogger;
+  /** A forked chain's requests about the remote's blocks go to the remote. */
+  private readonly forkProxy: ForkProxy | undefined;
 
   constructor(
     readonly chain: Chain,
@@ -85,6 +89,9 @@ export class Rpc {
       profile: 'service',
     };
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
+    const fork = chain.fork;
+    if (fork !== undefined && fork.source instanceof RemoteNode)
+      this.forkProxy = new ForkProxy(chain, fork.source, fork.number, fork.hash);
     this.methods = {
       ...chainMethods,
       ...stateMethods,
@@ -122,7 +129,9 @@ export class Rpc {
               profile,
               requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
             };
-      return await entry.handler(ctx, parseParams(entry.params, params, profile));
+      if (this.forkProxy === undefined) return await entry.handler(ctx, parseParams(entry.params, params, profile));
+      const local = async (p: unknown = params) => entry.handler(ctx, parseParams(entry.params, p, profile));
+      return await this.forkProxy.request(method, params, local);
     } catch (e) {
       throw toRpcError(e, this.logError);
     }

@@ -20,6 +20,7 @@ import type { Common } from '@ethereumjs/common';
 import type { DevAccount } from '../config/accounts';
 import { initFastCrypto } from '../config/fastCrypto';
 import { ChainError, DatabaseOpenError } from '../errors';
+import type { ForkState } from '../fork/forkState';
 import type { LineLimits } from '../lines/lineLimits';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { openKvStore } from '../store/kvStore';
@@ -165,6 +166,11 @@ export class Chain {
     return this.head.common.chainId();
   }
 
+  /** What a forked chain was forked from (--fork-url): the remote and the fork block; undefined otherwise. */
+  get fork(): ForkState | undefined {
+    return this.head.stateDb.flat.fork;
+  }
+
   /** The chain's configuration (its fork schedule, chain id); transactions are built with it. */
   get common(): Common {
     return this.head.common;
@@ -224,5 +230,6 @@ export class Chain {
     this.miner.stop();
     await this.head.idle();
     await this.head.kv.close();
+    this.fork?.cache.close();
   }
 }

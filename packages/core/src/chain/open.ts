@@ -3,11 +3,13 @@
  * configuration it was created with; an existing one resumes at its last committed block, with the
  * chain id, accounts and genesis it was created with, its edited head state and its pool.
  */
-import { createBlock } from '@ethereumjs/block';
-import type { HeaderData } from '@ethereumjs/block';
+import { Block, createBlock, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
+import type { BlockHeader, HeaderData } from '@ethereumjs/block';
+import { Hardfork } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import { paramsEVM } from '@ethereumjs/evm';
 import type { EVMOpts } from '@ethereumjs/evm';
+import { Account, Address, bytesToHex } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
 import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
@@ -24,8 +26,10 @@ import {
 } from '../config/genesis';
 import type { GenesisSpec } from '../config/genesis';
 import { systemContractAllocs } from '../config/systemContracts';
-import { DatabaseOpenError, InvalidArgumentError, InvalidLimitsError } from '../errors';
+import { DatabaseOpenError, ForkError, InvalidArgumentError, InvalidLimitsError } from '../errors';
 import { ExecutionGuard } from '../exec/executionGuard';
+import { openForkState } from '../fork/forkState';
+import type { ForkOptions } from '../fork/forkState';
 import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
 import type { L1L2Bridge } from '../lines/lineCounter';
@@ -65,6 +69,8 @@ interface PersistedConfig {
   mnemonic: string;
   accounts: number;
   genesis: unknown;
+  /** A forked chain's fork block (its first block). */
+  fork?: { number: string; hash: string };
 }
 
 /** What a new chain is made of; a reopened chain keeps what it was created with (PersistedConfig). */
@@ -105,6 +111,11 @@ export interface GenesisOptions {
    * --plugin-linea-l1l2-bridge-contract and -topic); default both zero, as Linea's, which counts none.
    */
   l1l2Bridge?: L1L2Bridge;
+  /**
+   * Start from a remote chain's state at one of its blocks (--fork-url): the remote block is the
+   * first block here, its state fetched as it is read (fork/forkState.ts).
+   */
+  fork?: ForkOptions;
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
@@ -152,16 +163,18 @@ export async function openChain(
   const refusal = counterRefusal(tracer, opts.counter ?? 'tracer');
   if (refusal !== undefined) throw new InvalidArgumentError(`counter ${refusal}`);
   const stored = await kv.get(META_CONFIG);
-  const persisted: PersistedConfig =
-    stored !== undefined
-      ? (JSON.parse(new TextDecoder().decode(stored)) as PersistedConfig)
-      : {
-          chainId: String(opts.chainId ?? DEFAULT_CHAIN_ID),
-          hardfork: opts.hardfork ?? null,
-          mnemonic: opts.mnemonic ?? DEFAULT_MNEMONIC,
-          accounts: opts.accounts ?? 10,
-          genesis: opts.genesis ?? null,
-        };
+  const reopened = stored === undefined ? undefined : (JSON.parse(new TextDecoder().decode(stored)) as PersistedConfig);
+  const forked = await openFork(opts, reopened);
+  const persisted: PersistedConfig = reopened ?? {
+    chainId: String(forked?.chainId ?? opts.chainId ?? DEFAULT_CHAIN_ID),
+    hardfork: forked?.hardfork ?? opts.hardfork ?? null,
+    mnemonic: opts.mnemonic ?? DEFAULT_MNEMONIC,
+    accounts: opts.accounts ?? 10,
+    genesis: opts.genesis ?? null,
+    ...(forked === undefined
+      ? {}
+      : { fork: { number: String(forked.header.number), hash: bytesToHex(forked.header.hash()) } }),
+  };
   const kept: KeptOption[] = [];
   if (stored !== undefined) {
     // A reopened chain is the chain it was made as: another chain id is refused, the rest said.
@@ -187,13 +200,18 @@ export async function openChain(
   const scheduled = spec?.scheduled ?? false;
   if (scheduled) common.setHardforkBy({ blockNumber: 0n, timestamp: spec?.timestamp ?? 0n });
   const stateDb = new StateDB(kv);
+  stateDb.flat.fork = forked?.fork;
   const store = new ChainStore(kv, common, scheduled);
   const headNumber = await store.open();
 
   const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(100_000));
   const blockchain = {
     getBlock: async (n: number) => {
-      const hash = await store.getBlockHash(BigInt(n));
+      const hash =
+        (await store.getBlockHash(BigInt(n))) ??
+        (forked !== undefined && BigInt(n) < forked.fork.number
+          ? (await forked.fork.header(BigInt(n)))?.hash()
+          : undefined);
       return { hash: () => hash ?? new Uint8Array(32) };
     },
     putBlock: async () => {},
@@ -230,7 +248,9 @@ export async function openChain(
   head.rules =
     rules === false ? undefined : new SequencerRules({ ...LINEA_MAINNET_RULES, ...(rules === true ? {} : rules) });
 
-  if (headNumber < 0n) {
+  if (headNumber < 0n && forked !== undefined) {
+    await writeForkBlock(head, forked, opts, persisted, accounts);
+  } else if (headNumber < 0n) {
     await writeGenesis(head, spec, opts, persisted, accounts);
   } else {
     const headBlock = await head.block();
@@ -287,6 +307,91 @@ async function writeGenesis(
   ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
   await head.store.commit(ops, genesis, []);
   head.workingRoot = stateRoot;
+}
+
+/** The fork a forked chain starts from, checked against what a reopened chain was forked from. */
+async function openFork(
+  opts: GenesisOptions,
+  reopened: PersistedConfig | undefined,
+): Promise<(Awaited<ReturnType<typeof openForkState>> & { hardfork: string }) | undefined> {
+  const was = reopened?.fork;
+  if (reopened !== undefined && was === undefined) {
+    if (opts.fork === undefined) return undefined;
+    throw new DatabaseOpenError(
+      'the chain in this data directory is not a fork: start without --fork-url, or with another data directory',
+    );
+  }
+  if (opts.fork === undefined) {
+    if (was === undefined) return undefined;
+    throw new DatabaseOpenError(
+      `the chain in this data directory is forked from chain ${reopened!.chainId} at block ${was.number}: start with --fork-url of a node of that chain`,
+    );
+  }
+  if (was !== undefined && opts.fork.blockNumber !== undefined && opts.fork.blockNumber !== BigInt(was.number))
+    throw new DatabaseOpenError(
+      `the chain in this data directory is forked at block ${was.number}, not ${opts.fork.blockNumber}: start without --fork-block-number, or with another data directory`,
+    );
+  const forked = await openForkState(
+    { ...opts.fork, blockNumber: was === undefined ? opts.fork.blockNumber : BigInt(was.number) },
+    (chainId) => devCommon(chainId, DEFAULT_HARDFORK),
+  );
+  if (was !== undefined && bytesToHex(forked.header.hash()) !== was.hash)
+    throw new ForkError(
+      `${opts.fork.source.name}'s block ${was.number} is ${bytesToHex(forked.header.hash())}, not the block this chain was forked from (${was.hash})`,
+    );
+  const hardfork = reopened?.hardfork ?? opts.hardfork ?? forkHardfork(forked.header);
+  return { ...forked, hardfork };
+}
+
+/** A fork's default hardfork: the default one for a header of its format, else the header's own. */
+function forkHardfork(header: BlockHeader): string {
+  return header.common.hardfork() === Hardfork.Prague ? DEFAULT_HARDFORK : header.common.hardfork();
+}
+
+/**
+ * A forked chain's first block: the remote's fork block, header only (its transactions and receipts
+ * are the remote's to serve). The dev accounts get their balance as an edit of the head state, as a
+ * dev chain's genesis gives them theirs.
+ */
+async function writeForkBlock(
+  head: ChainHead,
+  forked: NonNullable<Awaited<ReturnType<typeof openFork>>>,
+  opts: GenesisOptions,
+  persisted: PersistedConfig,
+  accounts: DevAccount[],
+): Promise<void> {
+  const common = head.common;
+  let header: BlockHeader;
+  try {
+    header = createBlockHeaderFromBytesArray(forked.header.raw(), { common, skipConsensusFormatValidation: true });
+  } catch {
+    throw new ForkError(
+      `block ${forked.header.number} of ${forked.fork.source.name} has a ${forked.header.common.hardfork()} header, which hardfork ${common.hardfork()} cannot continue: start with a hardfork of that header format`,
+    );
+  }
+  const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common });
+  const ops = head.store.blockOps(block, []);
+  ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
+  await head.store.commit(ops, block, []);
+  head.gasLimit = opts.gasLimit ?? header.gasLimit;
+  head.workingRoot = header.stateRoot;
+  // The root node is fetched with any proof; the dev accounts' proofs go in one batch.
+  await Promise.all(
+    accounts.map((a) => forked.fork.proveAccount(a.address)).concat(forked.fork.proveAccount(new Uint8Array(20))),
+  );
+  await head.state.setStateRoot(header.stateRoot);
+  if (accounts.length === 0) return;
+  const balance = opts.balance ?? DEFAULT_BALANCE;
+  const sm = head.state;
+  await sm.checkpoint();
+  for (const a of accounts) {
+    const address = new Address(a.address);
+    const account = (await sm.getAccount(address)) ?? new Account();
+    account.balance = balance;
+    await sm.putAccount(address, account);
+  }
+  await sm.commit();
+  await head.setWorkingRoot(await sm.getStateRoot());
 }
 
 /**

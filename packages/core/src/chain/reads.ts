@@ -7,7 +7,7 @@ import type { Block } from '@ethereumjs/block';
 import { getMerkleStateProof } from '@ethereumjs/statemanager';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import { Address, setLengthLeft, bytesToHex, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 
 import { forkConfigs } from '../config/forkConfig';
 import type { ForkConfigs } from '../config/forkConfig';
@@ -217,6 +217,11 @@ export class Reads {
   /** EIP-1186 proof of an account and storage slots at block `n`. */
   async getProof(address: Uint8Array, slots: Uint8Array[], n: bigint): Promise<AccountProof> {
     const sm = await this.stateAt(n);
+    if (this.head.stateDb.flat.fork !== undefined) {
+      // A forked trie holds the remote's nodes on a key's path once the key has been read.
+      await sm.getAccount(new Address(address));
+      for (const slot of slots) await sm.getStorage(new Address(address), setLengthLeft(slot, 32));
+    }
     const proof = await getMerkleStateProof(sm, new Address(address), slots);
     const hex = (h: string) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
     return {

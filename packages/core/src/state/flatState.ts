@@ -29,8 +29,9 @@ import {
 import type { Address, DB, NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
+import type { ForkState } from '../fork/forkState';
 import { LruCache } from '../support/lru';
-import { readTrieNode, updateTrie } from './updateTrie';
+import { MissingTrieNodeError, readTrieNode, trieValue, updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 const EMPTY = new Uint8Array(0);
@@ -49,6 +50,8 @@ export class FlatState {
   /** The decoded value (empty for an unset slot). */
   readonly storage = new LruCache<string, Uint8Array>(131_072);
   readonly code = new LruCache<string, Uint8Array>(4_096, { weigh: (c) => c.length + 64, maxWeight: 64 << 20 });
+  /** A forked chain's remote state: what a read finds missing is fetched from it (fork/forkState.ts). */
+  fork: ForkState | undefined;
 }
 
 export class FlatStateManager extends MerkleStateManager {
@@ -83,7 +86,7 @@ export class FlatStateManager extends MerkleStateManager {
     const key = this.currentRootHex() + bytesToUnprefixedHex(address.bytes);
     let account = this.flat.accounts.get(key);
     if (account === undefined) {
-      const rlp = await this.readTrie(this._trie.root(), address.bytes);
+      const rlp = await this.readTrie(this._trie.root(), address.bytes, undefined);
       account = rlp === null ? null : createAccountFromRLP(rlp);
       this.flat.accounts.set(key, account);
     }
@@ -106,7 +109,7 @@ export class FlatStateManager extends MerkleStateManager {
     const flatKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
     let value = this.flat.storage.get(flatKey);
     if (value === undefined) {
-      const stored = await this.readTrie(account.storageRoot, key);
+      const stored = await this.readTrie(account.storageRoot, key, address.bytes);
       value = stored === null ? EMPTY : (RLP.decode(stored) as Uint8Array);
       this.flat.storage.set(flatKey, value);
     }
@@ -161,42 +164,40 @@ export class FlatStateManager extends MerkleStateManager {
    * node through the trie's own database (its open checkpoints included), or null. The same answer
    * as ethereumjs's `get`, which walks with a task queue and a promise per node and, for a storage
    * trie, needs a trie object built first: several times the cost of the read itself.
+   * On a forked chain, a node not fetched yet is fetched with the key's proof (`owner` is the
+   * storage trie's account, undefined for the account trie).
    */
-  private async readTrie(root: Uint8Array, key: Uint8Array): Promise<Uint8Array | null> {
+  private async readTrie(root: Uint8Array, key: Uint8Array, owner: Uint8Array | undefined): Promise<Uint8Array | null> {
     if (equalsBytes(root, KECCAK256_RLP)) return null;
-    const path = keccak256(key);
-    const db = this._trie.database() as unknown as TrieNodeStore;
+    const db = this.nodeStore();
     const load = async (ref: Uint8Array | NestedUint8Array): Promise<NestedUint8Array> => {
       if (Array.isArray(ref)) return ref; // a node under 32 bytes, embedded in its parent
       return readTrieNode(db, ref as Uint8Array);
     };
-    const nibbleAt = (i: number) => (i % 2 === 0 ? path[i >> 1] >> 4 : path[i >> 1] & 0x0f);
-    const nibbles = path.length * 2;
-    let node = await load(root);
-    let at = 0;
-    for (;;) {
-      if (node.length === 17) {
-        // branch
-        if (at === nibbles) return (node[16] as Uint8Array).length > 0 ? (node[16] as Uint8Array) : null;
-        const child = node[nibbleAt(at++)];
-        if (!Array.isArray(child) && child.length === 0) return null;
-        node = await load(child);
-        continue;
-      }
-      // leaf or extension: the hex-prefix path, then the value or the child
-      const encodedPath = node[0] as Uint8Array;
-      const flag = encodedPath[0] >> 4;
-      const odd = (flag & 1) === 1;
-      const length = encodedPath.length * 2 - (odd ? 1 : 2);
-      for (let k = 0; k < length; k++) {
-        const n = k + (odd ? 1 : 2);
-        const nibble = n % 2 === 0 ? encodedPath[n >> 1] >> 4 : encodedPath[n >> 1] & 0x0f;
-        if (at + k >= nibbles || nibbleAt(at + k) !== nibble) return null;
-      }
-      at += length;
-      if (flag >= 2) return at === nibbles ? (node[1] as Uint8Array) : null;
-      node = await load(node[1]);
+    const fork = this.flat.fork;
+    if (fork === undefined) return trieValue(load, root, keccak256(key));
+    try {
+      return await trieValue(load, root, keccak256(key));
+    } catch (e) {
+      if (!(e instanceof MissingTrieNodeError)) throw e;
+      await (owner === undefined ? fork.proveAccount(key) : fork.proveSlot(owner, key));
+      return trieValue(load, root, keccak256(key));
     }
+  }
+
+  /**
+   * The trie's database (its open checkpoints included). On a forked chain, a node it lacks is looked
+   * up among the remote's nodes fetched so far: a checkpoint keeps a miss as a miss, and the node may
+   * have been fetched since.
+   */
+  private nodeStore(): TrieNodeStore {
+    const db = this._trie.database() as unknown as TrieNodeStore;
+    const fork = this.flat.fork;
+    if (fork === undefined) return db;
+    return {
+      get: async (hash) => (await db.get(hash)) ?? fork.get(bytesToUnprefixedHex(hash)),
+      put: (hash, encoded) => db.put(hash, encoded),
+    };
   }
 
   /**
@@ -204,7 +205,7 @@ export class FlatStateManager extends MerkleStateManager {
    * in one pass (updateTrie.ts): every changed node hashed and stored once, not once per key.
    */
   override async flush(): Promise<void> {
-    const db = this._trie.database() as unknown as TrieNodeStore;
+    const db = this.nodeStore();
     // Storage tries' nodes go under the account trie's checkpoints, as ethereumjs's storage tries
     // (copies without checkpoints) write them: a flush inside a checkpoint that is then reverted
     // leaves the account cache with the new storage root (its diff was flushed), whose nodes must
@@ -222,26 +223,38 @@ export class FlatStateManager extends MerkleStateManager {
       if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
       await this.modifyAccountFields(address, { codeHash });
     }
-    const storage = new Map<string, TrieChange[]>();
+    const storage = new Map<string, { changes: TrieChange[]; slots: Uint8Array[] }>();
     for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
       // Cached as RLP; RLP of nothing (0x80) is a zero, which deletes the slot.
       const decoded = RLP.decode(value ?? EMPTY) as Uint8Array;
-      const change: TrieChange = [keccak256(unprefixedHexToBytes(keyHex)), decoded.length > 0 ? value! : null];
-      const changes = storage.get(addressHex);
-      if (changes === undefined) storage.set(addressHex, [change]);
-      else changes.push(change);
+      const slot = unprefixedHexToBytes(keyHex);
+      const change: TrieChange = [keccak256(slot), decoded.length > 0 ? value! : null];
+      const account = storage.get(addressHex);
+      if (account === undefined) storage.set(addressHex, { changes: [change], slots: [slot] });
+      else {
+        account.changes.push(change);
+        account.slots.push(slot);
+      }
     }
-    for (const [addressHex, changes] of storage) {
+    const fork = this.flat.fork;
+    for (const [addressHex, { changes, slots }] of storage) {
       const address = createAddressFromString(`0x${addressHex}`);
       const account = await this.getAccount(address);
       if (account === undefined) continue;
-      account.storageRoot = await updateTrie(storageDb, account.storageRoot, changes);
+      // A forked trie has every changed key's path once the key has been read.
+      if (fork !== undefined) for (const slot of slots) await this.readTrie(account.storageRoot, slot, address.bytes);
+      const reveal = fork && ((prefix: number[]) => fork.reveal(prefix, address.bytes));
+      account.storageRoot = await updateTrie(storageDb, account.storageRoot, changes, reveal);
       await this.putAccount(address, account);
     }
     const accounts: TrieChange[] = [];
-    for (const [addressHex, elem] of this._caches?.account?.flush() ?? [])
-      accounts.push([keccak256(unprefixedHexToBytes(addressHex)), elem.accountRLP ?? null]);
-    if (accounts.length > 0) this._trie.root(await updateTrie(db, this._trie.root(), accounts));
+    for (const [addressHex, elem] of this._caches?.account?.flush() ?? []) {
+      const address = unprefixedHexToBytes(addressHex);
+      if (fork !== undefined) await this.readTrie(this._trie.root(), address, undefined);
+      accounts.push([keccak256(address), elem.accountRLP ?? null]);
+    }
+    const reveal = fork && ((prefix: number[]) => fork.reveal(prefix));
+    if (accounts.length > 0) this._trie.root(await updateTrie(db, this._trie.root(), accounts, reveal));
     // ethereumjs's storage trie objects, kept per address, have the roots from before.
     this._storageTries = {};
   }
@@ -255,7 +268,9 @@ export class FlatStateManager extends MerkleStateManager {
     let code = this.flat.code.get(hashHex);
     if (code === undefined) {
       const dbKey = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, account.codeHash) : account.codeHash;
-      code = ((await this._trie.database().get(dbKey)) as Uint8Array | undefined) ?? EMPTY;
+      code =
+        ((await this._trie.database().get(dbKey)) as Uint8Array | undefined) ??
+        (this.flat.fork === undefined ? EMPTY : await this.flat.fork.code(address.bytes, account.codeHash));
       this.flat.code.set(hashHex, code);
     }
     return code;

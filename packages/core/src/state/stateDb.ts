@@ -44,7 +44,8 @@ export class StateDB implements DB<string, string | Uint8Array> {
     if (value !== undefined) return value;
     const stored = await this.kv.get(levelKey(key));
     if (stored !== undefined) this.cache?.set(key, stored);
-    return stored;
+    // A forked chain's remote nodes and code, as fetched so far.
+    return stored ?? this.flat.fork?.get(key);
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {

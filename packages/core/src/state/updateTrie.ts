@@ -31,14 +31,36 @@ type TrieNode = Branch | Leaf | Extension;
 type Stored = { kind: 'stored'; hash: Uint8Array };
 type Child = TrieNode | Stored;
 
-/** The root of the trie at `root` with `changes` made, its new nodes written to `store`. */
-export async function updateTrie(store: TrieNodeStore, root: Uint8Array, changes: TrieChange[]): Promise<Uint8Array> {
+/**
+ * Makes the store hold the node at `prefix` (nibbles from the root) when it lacks it: a forked
+ * chain's trie holds only the remote nodes it has read (fork/forkState.ts).
+ */
+export type RevealNode = (prefix: number[]) => Promise<void>;
+
+/** A node the store does not hold. */
+export class MissingTrieNodeError extends Error {
+  constructor(readonly hash: Uint8Array) {
+    super(`missing trie node ${bytesToUnprefixedHex(hash)}`);
+  }
+}
+
+/**
+ * The root of the trie at `root` with `changes` made, its new nodes written to `store`. Every node
+ * on a changed key's path must be in the store; a node off them that a deletion needs (the one
+ * sibling a branch keeps) is asked of `reveal` when the store lacks it.
+ */
+export async function updateTrie(
+  store: TrieNodeStore,
+  root: Uint8Array,
+  changes: TrieChange[],
+  reveal?: RevealNode,
+): Promise<Uint8Array> {
   let node: Child | null = equalsBytes(root, KECCAK256_RLP) ? null : { kind: 'stored', hash: root };
   for (const [key, value] of changes) {
     const path = nibbles(key);
     node =
       value === null || value.length === 0
-        ? await remove(store, node, path, 0)
+        ? await remove(store, node, path, 0, reveal)
         : await insert(store, node, path, 0, value);
   }
   if (node === null) return KECCAK256_RLP;
@@ -60,7 +82,7 @@ export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array>
   );
 }
 
-function nibbles(key: Uint8Array): number[] {
+export function nibbles(key: Uint8Array): number[] {
   const out = new Array<number>(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i] >> 4;
@@ -78,8 +100,46 @@ function commonPrefix(a: number[], b: number[], bFrom: number): number {
 /** The node stored by `hash`, as RLP items. */
 export async function readTrieNode(store: Pick<TrieNodeStore, 'get'>, hash: Uint8Array): Promise<NestedUint8Array> {
   const encoded = await store.get(hash);
-  if (encoded === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(hash)}`);
+  if (encoded === undefined) throw new MissingTrieNodeError(hash);
   return decodeRlp(encoded) as NestedUint8Array;
+}
+
+/**
+ * The value at `path` (a hashed key) in the trie at `root`, or null, reading nodes with `load` (which
+ * is given a child's hash, or the child itself when it is embedded in its parent, under 32 bytes).
+ */
+export async function trieValue(
+  load: (ref: Uint8Array | NestedUint8Array) => Promise<NestedUint8Array> | NestedUint8Array,
+  root: Uint8Array,
+  path: Uint8Array,
+): Promise<Uint8Array | null> {
+  const nibbleAt = (i: number) => (i % 2 === 0 ? path[i >> 1] >> 4 : path[i >> 1] & 0x0f);
+  const nibbles = path.length * 2;
+  let node = await load(root);
+  let at = 0;
+  for (;;) {
+    if (node.length === 17) {
+      // branch
+      if (at === nibbles) return (node[16] as Uint8Array).length > 0 ? (node[16] as Uint8Array) : null;
+      const child = node[nibbleAt(at++)];
+      if (!Array.isArray(child) && child.length === 0) return null;
+      node = await load(child);
+      continue;
+    }
+    // leaf or extension: the hex-prefix path, then the value or the child
+    const encodedPath = node[0] as Uint8Array;
+    const flag = encodedPath[0] >> 4;
+    const odd = (flag & 1) === 1;
+    const length = encodedPath.length * 2 - (odd ? 1 : 2);
+    for (let k = 0; k < length; k++) {
+      const n = k + (odd ? 1 : 2);
+      const nibble = n % 2 === 0 ? encodedPath[n >> 1] >> 4 : encodedPath[n >> 1] & 0x0f;
+      if (at + k >= nibbles || nibbleAt(at + k) !== nibble) return null;
+    }
+    at += length;
+    if (flag >= 2) return at === nibbles ? (node[1] as Uint8Array) : null;
+    node = await load(node[1]);
+  }
 }
 
 async function load(store: TrieNodeStore, child: Child): Promise<TrieNode> {
@@ -163,7 +223,13 @@ async function insert(
 }
 
 /** The node with `path` removed below it: the same object when the key was not there, null when nothing is left. */
-async function remove(store: TrieNodeStore, child: Child | null, path: number[], at: number): Promise<Child | null> {
+async function remove(
+  store: TrieNodeStore,
+  child: Child | null,
+  path: number[],
+  at: number,
+  reveal: RevealNode | undefined,
+): Promise<Child | null> {
   if (child === null) return null;
   const node = await load(store, child);
   switch (node.kind) {
@@ -174,7 +240,7 @@ async function remove(store: TrieNodeStore, child: Child | null, path: number[],
     case 'extension': {
       const n = commonPrefix(node.path, path, at);
       if (n < node.path.length) return child;
-      const below = await remove(store, node.child, path, at + n);
+      const below = await remove(store, node.child, path, at + n, reveal);
       if (below === node.child) return child;
       if (below === null) return null;
       return joinPath(node.path, await load(store, below));
@@ -185,7 +251,7 @@ async function remove(store: TrieNodeStore, child: Child | null, path: number[],
         node.value = null;
       } else {
         const old = node.children[path[at]];
-        const below = await remove(store, old, path, at + 1);
+        const below = await remove(store, old, path, at + 1, reveal);
         if (below === old) return child;
         node.children[path[at]] = below;
       }
@@ -193,7 +259,10 @@ async function remove(store: TrieNodeStore, child: Child | null, path: number[],
       const used = node.children.flatMap((c, i) => (c === null ? [] : [i]));
       if (used.length + (node.value === null ? 0 : 1) >= 2) return node;
       if (used.length === 0) return node.value === null ? null : { kind: 'leaf', path: [], value: node.value };
-      return joinPath([used[0]], await load(store, node.children[used[0]]!));
+      const only = node.children[used[0]]!;
+      if (only.kind === 'stored' && reveal !== undefined && (await store.get(only.hash)) === undefined)
+        await reveal([...path.slice(0, at), used[0]]);
+      return joinPath([used[0]], await load(store, only));
     }
   }
 }

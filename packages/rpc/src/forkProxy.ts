@@ -1,0 +1,175 @@
+/**
+ * A forked chain's requests about the remote's blocks, answered by the remote: the fork block and
+ * every block before it (their transactions, receipts, logs and traces), and state before the fork
+ * block. The fork block's state and everything after it are this node's. The remote's answers are
+ * passed on as it gave them; a hash this node does not know is the remote's only if the remote has
+ * it at or before the fork block.
+ */
+import type { Chain } from '@l2devnet/core';
+
+import { RpcError } from './errors';
+import { RemoteCallError } from './remote';
+import type { RemoteNode } from './remote';
+
+/** Methods about one block's contents, and where their block parameter is: the remote's up to the fork block. */
+const BLOCK_CONTENT: Record<string, number> = {
+  eth_getBlockByNumber: 0,
+  eth_getBlockTransactionCountByNumber: 0,
+  eth_getTransactionByBlockNumberAndIndex: 0,
+  eth_getUncleByBlockNumberAndIndex: 0,
+  eth_getUncleCountByBlockNumber: 0,
+  eth_getBlockReceipts: 0,
+  debug_traceBlockByNumber: 0,
+  debug_getRawBlock: 0,
+  debug_getRawHeader: 0,
+  debug_getRawReceipts: 0,
+  trace_block: 0,
+};
+
+/** Methods reading state at a block, and where their block parameter is: the remote's before the fork block. */
+const STATE_AT: Record<string, number> = {
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_getStorageAt: 2,
+  eth_getTransactionCount: 1,
+  eth_getProof: 2,
+  eth_call: 1,
+  eth_estimateGas: 1,
+  eth_createAccessList: 1,
+  debug_traceCall: 1,
+};
+
+/** Methods taking a block hash first. */
+const BY_BLOCK_HASH = new Set([
+  'eth_getBlockByHash',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getUncleByBlockHashAndIndex',
+  'eth_getUncleCountByBlockHash',
+  'debug_traceBlockByHash',
+]);
+
+/** Methods taking a transaction hash first. */
+const BY_TX_HASH = new Set([
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'debug_traceTransaction',
+  'debug_getRawTransaction',
+  'trace_transaction',
+]);
+
+const TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
+
+type Local = (params?: unknown[]) => Promise<unknown>;
+
+export class ForkProxy {
+  private readonly hash: string;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly remote: RemoteNode,
+    /** The fork block. */
+    private readonly number: bigint,
+    hash: Uint8Array,
+  ) {
+    this.hash = `0x${Buffer.from(hash).toString('hex')}`;
+  }
+
+  /** The answer to `method`: the remote's when it is about the remote's blocks, else `local`'s. */
+  async request(method: string, raw: unknown, local: Local): Promise<unknown> {
+    if (!Array.isArray(raw)) return local();
+    if (Object.hasOwn(BLOCK_CONTENT, method)) {
+      const ref = raw[BLOCK_CONTENT[method]];
+      if (isHash(ref)) return this.byBlockHash(method, raw, ref, local);
+      const n = await this.numberOf(ref);
+      return n !== undefined && n <= this.number ? this.forward(method, raw) : local();
+    }
+    if (Object.hasOwn(STATE_AT, method)) {
+      const ref = raw[STATE_AT[method]];
+      const n = await this.numberOf(ref);
+      return n !== undefined && n < this.number ? this.forward(method, raw) : local();
+    }
+    if (BY_BLOCK_HASH.has(method)) return this.byBlockHash(method, raw, raw[0], local);
+    if (BY_TX_HASH.has(method)) return this.byTxHash(method, raw, local);
+    if (method === 'eth_getLogs') return this.logs(raw, local);
+    return local();
+  }
+
+  /** A block parameter's number when it names one by number, tag or `{ blockNumber }`; undefined otherwise. */
+  private async numberOf(ref: unknown): Promise<bigint | undefined> {
+    if (typeof ref === 'object' && ref !== null && 'blockNumber' in ref)
+      ref = (ref as { blockNumber: unknown }).blockNumber;
+    if (typeof ref === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(ref)) return BigInt(ref);
+    if (typeof ref === 'string' && TAGS.has(ref))
+      return this.chain.reads.resolveNumber({ kind: ref as 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest' });
+    return undefined;
+  }
+
+  private async byBlockHash(method: string, raw: unknown[], hash: unknown, local: Local): Promise<unknown> {
+    if (typeof hash !== 'string' || !isHash(hash)) return local();
+    // The fork block is stored here as a header only: its body is the remote's.
+    if (hash.toLowerCase() === this.hash) return this.forward(method, raw);
+    const mine = await this.chain.reads.resolveNumber({ kind: 'hash', hash: Buffer.from(hash.slice(2), 'hex') });
+    if (mine !== undefined || !(await this.remoteBlockBeforeFork(hash))) return local();
+    return this.forward(method, raw);
+  }
+
+  private async byTxHash(method: string, raw: unknown[], local: Local): Promise<unknown> {
+    const hash = raw[0];
+    let mine: unknown;
+    let failure: unknown;
+    try {
+      mine = await local();
+    } catch (e) {
+      failure = e;
+    }
+    if (mine !== null && failure === undefined) return mine;
+    if (typeof hash === 'string' && isHash(hash)) {
+      const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
+      if (typeof tx?.blockNumber === 'string' && BigInt(tx.blockNumber) <= this.number)
+        return this.forward(method, raw);
+    }
+    if (failure !== undefined) throw failure;
+    return mine;
+  }
+
+  /** Logs of a range that starts at or before the fork block: the remote's part, then this node's. */
+  private async logs(raw: unknown[], local: Local): Promise<unknown> {
+    const filter = raw[0] as Record<string, unknown> | undefined;
+    if (typeof filter !== 'object' || filter === null) return local();
+    if (filter.blockHash !== undefined) return this.byBlockHash('eth_getLogs', raw, filter.blockHash, local);
+    const from = await this.numberOf(filter.fromBlock ?? 'latest');
+    const to = await this.numberOf(filter.toBlock ?? 'latest');
+    if (from === undefined || to === undefined || from > this.number || from > to) return local();
+    const last = to < this.number ? to : this.number;
+    const theirs = (await this.forward('eth_getLogs', [
+      { ...filter, fromBlock: hex(from), toBlock: hex(last) },
+    ])) as unknown[];
+    if (to <= this.number) return theirs;
+    const mine = (await local([{ ...filter, fromBlock: hex(this.number + 1n), toBlock: hex(to) }])) as unknown[];
+    return [...theirs, ...mine];
+  }
+
+  private async remoteBlockBeforeFork(hash: string): Promise<boolean> {
+    const block = (await this.forward('eth_getBlockByHash', [hash, false])) as { number?: unknown } | null;
+    return typeof block?.number === 'string' && BigInt(block.number) <= this.number;
+  }
+
+  /** The remote's answer, its error object as this node's. */
+  private async forward(method: string, params: unknown[]): Promise<unknown> {
+    try {
+      return await this.remote.call(method, params);
+    } catch (e) {
+      if (e instanceof RemoteCallError) throw new RpcError(e.code, e.message, e.data as string | undefined);
+      throw e;
+    }
+  }
+}
+
+function isHash(v: unknown): v is string {
+  return typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v);
+}
+
+function hex(n: bigint): string {
+  return `0x${n.toString(16)}`;
+}
