@@ -42,6 +42,12 @@ export async function banner(
     `Block gas limit:   ${chain.gasLimit}`,
     `Next base fee:     ${await chain.reads.nextBaseFee()}`,
     `Head block:        ${head.header.number}`,
+    ...(chain.fork === undefined
+      ? []
+      : [
+          `Forked from:       ${chain.fork.source.name.replace(/^the fork remote /, '')} at block ${chain.fork.number} (${bytesToHex(chain.fork.hash)})`,
+          `Fork cache:        ${chain.fork.cache.file ?? '(in memory)'}`,
+        ]),
     `Mining:            ${mining}`,
     `Data directory:    ${info.dataDir ?? '(in memory)'}`,
     `Line counts:       Linea's ${chain.lines.tracer} tracer, ${chain.lines.profile.counter === 'limitless' ? 'limitless counter (ZkCounter)' : 'full tracer (ZkTracer)'}`,

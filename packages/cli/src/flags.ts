@@ -57,17 +57,19 @@ Chain
 
 Fork (state fetched from the remote as it is read, each account and slot proven against the fork
 block's state root; see the README's "Forking")
-  --fork-url URL            start from this node's chain at --fork-block-number (default its latest block);
+  -f, --fork-url URL        start from this node's chain at --fork-block-number (default its latest block);
                             the blocks up to it are the remote's, new blocks are built here on top
+                            (alias --rpc-url)
   --fork-block-number N     the block to fork at
   --fork-chain-id ID        the chain id the remote must have (default: --chain-id or the preset's, if given)
   --fork-header "NAME: VALUE"
                             an HTTP header for the remote (repeatable)
   --fork-cache DIR          keep fetched state here between starts (default DATA_DIR/fork-cache, or
                             ~/.cache/l2devnet/fork with --in-memory)
-  --no-fork-cache           keep fetched state in memory only
-  --fork-timeout MS         how long one request to the remote may take (default 45000)
-  --fork-retries N          how many times a failed request to the remote is tried again (default 5)
+  --no-fork-cache           keep fetched state in memory only (alias --no-storage-caching)
+  --fork-timeout MS         how long one request to the remote may take (default 45000; alias --timeout)
+  --fork-retries N          how many times a failed request to the remote is tried again (default 5;
+                            alias --retries)
 
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
@@ -266,7 +268,8 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'log-query-timeout-ms': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
-  'fork-url': { type: 'string' },
+  'fork-url': { type: 'string', short: 'f' },
+  'rpc-url': { type: 'string' },
   'fork-block-number': { type: 'string' },
   'fork-chain-id': { type: 'string' },
   'fork-header': { type: 'string', multiple: true },
@@ -274,6 +277,10 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'no-fork-cache': { type: 'boolean' },
   'fork-timeout': { type: 'string' },
   'fork-retries': { type: 'string' },
+  // Anvil's names of the same
+  timeout: { type: 'string' },
+  retries: { type: 'string' },
+  'no-storage-caching': { type: 'boolean' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -289,6 +296,11 @@ const ANVIL_ONLY: Record<string, string> = {
   'prune-history': 'the node keeps every block and its state (in memory with --in-memory); there is no pruning',
   'steps-tracing': 'traces are always available (debug_traceTransaction, debug_traceCall)',
   'no-mine': 'use --no-mining',
+  'fork-transaction-hash': 'a fork starts at a whole block: give its --fork-block-number',
+  'fork-retry-backoff':
+    'failed requests to the remote are tried again after 250 ms, 1 s, 4 s, ...; --fork-retries sets how many times',
+  'compute-units-per-second': 'requests to the remote are not rate-limited here',
+  'no-rate-limit': 'requests to the remote are not rate-limited here',
 };
 
 /**
@@ -340,7 +352,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
     throw new FlagError('--code-size-limit and --disable-code-size-limit cannot be combined');
   if (s('allow-origin') !== undefined && flag('no-cors'))
     throw new FlagError('--allow-origin and --no-cors cannot be combined');
-  if (s('fork-cache') !== undefined && flag('no-fork-cache'))
+  const noForkCache = flag('no-fork-cache') || flag('no-storage-caching');
+  if (s('fork-cache') !== undefined && noForkCache)
     throw new FlagError('--fork-cache and --no-fork-cache cannot be combined');
   const baseFee = s('block-base-fee-per-gas') ?? s('base-fee');
   return {
@@ -395,13 +408,13 @@ export function parseFlags(argv: string[]): ParsedFlags {
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
-      forkUrl: s('fork-url'),
+      forkUrl: s('fork-url') ?? s('rpc-url'),
       forkBlockNumber: big('fork-block-number', s('fork-block-number')),
       forkChainId: big('fork-chain-id', s('fork-chain-id')),
       forkHeaders: values['fork-header'] as string[] | undefined,
-      forkCache: flag('no-fork-cache') ? false : s('fork-cache'),
-      forkTimeout: int('fork-timeout', s('fork-timeout'), 1),
-      forkRetries: int('fork-retries', s('fork-retries'), 0),
+      forkCache: noForkCache ? false : s('fork-cache'),
+      forkTimeout: int('fork-timeout', s('fork-timeout') ?? s('timeout'), 1),
+      forkRetries: int('fork-retries', s('fork-retries') ?? s('retries'), 0),
     },
     help: flag('help'),
     version: flag('version'),

@@ -49,6 +49,21 @@ export interface DevnetOptions {
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
   safeDepth?: number | bigint;
+  // --- Fork
+  /** Start from this remote node's chain, at `forkBlockNumber` (default its latest block). `--fork-url` */
+  forkUrl?: string;
+  /** With `forkUrl`: the block to fork at. `--fork-block-number` */
+  forkBlockNumber?: number | bigint;
+  /** With `forkUrl`: the chain id the remote must have. `--fork-chain-id` */
+  forkChainId?: number | bigint;
+  /** With `forkUrl`: HTTP headers for the remote, "Name: value" each. `--fork-header` */
+  forkHeaders?: string[];
+  /** With `forkUrl`: where fetched state is kept between starts; `false` for nowhere (default under `dataDir`, else ~/.cache/l2devnet/fork). `--fork-cache`, `--no-fork-cache` */
+  forkCache?: string | false;
+  /** With `forkUrl`: how long one request to the remote may take, ms (default 45000). `--fork-timeout` */
+  forkTimeout?: number;
+  /** With `forkUrl`: how many times a failed request to the remote is tried again (default 5). `--fork-retries` */
+  forkRetries?: number;
   // --- Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;

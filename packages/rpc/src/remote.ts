@@ -186,7 +186,7 @@ export class RemoteNode implements ForkSource {
         if (parsed === undefined) {
           cause =
             response.status === 200
-              ? 'an answer that is not JSON-RPC'
+              ? 'what it sent is not JSON-RPC'
               : `HTTP ${response.status}: ${text.slice(0, 120).replace(/\s+/g, ' ')}`;
           if (response.status !== 200) break; // 4xx: asking again will not help
           continue;
@@ -196,12 +196,12 @@ export class RemoteNode implements ForkSource {
         const err = e as Error & { cause?: { code?: string } };
         cause =
           err.name === 'TimeoutError'
-            ? `no answer within ${this.timeoutMs} ms`
+            ? `timed out after ${this.timeoutMs} ms`
             : (err.cause?.code ?? err.message).replace(/^ECONNREFUSED$/, 'connection refused');
       }
     }
     throw new ForkError(
-      `${this.name} cannot be reached: ${cause}${this.retries > 0 ? ` (tried ${this.retries + 1} times)` : ''}`,
+      `${this.name} did not answer: ${cause}${this.retries > 0 ? ` (tried ${this.retries + 1} times)` : ''}`,
     );
   }
 }

@@ -45,7 +45,8 @@ export class ForkCache {
     const file = join(dir, `chain-${chainId}.bin`);
     let bytes: Uint8Array;
     try {
-      bytes = readFileSync(file);
+      // A copy as a plain Uint8Array: a Buffer's `slice` would share its memory.
+      bytes = new Uint8Array(readFileSync(file));
     } catch {
       bytes = new Uint8Array(0);
     }

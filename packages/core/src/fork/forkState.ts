@@ -144,43 +144,71 @@ export class ForkState {
   }
 
   private async prove(address: Uint8Array, slot: Uint8Array | undefined): Promise<void> {
+    // Held already (the cache of an earlier start): nothing to ask.
+    const account = await this.walk(this.stateRoot, keccak256(address), []);
+    if (
+      account !== undefined &&
+      (slot === undefined || (await this.walk(storageRoot(account), keccak256(slot), [])) !== undefined)
+    )
+      return;
     const proof = await this.source.proof(address, slot === undefined ? [] : [slot], this.number);
     const what = `eth_getProof of ${bytesToHex(address)}${slot === undefined ? '' : ` slot ${bytesToHex(slot)}`} at block ${this.number}`;
-    const account = await this.keepProof(proof.accountProof, this.stateRoot, keccak256(address), what);
-    if (slot === undefined) return;
-    const storageRoot = account === null ? KECCAK256_RLP : ((RLP.decode(account) as Uint8Array[])[2] ?? KECCAK256_RLP);
-    await this.keepProof(proof.storageProof[0] ?? [], storageRoot, keccak256(slot), what);
+    const proven = await this.keepProof(proof.accountProof, this.stateRoot, keccak256(address), what);
+    if (slot !== undefined)
+      await this.keepProof(proof.storageProof[0] ?? [], storageRoot(proven), keccak256(slot), what);
   }
 
   /**
-   * Walks `nodes` from `root` along `path` to the value there or its absence, keeps the nodes the
-   * walk used and returns the value; a proof that does not get there is the remote's error.
+   * The value at `path` in the trie at `root` through the nodes held and `nodes`, which the walk
+   * keeps once it reaches it; undefined when a node on the way is missing.
    */
+  private async walk(root: Uint8Array, path: Uint8Array, nodes: Uint8Array[]): Promise<Uint8Array | null | undefined> {
+    if (equalsBytes(root, KECCAK256_RLP)) return null;
+    const byHash = new Map<string, Uint8Array>();
+    for (const n of nodes) byHash.set(bytesToUnprefixedHex(keccak256(n)), n);
+    const used: [string, Uint8Array][] = [];
+    let missing = false;
+    const load = (ref: Uint8Array | NestedUint8Array): NestedUint8Array => {
+      if (Array.isArray(ref)) return ref;
+      const key = bytesToUnprefixedHex(ref as Uint8Array);
+      const encoded = byHash.get(key) ?? this.get(key);
+      if (encoded === undefined) {
+        missing = true;
+        throw new Error('missing');
+      }
+      if (byHash.has(key)) used.push([key, encoded]);
+      return decodeRlp(encoded) as NestedUint8Array;
+    };
+    let value: Uint8Array | null;
+    try {
+      value = await trieValue(load, root, path);
+    } catch (e) {
+      if (missing) return undefined;
+      throw e;
+    }
+    for (const [key, encoded] of used) this.cache.putState(key, encoded);
+    return value;
+  }
+
+  /** The value at `path` through a proof's `nodes`, which are kept; a proof that does not reach it is the remote's error. */
   private async keepProof(
     nodes: Uint8Array[],
     root: Uint8Array,
     path: Uint8Array,
     what: string,
   ): Promise<Uint8Array | null> {
-    if (equalsBytes(root, KECCAK256_RLP)) return null;
-    const byHash = new Map<string, Uint8Array>();
-    for (const n of nodes) byHash.set(bytesToUnprefixedHex(keccak256(n)), n);
-    const used: [string, Uint8Array][] = [];
-    const load = (ref: Uint8Array | NestedUint8Array): NestedUint8Array => {
-      if (Array.isArray(ref)) return ref;
-      const key = bytesToUnprefixedHex(ref as Uint8Array);
-      const encoded = byHash.get(key) ?? this.get(key);
-      if (encoded === undefined)
-        throw new ForkError(
-          `${this.source.name} answered ${what} with a proof that does not reach the value from the block's root`,
-        );
-      used.push([key, encoded]);
-      return decodeRlp(encoded) as NestedUint8Array;
-    };
-    const value = await trieValue(load, root, path);
-    for (const [key, encoded] of used) this.cache.putState(key, encoded);
+    const value = await this.walk(root, path, nodes);
+    if (value === undefined)
+      throw new ForkError(
+        `${this.source.name} answered ${what} with a proof that does not reach the value from the block's root`,
+      );
     return value;
   }
+}
+
+/** An account's storage root, from its RLP (none: the empty trie). */
+function storageRoot(account: Uint8Array | null): Uint8Array {
+  return account === null ? KECCAK256_RLP : ((RLP.decode(account) as Uint8Array[])[2] ?? KECCAK256_RLP);
 }
 
 /** A key of `size` bytes whose keccak-256 starts with the nibbles `prefix`. */
