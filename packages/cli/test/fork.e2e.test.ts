@@ -292,6 +292,27 @@ test('dev accounts are funded on the fork, proven in one batch; cheats, mining a
     const report = await call(node.url, 'l2_traceLineCounts', [hash]);
     expect(report.modules.HUB.count).toBeGreaterThan(100);
     expect(report.overflow).toBeNull();
+    // anvil_metadata names the fork; anvil_reset goes back to the fork block, dev accounts funded.
+    const fork = await anvil.call('eth_getBlockByNumber', [hex(forkBlock), false]);
+    expect((await call(node.url, 'anvil_metadata')).forkedNetwork).toEqual({
+      chainId: 31337,
+      forkBlockNumber: Number(forkBlock),
+      forkBlockHash: fork.hash,
+    });
+    await expect(call(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).rejects.toThrow(
+      `this node forks the fork remote ${proxy.url}; another remote needs a new node (--fork-url)`,
+    );
+    await call(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url, blockNumber: Number(forkBlock) } }]);
+    expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock);
+    expect(await call(node.url, 'eth_getBalance', [dev(0).address, 'latest'])).toBe(hex(10_000n * 10n ** 18n));
+    expect(
+      BigInt(
+        await call(node.url, 'eth_call', [
+          { to: tokenAddress, data: token.encodeFunctionData('balanceOf', [holders[21]]) },
+          'latest',
+        ]),
+      ),
+    ).toBe(22n * 10n ** 18n);
   } finally {
     await stop(node);
   }

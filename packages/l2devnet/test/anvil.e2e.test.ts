@@ -112,7 +112,7 @@ test("Anvil's aliases and its methods for time, the pool and accounts", async ()
   expect(((await call('anvil_metadata')) as { instanceId: string }).instanceId).not.toBe(meta.instanceId);
   await expect(call('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).rejects.toMatchObject({
     code: -32602,
-    message: expect.stringContaining('forking a remote chain is not supported'),
+    message: expect.stringContaining('this node is not a fork; start it with --fork-url'),
   });
 
   // Auto-impersonation: any address sends, until turned off.

@@ -274,16 +274,16 @@ export class DevControl {
   }
 
   /**
-   * Back to the chain as it started (anvil_reset without a fork): genesis its head with its state,
+   * Back to the chain as it started (anvil_reset): its first block (genesis, or the fork block) its
+   * head with the state it started with,
    * an empty pool, no snapshots, the clock and the next block's overrides as at start. Exclusion
    * records and line limits stay.
    */
   reset(): Promise<void> {
     return this.head.exclusive(async () => {
-      const genesis = (await this.head.store.getBlock(0n)) as Block;
       this.snapshots.clear();
       await this.dropPoolLocked();
-      await this.dropAbove(0n, genesis.header.stateRoot);
+      await this.dropAbove(this.head.store.first, this.head.startRoot);
       this.head.clock.offset = 0;
       this.head.nextTimestamp = undefined;
       this.head.nextBaseFeeOverride = undefined;

@@ -68,6 +68,8 @@ export class ChainHead {
   readonly events: ChainEmitter = new EventEmitter<ChainEvents>();
   /** The state at the head: the head block's stateRoot unless state was edited since. */
   workingRoot: Uint8Array = new Uint8Array(32);
+  /** The state the chain started with (anvil_reset goes back to it): its first block's, dev accounts funded. */
+  startRoot: Uint8Array = new Uint8Array(32);
   /** The last PREVRANDAO made by Linea's formula, for the block after a parent whose mix it was made from. */
   private randao: { number: bigint; parent: Uint8Array; mix: Uint8Array } | undefined;
   /** Linea's sequencer rules beyond line counts, when they apply (--sequencer-rules). */
@@ -239,7 +241,7 @@ export class ChainHead {
 
   /** What replaying block `n` needs: the block, its parent's state root, and each transaction's sender. */
   async replayInputs(n: bigint): Promise<{ block: Block; root: Uint8Array; senders: Uint8Array[] } | undefined> {
-    if (n === 0n) return undefined;
+    if (n <= this.store.first) return undefined;
     const [block, parent, receipts] = await Promise.all([
       this.store.getBlock(n),
       this.store.getBlock(n - 1n),

@@ -272,7 +272,9 @@ export class LineGate {
    * block; genesis has no transactions.
    */
   async blockLineCounts(n: bigint): Promise<{ totals: LineCounts; added: LineCounts[] } | undefined> {
-    if (n === 0n) return (await this.head.store.getBlock(0n)) === undefined ? undefined : { totals: {}, added: [] };
+    // A dev chain's genesis has no transactions; a fork block's are the remote's, not run here.
+    if (n === 0n && this.head.store.first === 0n)
+      return (await this.head.store.getBlock(0n)) === undefined ? undefined : { totals: {}, added: [] };
     const replay = await this.head.replayInputs(n);
     if (replay === undefined) return undefined;
     const { block, root, senders } = replay;

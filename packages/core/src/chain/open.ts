@@ -9,7 +9,7 @@ import { Hardfork } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import { paramsEVM } from '@ethereumjs/evm';
 import type { EVMOpts } from '@ethereumjs/evm';
-import { Account, Address, bytesToHex } from '@ethereumjs/util';
+import { Account, Address, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
 import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
@@ -69,8 +69,8 @@ interface PersistedConfig {
   mnemonic: string;
   accounts: number;
   genesis: unknown;
-  /** A forked chain's fork block (its first block). */
-  fork?: { number: string; hash: string };
+  /** A forked chain's fork block (its first block), and the state it started with (dev accounts funded). */
+  fork?: { number: string; hash: string; startRoot?: string };
 }
 
 /** What a new chain is made of; a reopened chain keeps what it was created with (PersistedConfig). */
@@ -202,6 +202,7 @@ export async function openChain(
   const stateDb = new StateDB(kv);
   stateDb.flat.fork = forked?.fork;
   const store = new ChainStore(kv, common, scheduled);
+  if (persisted.fork !== undefined) store.first = BigInt(persisted.fork.number);
   const headNumber = await store.open();
 
   const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(100_000));
@@ -255,7 +256,12 @@ export async function openChain(
   } else {
     const headBlock = await head.block();
     head.setForkAt(headBlock.header.number + 1n, headBlock.header.timestamp);
+    if (forked !== undefined) await forked.fork.proveAccount(new Uint8Array(20)); // the fork block's root node
     await head.resumeWorkingRoot(headBlock);
+    head.startRoot =
+      persisted.fork?.startRoot !== undefined
+        ? hexToBytes(persisted.fork.startRoot as `0x${string}`)
+        : ((await store.getBlock(store.first)) as Block).header.stateRoot;
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
@@ -307,6 +313,7 @@ async function writeGenesis(
   ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
   await head.store.commit(ops, genesis, []);
   head.workingRoot = stateRoot;
+  head.startRoot = stateRoot;
 }
 
 /** The fork a forked chain starts from, checked against what a reopened chain was forked from. */
@@ -370,28 +377,34 @@ async function writeForkBlock(
     );
   }
   const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common });
-  const ops = head.store.blockOps(block, []);
+  // The root node comes with any proof; the dev accounts' proofs go in one batch.
+  const fork = forked.fork;
+  await Promise.all([new Uint8Array(20), ...accounts.map((a) => a.address)].map((a) => fork.proveAccount(a)));
+  const sm = head.state;
+  await sm.setStateRoot(header.stateRoot);
+  let startRoot = header.stateRoot;
+  if (accounts.length > 0) {
+    const balance = opts.balance ?? DEFAULT_BALANCE;
+    await sm.checkpoint();
+    for (const a of accounts) {
+      const address = new Address(a.address);
+      const account = (await sm.getAccount(address)) ?? new Account();
+      account.balance = balance;
+      await sm.putAccount(address, account);
+    }
+    await sm.commit();
+    startRoot = await sm.getStateRoot();
+  }
+  persisted.fork = { ...persisted.fork!, startRoot: bytesToHex(startRoot) };
+  const ops: KvOp[] = [];
+  head.stateDb.drainInto(ops);
+  ops.push(...head.store.blockOps(block, []));
   ops.push({ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) });
   await head.store.commit(ops, block, []);
   head.gasLimit = opts.gasLimit ?? header.gasLimit;
   head.workingRoot = header.stateRoot;
-  // The root node is fetched with any proof; the dev accounts' proofs go in one batch.
-  await Promise.all(
-    accounts.map((a) => forked.fork.proveAccount(a.address)).concat(forked.fork.proveAccount(new Uint8Array(20))),
-  );
-  await head.state.setStateRoot(header.stateRoot);
-  if (accounts.length === 0) return;
-  const balance = opts.balance ?? DEFAULT_BALANCE;
-  const sm = head.state;
-  await sm.checkpoint();
-  for (const a of accounts) {
-    const address = new Address(a.address);
-    const account = (await sm.getAccount(address)) ?? new Account();
-    account.balance = balance;
-    await sm.putAccount(address, account);
-  }
-  await sm.commit();
-  await head.setWorkingRoot(await sm.getStateRoot());
+  head.startRoot = startRoot;
+  if (!equalsBytes(startRoot, header.stateRoot)) await head.setWorkingRoot(startRoot);
 }
 
 /**

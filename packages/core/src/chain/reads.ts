@@ -76,6 +76,11 @@ export class Reads {
     this.logQueryTimeoutMs = opts.logQueryTimeoutMs ?? LOG_QUERY_TIMEOUT_MS;
   }
 
+  /** The first block this chain holds: 0, or a forked chain's fork block. */
+  get firstNumber(): bigint {
+    return this.head.store.first;
+  }
+
   headBlock(): Promise<Block> {
     return this.head.block();
   }
@@ -300,7 +305,7 @@ export class Reads {
   /** EIP-7910 (eth_config): the current, next and last fork's configuration. */
   async forkConfigs(): Promise<ForkConfigs> {
     const { store, common, scheduled } = this.head;
-    const genesis = (await store.getBlock(0n)) as Block;
+    const genesis = (await store.getBlock(store.first)) as Block;
     const head = await this.head.block();
     return forkConfigs(common, scheduled, genesis.header, head.header.timestamp);
   }

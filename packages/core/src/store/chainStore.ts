@@ -131,6 +131,8 @@ export class ChainStore {
     weigh: (l) => 1 + l.length,
     maxWeight: CACHED_TRANSACTIONS,
   });
+  /** The first block stored: 0, or a forked chain's fork block (the blocks before it are the remote's). */
+  first = 0n;
   /** Bumped whenever blocks are dropped. */
   private generation = 0;
   /** The head's total difficulty, which the next block's adds to. */

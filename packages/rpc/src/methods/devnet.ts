@@ -9,6 +9,7 @@ import { bigIntToBytes, bytesToHex, concatBytes, equalsBytes, hexToBytes, setLen
 import { InvalidArgumentError, UnknownAccountError } from '@l2devnet/core';
 
 import { invalidParams } from '../errors';
+import { RemoteNode } from '../remote';
 import { hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required, withDefault } from '../method';
@@ -146,27 +147,49 @@ const loadState = method([required('state', data)], async ({ chain }, blob) => {
   return true;
 });
 /**
- * anvil_reset(): back to genesis (the chain as it started), as Anvil without a fork. A
- * `{ forking: { jsonRpcUrl } }` param asks for a fork of a remote chain, which this node does not
- * make; without a URL (viem's reset() sends `{ forking: { blockNumber } }`) it is a plain reset.
+ * anvil_reset(): back to the chain as it started: genesis, or a forked chain's fork block, with the
+ * state it started with. `{ forking: { jsonRpcUrl, blockNumber } }` is taken when it names the fork
+ * this node was started with (or only a block, as viem's reset() sends it); another remote or block
+ * is refused: a fork is made at start (--fork-url).
  */
 const reset = method([optional('options', (v) => v)], async ({ chain }, options) => {
-  const forking = (options as { forking?: { jsonRpcUrl?: unknown } } | null | undefined)?.forking;
-  if (forking?.jsonRpcUrl !== undefined && forking.jsonRpcUrl !== null)
-    throw invalidParams('param 1 (options): forking a remote chain is not supported; call anvil_reset() without it');
+  const forking = (options as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | null | undefined)
+    ?.forking;
+  const url = forking?.jsonRpcUrl ?? undefined;
+  const fork = chain.fork;
+  const source = fork?.source instanceof RemoteNode ? fork.source : undefined;
+  if (url !== undefined && url !== null) {
+    if (source === undefined)
+      throw invalidParams(
+        'param 1 (options): this node is not a fork; start it with --fork-url to fork a remote chain',
+      );
+    if (url !== source.url)
+      throw invalidParams(
+        `param 1 (options): this node forks ${source.name}; another remote needs a new node (--fork-url)`,
+      );
+  }
+  const block = forking?.blockNumber ?? undefined;
+  if (fork !== undefined && block !== undefined && block !== null && BigInt(block as string) !== fork.number)
+    throw invalidParams(
+      `param 1 (options): this node forks block ${fork.number}; another block needs a new node (--fork-block-number)`,
+    );
   await chain.dev.reset();
   return null;
 });
-/** anvil_metadata, as Anvil answers it; this node is never a fork and has no state snapshots by hash. */
+/** anvil_metadata, as Anvil answers it; no state snapshots by hash. */
 const metadata = method([], async ({ chain, clientVersion }) => {
   const head = await chain.reads.headBlock();
+  const fork = chain.fork;
   return {
     clientVersion,
     chainId: Number(chain.chainId),
     instanceId: hex(chain.dev.instanceId),
     latestBlockNumber: Number(head.header.number),
     latestBlockHash: hex(head.hash()),
-    forkedNetwork: null,
+    forkedNetwork:
+      fork === undefined
+        ? null
+        : { chainId: Number(chain.chainId), forkBlockNumber: Number(fork.number), forkBlockHash: hex(fork.hash) },
     snapshots: {},
   };
 });
@@ -382,7 +405,7 @@ export const devnetMethods: Record<string, Method> = {
   'hardhat_setLoggingEnabled': setLoggingEnabled,
   /** anvil_getGenesisTime: the genesis block's timestamp, seconds. */
   'anvil_getGenesisTime': method([], async ({ chain }) =>
-    Number((await chain.reads.getBlockByNumber(0n))?.header.timestamp ?? 0n),
+    Number((await chain.reads.getBlockByNumber(chain.reads.firstNumber))?.header.timestamp ?? 0n),
   ),
 
   // --- inspection

@@ -210,7 +210,7 @@ export const otterscanMethods: Record<string, Method> = {
       const head = ctx.chain.headNumber;
       const nonceAt = async (n: bigint) => (await reads.getAccount(a, n)).nonce;
       if ((await nonceAt(head)) <= nonce) return null;
-      const n = await firstBlockWhere(0n, head, async (b) => (await nonceAt(b)) > nonce);
+      const n = await firstBlockWhere(reads.firstNumber, head, async (b) => (await nonceAt(b)) > nonce);
       const found = await loadBlock(ctx, numbered(n));
       const i = found?.block.transactions.findIndex(
         (tx, j) => tx.nonce === nonce && equalsBytes(found.receipts[j].from, a),
@@ -223,8 +223,8 @@ export const otterscanMethods: Record<string, Method> = {
     const { reads } = ctx.chain;
     const head = ctx.chain.headNumber;
     const hasCode = async (n: bigint) => (await reads.getCode(a, n)).length > 0;
-    if (!(await hasCode(head)) || (await hasCode(0n))) return null;
-    const n = await firstBlockWhere(1n, head, hasCode);
+    if (!(await hasCode(head)) || (await hasCode(reads.firstNumber))) return null;
+    const n = await firstBlockWhere(reads.firstNumber + 1n, head, hasCode);
     const who = bytesToHex(a);
     const created = (await blockTraces(ctx, n, FLAT_ALL)).find((t) => t.type === 'create' && t.result?.address === who);
     return created === undefined ? null : { hash: created.transactionHash, creator: created.action.from };
