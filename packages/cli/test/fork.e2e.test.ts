@@ -326,12 +326,7 @@ describe('a remote that cannot be used', () => {
       ['--fork-retries', '0'],
       'did not answer: connection refused',
     ],
-    [
-      'another chain id',
-      async () => proxy.url,
-      ['--fork-chain-id', '1'],
-      'serves chain id 31337, not 1 (--fork-chain-id)',
-    ],
+    ['another chain id', async () => proxy.url, ['--fork-chain-id', '1'], 'serves chain id 31337, not 1'],
     ['a block it does not have', async () => proxy.url, ['--fork-block-number', '999999'], 'has no block 999999'],
     ['not http', async () => 'ftp://127.0.0.1:1', [], '--fork-url must be http:// or https://'],
   ])('%s stops the start in one line', async (_, url, args, message) => {
@@ -441,5 +436,76 @@ test("a deletion on forked state has the upstream's root: a second l2devnet upst
   } finally {
     if (node !== undefined) await stop(node);
     await stop(upstream);
+  }
+});
+
+test('a forked data directory resumes with its local blocks when --fork-url is given again, and says so in one line when not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-fork-data-'));
+  const args = ['--port', '0', '--data-dir', dir, '--fork-url', proxy.url, '--fork-block-number', String(forkBlock)];
+  try {
+    const first = await runCommand(args);
+    const hash = await call(first.url, 'eth_sendTransaction', [{ from: dev(0).address, to: funded[2], value: '0x1' }]);
+    const mined = await call(first.url, 'eth_getTransactionReceipt', [hash]);
+    await stop(first);
+    const second = await runCommand(args);
+    try {
+      expect(BigInt(await call(second.url, 'eth_blockNumber'))).toBe(forkBlock + 1n);
+      expect((await call(second.url, 'eth_getBlockByNumber', ['latest', false])).hash).toBe(mined.blockHash);
+      expect(BigInt(await call(second.url, 'eth_getBalance', [funded[2], 'latest']))).toBe(
+        BigInt(await anvil.call('eth_getBalance', [funded[2], hex(forkBlock)])) + 1n,
+      );
+      expect(await call(second.url, 'eth_getCode', [tokenAddress, 'latest'])).toBe(
+        await anvil.call('eth_getCode', [tokenAddress, hex(forkBlock)]),
+      );
+    } finally {
+      await stop(second);
+    }
+    const without = await runToEnd(['--port', '0', '--data-dir', dir]);
+    expect(without.code).toBe(2);
+    expect(without.stderr.split('\n')[0]).toBe(
+      `error: the chain in this data directory is forked from chain 31337 at block ${forkBlock}: start with --fork-url of a node of that chain`,
+    );
+    const elsewhere = await runToEnd([...args.slice(0, -1), String(forkBlock - 1n)]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr.split('\n')[0]).toContain(`is forked at block ${forkBlock}, not ${forkBlock - 1n}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--preset linea-mainnet forks a chain of Linea mainnet's chain id, with the network's limits; another chain id is refused", async () => {
+  const linea = await startAnvil(['--chain-id', '59144']);
+  try {
+    const node = await runCommand([
+      '--in-memory',
+      '--port',
+      '0',
+      '--preset',
+      'linea-mainnet',
+      '--fork-url',
+      linea.url,
+      '--no-fork-cache',
+    ]);
+    try {
+      expect(await call(node.url, 'eth_chainId')).toBe('0xe708');
+      expect(node.stdout()).toMatch(/Line limits: +\S*linea-mainnet\.toml/);
+      expect((await call(node.url, 'l2_getLineLimits')).HUB).toBeGreaterThan(0);
+    } finally {
+      await stop(node);
+    }
+    const refused = await runToEnd([
+      '--in-memory',
+      '--port',
+      '0',
+      '--preset',
+      'linea-mainnet',
+      '--fork-url',
+      proxy.url,
+      '--no-fork-cache',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toContain('serves chain id 31337, not 59144');
+  } finally {
+    await linea.stop();
   }
 });

@@ -276,7 +276,7 @@ export async function openForkState(
   const { source } = opts;
   const chainId = await source.chainId();
   if (opts.chainId !== undefined && opts.chainId !== chainId)
-    throw new ForkError(`${source.name} serves chain id ${chainId}, not ${opts.chainId} (--fork-chain-id)`);
+    throw new ForkError(`${source.name} serves chain id ${chainId}, not ${opts.chainId}`);
   const number = opts.blockNumber ?? (await source.blockNumber());
   const cache = ForkCache.open(opts.cacheDir, chainId);
   const fork = new ForkState(source, number, cache, common(chainId));
