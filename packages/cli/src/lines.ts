@@ -14,20 +14,28 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { COUNTERS, Chain, TRACER_PROFILES, counterRefusal } from '@l2devnet/core';
+import { COUNTERS, Chain, DEFAULT_LIMITS, LineLimits, TRACER_PROFILES, counterRefusal } from '@l2devnet/core';
 import type { CallResult, CounterName, LineCounts, TracerProfileName } from '@l2devnet/core';
-import { createProvider, createRpc, params } from '@l2devnet/rpc';
-import type { Eip1193Provider } from '@l2devnet/rpc';
+import { createProvider, createRpc, params, RemoteNode, replayRemoteTransaction } from '@l2devnet/rpc';
+import type { Eip1193Provider, ReplaySettings } from '@l2devnet/rpc';
 
 import { FlagError, parseCommandArgs } from './flags';
+import { defaultForkCache } from './options';
 import { rpc } from './rpcClient';
 
 export const LINES_HELP = `Usage: l2devnet lines SCENARIO --snapshot FILE [--check] [--tolerance PERCENT]
        l2devnet lines TXHASH [--rpc URL]
+       l2devnet lines TXHASH --fork-url URL [--limits FILE] [--tracer NAME] [--counter NAME]
 
 With a transaction hash: asks a node (--rpc, default http://127.0.0.1:8545) for the lines that mined
 transaction added to its block (l2_traceLineCounts) and prints each module's count against its limit,
 with a bar on a terminal, the first module over its limit and the module that binds.
+
+With --fork-url: the transaction is any node's (a Linea mainnet node's, say). Its block is run again
+here on a fork of its parent block, with the block's transactions before it, under the block's
+coinbase, base fee, gas limit and time; its counts are printed against --limits (default the
+tracer's default limits): would this transaction overflow at these limits? The fork's state is
+cached as the node's is (--fork-cache, --no-fork-cache).
 
 Runs the named calls and transactions of SCENARIO (JSON, or a CommonJS module) on a fresh in-memory
 chain and records each one's prover line counts per module in FILE. With --check, compares them with
@@ -40,6 +48,10 @@ FILE instead: a module that grew by more than PERCENT (default 0), or a name FIL
   --tracer NAME             the Linea tracer to count with: osaka (default) or london
   --counter NAME            the line counter: tracer (ZkTracer, default) or limitless (ZkCounter, osaka only)
   --rpc URL                 the node to ask about TXHASH (default http://127.0.0.1:8545)
+  --fork-url URL            run TXHASH again on a fork of this node's chain instead
+  --limits FILE             with --fork-url: the line limits to count against
+  --fork-cache DIR          with --fork-url: where the fork's state is kept (default ~/.cache/l2devnet/fork)
+  --no-fork-cache           with --fork-url: keep it in memory only
 `;
 
 interface LineReport {
@@ -100,6 +112,29 @@ async function transactionLines(hash: string, url: string, out: (text: string) =
   const record = (await rpc(url, 'l2_getTransactionExclusionStatusV1', [hash])) as Record<string, string> | null;
   if (record === null) throw new FlagError(`${hash} is neither a mined nor an excluded transaction on ${url}`);
   out(formatExclusionRecord(hash, record));
+  return 0;
+}
+
+/** A remote transaction's lines, run again here on a fork of its block's parent (rpc's forkReplay.ts). */
+async function remoteTransactionLines(
+  hash: string,
+  url: string,
+  settings: ReplaySettings,
+  out: (text: string) => void,
+  bars: boolean,
+): Promise<number> {
+  const remote = new RemoteNode(url);
+  const replay = await replayRemoteTransaction(remote, hash, settings);
+  if (replay === undefined) throw new FlagError(`${hash} is not a mined transaction of ${remote.name}`);
+  const where = remote.name.replace(/^the fork remote /, '');
+  out(
+    `run again on a fork of ${where} at block ${replay.blockNumber - 1n}, after the block's ${replay.before} transaction(s) before it\n`,
+  );
+  if (replay.remoteGasUsed !== undefined && replay.remoteGasUsed !== replay.gasUsed)
+    out(
+      `warning: it used ${replay.gasUsed} gas here and ${replay.remoteGasUsed} there: the block's context differs (PREVRANDAO, the fork's rules)\n`,
+    );
+  out(formatLineReport(hash, replay.report as LineReport, bars));
   return 0;
 }
 
@@ -288,6 +323,10 @@ function serialize(snapshot: Snapshot): string {
 export async function linesCommand(argv: string[], out: (text: string) => void, terminal = false): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     rpc: { type: 'string' },
+    'fork-url': { type: 'string' },
+    'fork-cache': { type: 'string' },
+    'no-fork-cache': { type: 'boolean' },
+    limits: { type: 'string' },
     snapshot: { type: 'string' },
     check: { type: 'boolean' },
     tolerance: { type: 'string' },
@@ -305,6 +344,29 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
     throw new FlagError(
       `${first} is not a transaction hash: a hash is 0x and 64 hex digits (${first.length - 2} given)`,
     );
+  const tracerOption = values.tracer as TracerProfileName | undefined;
+  if (tracerOption !== undefined && !TRACER_PROFILES.includes(tracerOption))
+    throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracerOption}"`);
+  const forkUrl = values['fork-url'] as string | undefined;
+  if (positionals.length === 1 && /^0x[0-9a-fA-F]{64}$/.test(first) && forkUrl !== undefined) {
+    const counter = values.counter as CounterName | undefined;
+    if (counter !== undefined && !COUNTERS.includes(counter))
+      throw new FlagError(`--counter must be one of ${COUNTERS.join(', ')}; got "${counter}"`);
+    const tracer = tracerOption ?? 'osaka';
+    const limitsFile = (values.limits as string | undefined) ?? DEFAULT_LIMITS[tracer];
+    let limits: LineLimits;
+    try {
+      limits = LineLimits.fromFile(limitsFile, tracer, counter);
+    } catch (e) {
+      throw new FlagError(`--limits ${limitsFile}: ${(e as Error).message}`);
+    }
+    const cacheDir =
+      values['no-fork-cache'] === true
+        ? undefined
+        : resolve((values['fork-cache'] as string | undefined) ?? defaultForkCache());
+    const hardfork = values.hardfork as string | undefined;
+    return remoteTransactionLines(first, forkUrl, { limits, tracer, counter, hardfork, cacheDir }, out, terminal);
+  }
   if (positionals.length === 1 && /^0x[0-9a-fA-F]{64}$/.test(first))
     return transactionLines(
       positionals[0],
@@ -318,9 +380,7 @@ export async function linesCommand(argv: string[], out: (text: string) => void, 
   const tolerance = Number(values.tolerance ?? '0');
   if (!Number.isFinite(tolerance) || tolerance < 0)
     throw new FlagError(`--tolerance must be a percentage of at least 0; got "${String(values.tolerance)}"`);
-  const tracer = values.tracer as TracerProfileName | undefined;
-  if (tracer !== undefined && !TRACER_PROFILES.includes(tracer))
-    throw new FlagError(`--tracer must be one of ${TRACER_PROFILES.join(', ')}; got "${tracer}"`);
+  const tracer = tracerOption;
   const counter = values.counter as CounterName | undefined;
   if (counter !== undefined && !COUNTERS.includes(counter))
     throw new FlagError(`--counter must be one of ${COUNTERS.join(', ')}; got "${counter}"`);

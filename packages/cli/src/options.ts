@@ -402,6 +402,11 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   };
 }
 
+/** Where a fork's fetched state is kept without a data directory: the user's cache directory, as Anvil's ~/.foundry/cache. */
+export function defaultForkCache(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'l2devnet', 'fork');
+}
+
 /** The remote a chain forks from, and how it is asked; undefined without `forkUrl`. */
 function forkOf(
   opts: NodeOptions,
@@ -444,7 +449,7 @@ function forkOf(
         ? resolve(opts.forkCache)
         : opts.dataDir !== undefined
           ? join(resolve(opts.dataDir), 'fork-cache')
-          : join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'l2devnet', 'fork');
+          : defaultForkCache();
   return {
     source,
     blockNumber: integer('forkBlockNumber', opts.forkBlockNumber),

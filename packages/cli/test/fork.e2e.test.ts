@@ -5,7 +5,7 @@
  * the upstream's, a block of the upstream replayed on it comes out with the upstream's roots, and a
  * second start on the same cache asks the upstream for no state.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -232,6 +232,10 @@ describe('a fork of the upstream at its block N', () => {
     expect(logs).toHaveLength(301 + 2);
     expect(logs.slice(0, 301)).toEqual(await anvil.call('eth_getLogs', [{ ...filter, toBlock: hex(forkBlock) }]));
     expect(logs[301].transactionHash).toBe(replayed.block.transactions[0]);
+    // A transaction of the upstream's is counted by running its block again up to it.
+    const report = await call(node.url, 'l2_traceLineCounts', [theirs.transactions[7].hash]);
+    expect(BigInt(report.blockNumber)).toBe(forkBlock - 1n);
+    expect(report.modules.HUB.count).toBeGreaterThan(100);
     // A transaction the upstream mined after the fork block is not this chain's.
     const later = await anvil.call('eth_sendTransaction', [{ from: dev(5).address, to: funded[0], value: '0x1' }]);
     await anvil.call('evm_mine');
@@ -508,4 +512,32 @@ test("--preset linea-mainnet forks a chain of Linea mainnet's chain id, with the
   } finally {
     await linea.stop();
   }
+});
+
+test("lines TXHASH --fork-url runs a remote transaction again after its block's earlier ones and prints its counts against the limits", async () => {
+  const block = await anvil.call('eth_getBlockByNumber', [hex(forkBlock - 1n), false]);
+  const hash = block.transactions[150];
+  const result = await runToEnd(['lines', hash, '--fork-url', proxy.url, '--no-fork-cache']);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  const [said, title] = result.stdout.split('\n');
+  expect(said).toBe(
+    `run again on a fork of ${proxy.url} at block ${forkBlock - 2n}, after the block's 150 transaction(s) before it`,
+  );
+  expect(title).toBe(`transaction ${hash}, block ${forkBlock - 1n}, tracer osaka`);
+  expect(result.stdout).toMatch(/^HUB +~? +[1-9]\d* +\d+ +\d+\.\d%$/m);
+  expect(result.stdout).toContain('no module over its limit');
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-limits-'));
+  const tiny = join(dir, 'hub-100.toml');
+  const mainnet = readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'linea-mainnet.toml'), 'utf8');
+  writeFileSync(tiny, mainnet.replace(/^HUB +=.*$/m, 'HUB = 100'));
+  const over = await runToEnd(['lines', hash, '--fork-url', proxy.url, '--no-fork-cache', '--limits', tiny]);
+  expect(over.code).toBe(0);
+  rmSync(dir, { recursive: true, force: true });
+  expect(over.stdout).toMatch(/first over its limit: HUB=[1-9]\d* above 100/);
+  const unknown = await runToEnd(['lines', `0x${'ab'.repeat(32)}`, '--fork-url', proxy.url, '--no-fork-cache']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr.split('\n')[0]).toBe(
+    `error: 0x${'ab'.repeat(32)} is not a mined transaction of the fork remote ${proxy.url}`,
+  );
 });

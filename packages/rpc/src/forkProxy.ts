@@ -5,9 +5,13 @@
  * passed on as it gave them; a hash this node does not know is the remote's only if the remote has
  * it at or before the fork block.
  */
+import { dirname } from 'node:path';
+
+import { DEFAULT_LIMITS, LineLimits } from '@l2devnet/core';
 import type { Chain } from '@l2devnet/core';
 
 import { RpcError } from './errors';
+import { replayRemoteTransaction } from './forkReplay';
 import { RemoteCallError } from './remote';
 import type { RemoteNode } from './remote';
 
@@ -92,7 +96,27 @@ export class ForkProxy {
     if (BY_BLOCK_HASH.has(method)) return this.byBlockHash(method, raw, raw[0], local);
     if (BY_TX_HASH.has(method)) return this.byTxHash(method, raw, local);
     if (method === 'eth_getLogs') return this.logs(raw, local);
+    if (method === 'l2_traceLineCounts') return this.remoteLines(raw, local);
     return local();
+  }
+
+  /** A remote transaction's line counts (up to the fork block): run again on a fork of its block's parent. */
+  private async remoteLines(raw: unknown[], local: Local): Promise<unknown> {
+    const mine = await local();
+    const hash = raw[0];
+    if (mine !== null || !isHash(hash)) return mine;
+    const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
+    if (typeof tx?.blockNumber !== 'string' || BigInt(tx.blockNumber) > this.number) return null;
+    const { lines } = this.chain;
+    const { counter } = lines.profile;
+    const file = this.chain.fork?.cache.file;
+    const replay = await replayRemoteTransaction(this.remote, hash, {
+      limits: lines.limits ?? LineLimits.fromFile(DEFAULT_LIMITS[lines.tracer], lines.tracer, counter),
+      tracer: lines.tracer,
+      counter,
+      cacheDir: file === undefined ? undefined : dirname(file),
+    });
+    return replay?.report ?? null;
   }
 
   /** A block parameter's number when it names one by number, tag or `{ blockNumber }`; undefined otherwise. */

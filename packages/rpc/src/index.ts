@@ -21,3 +21,5 @@ export { ChainFeed, FILTER_TIMEOUT_MS } from './subscriptions';
 export type { FilterKind, Session, SubscriptionKind } from './subscriptions';
 export { RemoteCallError, RemoteNode } from './remote';
 export type { RemoteNodeOptions } from './remote';
+export { replayRemoteTransaction } from './forkReplay';
+export type { RemoteReplay, ReplaySettings } from './forkReplay';
