@@ -9,10 +9,16 @@
  *
  * Flags: --only NAME[,NAME] (nodes to run), --transfers N (default 1000), --seconds S (wrk runs,
  * default 5), --more-blocks N (mined before eth_getLogs is measured again, default 20000).
+ *
+ * Forking (this node and Anvil): both fork the same upstream (an Anvil holding the token and its
+ * holders) through a proxy that counts their requests: start-up, the first and a second eth_call of
+ * balanceOf, a transfer, and the first call again after a restart on the on-disk cache.
  */
 const { execFileSync, spawn } = require('node:child_process');
-const { existsSync, readFileSync } = require('node:fs');
+const { existsSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
+const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
 const { Wallet, Interface, HDNodeWallet } = require('ethers');
@@ -361,6 +367,8 @@ async function measureNode(name) {
     stop(node);
   }
 
+  if (name === 'l2devnet' || name === 'anvil') Object.assign(r, await measureFork(name));
+
   // The same transfers with a block every second: sent without waiting, until the last is mined.
   const timed = await start(name, true);
   try {
@@ -373,6 +381,108 @@ async function measureNode(name) {
     r.transfersTimed = TRANSFERS / ((performance.now() - t) / 1000);
   } finally {
     stop(timed);
+  }
+  return r;
+}
+
+/** A proxy to `target` counting the HTTP requests and JSON-RPC calls sent through it. */
+function countingProxy(target) {
+  const proxy = { url: '', requests: 0, calls: 0 };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      proxy.requests++;
+      try {
+        const parsed = JSON.parse(body);
+        proxy.calls += Array.isArray(parsed) ? parsed.length : 1;
+      } catch {
+        proxy.calls++;
+      }
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  proxy.close = () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      proxy.url = `http://127.0.0.1:${server.address().port}`;
+      resolve(proxy);
+    }),
+  );
+}
+
+/** `name` forking an upstream Anvil that holds the token and 200 holders; the upstream's requests counted. */
+async function measureFork(name) {
+  const upstream = await start('anvil', false);
+  const proxy = await countingProxy(upstream.url);
+  const cache = mkdtempSync(join(tmpdir(), 'l2devnet-bench-fork-'));
+  const r = {};
+  try {
+    const tokenAddress = await deployToken(upstream.call);
+    const txs = await signedTransfers(tokenAddress, 1, 200);
+    let last;
+    for (const raw of txs) last = await upstream.call('eth_sendRawTransaction', [raw]);
+    await waitReceipt(upstream.call, last);
+    const forkBlock = await upstream.call('eth_blockNumber');
+    const forkArgs =
+      name === 'l2devnet'
+        ? ['--fork-url', proxy.url, '--fork-block-number', String(Number(forkBlock)), '--fork-cache', cache]
+        : ['--fork-url', proxy.url, '--fork-block-number', String(Number(forkBlock))];
+    // Anvil keeps its fork cache under $HOME/.foundry/cache: a fresh HOME for each measurement's first start.
+    const env = { ...process.env, HOME: cache };
+    const holder = `0x${'7'.padStart(40, '0')}`;
+    const balanceOf = { to: tokenAddress, data: tokenAbi.encodeFunctionData('balanceOf', [holder]) };
+    const forkOnce = async () => {
+      const port = await freePort();
+      const spec = NODES[name](port, false);
+      const t = performance.now();
+      const child = spawn(spec.cmd, [...spec.args, ...forkArgs], { cwd: spec.cwd, env, stdio: 'ignore' });
+      const call = client(`http://127.0.0.1:${port}/`);
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`${name} fork exited`);
+        try {
+          await call('eth_blockNumber');
+          break;
+        } catch {
+          await sleep(5);
+        }
+      }
+      return { child, call, startupMs: performance.now() - t };
+    };
+    const timed = async (fn) => {
+      const t = performance.now();
+      await fn();
+      return performance.now() - t;
+    };
+    proxy.requests = 0;
+    const first = await forkOnce();
+    try {
+      r.forkStartup = first.startupMs;
+      r.forkCallCold = await timed(() => first.call('eth_call', [balanceOf, 'latest']));
+      r.forkCallWarm = await timed(() => first.call('eth_call', [balanceOf, 'latest']));
+      const [raw] = await signedTransfers(tokenAddress, 201, 1);
+      r.forkTransfer = await timed(async () =>
+        waitReceipt(first.call, await first.call('eth_sendRawTransaction', [raw])),
+      );
+      r.forkRequests = proxy.requests;
+    } finally {
+      first.child.kill('SIGTERM');
+      await new Promise((resolve) => (first.child.exitCode !== null ? resolve() : first.child.once('exit', resolve)));
+    }
+    proxy.requests = 0;
+    const second = await forkOnce();
+    try {
+      r.forkCallCached = await timed(() => second.call('eth_call', [balanceOf, 'latest']));
+      r.forkRequestsCached = proxy.requests;
+    } finally {
+      second.child.kill('SIGKILL');
+    }
+  } finally {
+    await proxy.close();
+    stop(upstream);
+    rmSync(cache, { recursive: true, force: true });
   }
   return r;
 }
@@ -393,6 +503,13 @@ const ROWS = [
   ['logsAllLong', `eth_getLogs all Transfer logs, ${MORE_BLOCKS} blocks later (ms)`, false],
   ['logsTopicLong', `eth_getLogs one recipient topic, ${MORE_BLOCKS} blocks later (ms)`, false],
   ['rss', 'RSS after the run (MiB)', false],
+  ['forkStartup', 'fork of an upstream Anvil: start-up to first answer (ms)', false],
+  ['forkCallCold', 'fork: first eth_call of balanceOf (ms)', false],
+  ['forkCallWarm', 'fork: the same eth_call again (ms)', false],
+  ['forkTransfer', 'fork: a signed ERC20 transfer, sent to mined (ms)', false],
+  ['forkRequests', 'fork: HTTP requests to the upstream for all of the above', false],
+  ['forkCallCached', 'fork restarted on its disk cache: first eth_call (ms)', false],
+  ['forkRequestsCached', 'fork restarted on its disk cache: HTTP requests to the upstream', false],
 ];
 
 function cell(value, best) {

@@ -151,11 +151,19 @@ export class ForkState {
       (slot === undefined || (await this.walk(storageRoot(account), keccak256(slot), [])) !== undefined)
     )
       return;
-    const proof = await this.source.proof(address, slot === undefined ? [] : [slot], this.number);
+    // An account not held yet has its code asked for in the same batch: a contract's is read next.
+    const [proof, code] = await Promise.all([
+      this.source.proof(address, slot === undefined ? [] : [slot], this.number),
+      account === undefined ? this.source.code(address, this.number) : undefined,
+    ]);
     const what = `eth_getProof of ${bytesToHex(address)}${slot === undefined ? '' : ` slot ${bytesToHex(slot)}`} at block ${this.number}`;
     const proven = await this.keepProof(proof.accountProof, this.stateRoot, keccak256(address), what);
     if (slot !== undefined)
       await this.keepProof(proof.storageProof[0] ?? [], storageRoot(proven), keccak256(slot), what);
+    // Kept only as the proven account's code.
+    const codeHash = proven === null ? undefined : (RLP.decode(proven) as Uint8Array[])[3];
+    if (code !== undefined && code.length > 0 && codeHash !== undefined && equalsBytes(keccak256(code), codeHash))
+      this.cache.putState(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash)), code);
   }
 
   /**
