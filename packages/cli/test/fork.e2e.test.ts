@@ -241,6 +241,19 @@ describe('a fork of the upstream at its block N', () => {
     await anvil.call('evm_mine');
     expect(await call(node.url, 'eth_getTransactionByHash', [later])).toBeNull();
   });
+
+  test("a receipt polled for a transaction in this node's pool does not ask the upstream", async () => {
+    const w = dev(7);
+    const nonce = Number(await call(node.url, 'eth_getTransactionCount', [w.address, 'latest']));
+    const raw = await w.signTransaction({
+      ...{ to: funded[0], value: 1n, nonce, gasLimit: 21_000n, chainId: 31337n, type: 2 },
+      ...{ maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n },
+    });
+    const hash = await call(node.url, 'eth_sendRawTransaction', [raw]);
+    proxy.reset();
+    expect(await call(node.url, 'eth_getTransactionReceipt', [hash])).toBeNull();
+    expect(proxy.calls).toEqual([]);
+  });
 });
 
 test('a second start on the same fork block and cache asks the upstream for no state', async () => {

@@ -148,7 +148,12 @@ export class ForkProxy {
       failure = e;
     }
     if (mine !== null && failure === undefined) return mine;
-    if (typeof hash === 'string' && isHash(hash)) {
+    // A transaction waiting in this node's pool is this node's (a receipt polled until it is mined).
+    if (
+      typeof hash === 'string' &&
+      isHash(hash) &&
+      this.chain.reads.pooled(Buffer.from(hash.slice(2), 'hex')) === undefined
+    ) {
       const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
       if (typeof tx?.blockNumber === 'string' && BigInt(tx.blockNumber) <= this.number)
         return this.forward(method, raw);

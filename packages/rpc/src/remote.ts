@@ -25,6 +25,12 @@ export interface RemoteNodeOptions {
   retries?: number;
 }
 
+/** One call's answer in a batch: its result, or the remote's error object. */
+interface Answer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown } | null;
+}
+
 interface Pending {
   method: string;
   params: unknown[];
@@ -45,8 +51,6 @@ export class RemoteCallError extends Error {
 
 export class RemoteNode implements ForkSource {
   readonly name: string;
-  /** HTTP requests sent, and JSON-RPC calls in them, by method (for the cache's tests and the benchmark). */
-  readonly stats = { requests: 0, calls: new Map<string, number>() };
   private queue: Pending[] = [];
   private readonly timeoutMs: number;
   private readonly retries: number;
@@ -136,7 +140,7 @@ export class RemoteNode implements ForkSource {
     return new ForkError(`${this.name} answered ${method} with something that is not its answer`);
   }
 
-  private async flush(): Promise<void> {
+  private flush(): void {
     const all = this.queue;
     this.queue = [];
     for (let i = 0; i < all.length; i += MAX_BATCH) void this.send(all.slice(i, i + MAX_BATCH));
@@ -144,11 +148,10 @@ export class RemoteNode implements ForkSource {
 
   private async send(batch: Pending[]): Promise<void> {
     const ids = batch.map(() => this.nextId++);
-    for (const p of batch) this.stats.calls.set(p.method, (this.stats.calls.get(p.method) ?? 0) + 1);
     const body = JSON.stringify(
       batch.map((p, i) => ({ jsonrpc: '2.0', id: ids[i], method: p.method, params: p.params })),
     );
-    let answers: Map<number, { result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
+    let answers: Map<number, Answer>;
     try {
       answers = await this.post(body, batch.length);
     } catch (e) {
@@ -165,11 +168,12 @@ export class RemoteNode implements ForkSource {
   }
 
   /** POSTs `body` (a batch of `count` calls) until it is answered, or the retries are used up. */
-  private async post(body: string, count: number): Promise<Map<number, { result?: unknown; error?: never }>> {
+  private async post(body: string, count: number): Promise<Map<number, Answer>> {
     let cause = '';
-    for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * 4 ** (attempt - 1)));
-      this.stats.requests++;
+    let tries = 0;
+    while (tries <= this.retries) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * 4 ** (tries - 1)));
+      tries++;
       try {
         const response = await fetch(this.url, {
           method: 'POST',
@@ -200,14 +204,12 @@ export class RemoteNode implements ForkSource {
             : (err.cause?.code ?? err.message).replace(/^ECONNREFUSED$/, 'connection refused');
       }
     }
-    throw new ForkError(
-      `${this.name} did not answer: ${cause}${this.retries > 0 ? ` (tried ${this.retries + 1} times)` : ''}`,
-    );
+    throw new ForkError(`${this.name} did not answer: ${cause}${tries > 1 ? ` (tried ${tries} times)` : ''}`);
   }
 }
 
 /** A batch answer by id; undefined when the text is not one. */
-function parseBatch(text: string, count: number): Map<number, { result?: unknown; error?: never }> | undefined {
+function parseBatch(text: string, count: number): Map<number, Answer> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -217,7 +219,7 @@ function parseBatch(text: string, count: number): Map<number, { result?: unknown
   // A remote that answers a one-call batch with a bare object is taken at its word.
   const list = Array.isArray(parsed) ? parsed : count === 1 ? [parsed] : undefined;
   if (list === undefined) return undefined;
-  const out = new Map<number, { result?: unknown; error?: never }>();
+  const out = new Map<number, Answer>();
   for (const item of list) {
     if (typeof item !== 'object' || item === null || typeof item.id !== 'number') return undefined;
     if (!('result' in item) && !('error' in item)) return undefined;
