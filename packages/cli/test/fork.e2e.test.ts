@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 import { ethers } from 'ethers';
 
+import { createDevnet } from '../../l2devnet/src';
 import { rpcCall, runCommand, runToEnd } from './command';
 import type { RunningCommand } from './command';
 import { countingProxy, freePort, startAnvil } from './upstream';
@@ -382,6 +383,21 @@ describe('a remote that cannot be used', () => {
     }
   });
 
+  test('a remote without eth_getProof stops the start in one line saying why', async () => {
+    proxy.mode = 'noProofs';
+    try {
+      const result = await runToEnd(['--in-memory', '--port', '0', '--no-fork-cache', '--fork-url', proxy.url]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(
+        new RegExp(
+          `^error: the fork remote ${proxy.url} answered eth_getProof with an error: the method eth_getProof does not exist/is not available; a fork needs eth_getProof at block \\d+ \\(an archive node for an old block\\)$`,
+        ),
+      );
+    } finally {
+      proxy.mode = 'pass';
+    }
+  });
+
   test('a remote that stops answering mid-run fails the read that needs it, naming it; the node stays up and the read works later', async () => {
     const node = await fork(['--no-fork-cache', '--fork-timeout', '300', '--fork-retries', '1', '--accounts', '0']);
     try {
@@ -552,5 +568,26 @@ test("lines TXHASH --fork-url runs a remote transaction again after its block's 
   expect(unknown.code).toBe(2);
   expect(unknown.stderr.split('\n')[0]).toBe(
     `error: 0x${'ab'.repeat(32)} is not a mined transaction of the fork remote ${proxy.url}`,
+  );
+});
+
+test('createDevnet forks in process: the same options, the same chain', async () => {
+  const devnet = await createDevnet({
+    forkUrl: proxy.url,
+    forkBlockNumber: forkBlock,
+    forkCache: false,
+    log: () => {},
+  });
+  try {
+    expect(devnet.chain.headNumber).toBe(forkBlock);
+    const data = token.encodeFunctionData('balanceOf', [holders[30]]);
+    expect(await devnet.provider.request({ method: 'eth_call', params: [{ to: tokenAddress, data }, 'latest'] })).toBe(
+      await anvil.call('eth_call', [{ to: tokenAddress, data }, hex(forkBlock)]),
+    );
+  } finally {
+    await devnet.close();
+  }
+  await expect(createDevnet({ forkBlockNumber: 5 })).rejects.toThrow(
+    'createDevnet: option forkBlockNumber goes with option forkUrl',
   );
 });

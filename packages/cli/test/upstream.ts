@@ -76,8 +76,11 @@ export interface CountingProxy {
   calls: string[];
   /** Each request's calls, by method. */
   batches: string[][];
-  /** `pass` forwards; `hang` never answers; `garbage` answers with text that is not JSON-RPC. */
-  mode: 'pass' | 'hang' | 'garbage';
+  /**
+   * `pass` forwards; `hang` never answers; `garbage` answers with text that is not JSON-RPC;
+   * `noProofs` forwards, but answers eth_getProof as a node without it does.
+   */
+  mode: 'pass' | 'hang' | 'garbage' | 'noProofs';
   reset(): void;
   close(): Promise<void>;
 }
@@ -121,8 +124,32 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       proxy.requests++;
       proxy.calls.push(...methods);
       proxy.batches.push(methods);
+      const refused = new Set(
+        proxy.mode !== 'noProofs'
+          ? []
+          : (Array.isArray(parsed) ? parsed : [parsed])
+              .filter((c) => (c as { method?: unknown }).method === 'eth_getProof')
+              .map((c) => (c as { id: unknown }).id),
+      );
+      const noProof = (a: { id: unknown }) =>
+        refused.has(a.id)
+          ? {
+              jsonrpc: '2.0',
+              id: a.id,
+              error: { code: -32601, message: 'the method eth_getProof does not exist/is not available' },
+            }
+          : a;
       fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+        .then(async (r) => {
+          const text = await r.text();
+          const answer =
+            refused.size === 0
+              ? text
+              : JSON.stringify(
+                  Array.isArray(JSON.parse(text)) ? JSON.parse(text).map(noProof) : noProof(JSON.parse(text)),
+                );
+          res.writeHead(r.status, { 'content-type': 'application/json' }).end(answer);
+        })
         .catch(() => res.writeHead(502).end());
     });
   });

@@ -100,11 +100,10 @@ export class RemoteNode implements ForkSource {
   }
 
   async proof(address: Uint8Array, slots: Uint8Array[], block: bigint): Promise<RemoteProof> {
-    const p = (await this.typed('eth_getProof', [
-      bytesToHex(address),
-      slots.map((s) => bytesToHex(s)),
-      hex(block),
-    ])) as {
+    // State is proven or not used: a remote without proofs (or without the block's state) cannot be forked.
+    const params = [bytesToHex(address), slots.map((s) => bytesToHex(s)), hex(block)];
+    const hint = `; a fork needs eth_getProof at block ${block} (an archive node for an old block)`;
+    const p = (await this.typed('eth_getProof', params, hint)) as {
       accountProof?: unknown;
       storageProof?: { proof?: unknown }[];
     };
@@ -126,12 +125,12 @@ export class RemoteNode implements ForkSource {
   }
 
   /** A call whose remote error is a ForkError naming the remote (the typed source's calls). */
-  private async typed(method: string, params: unknown[]): Promise<unknown> {
+  private async typed(method: string, params: unknown[], hint = ''): Promise<unknown> {
     try {
       return await this.call(method, params);
     } catch (e) {
       if (e instanceof RemoteCallError)
-        throw new ForkError(`${this.name} answered ${method} with an error: ${e.message}`);
+        throw new ForkError(`${this.name} answered ${method} with an error: ${e.message}${hint}`);
       throw e;
     }
   }
