@@ -310,6 +310,13 @@ test('dev accounts are funded on the fork, proven in one batch; cheats, mining a
     const report = await call(node.url, 'l2_traceLineCounts', [hash]);
     expect(report.modules.HUB.count).toBeGreaterThan(100);
     expect(report.overflow).toBeNull();
+    // Nothing here goes below the fork block: fee history starts at it, a rollback stops there.
+    await expect(call(node.url, 'anvil_rollback', [hex(20n)])).rejects.toThrow(
+      /cannot roll back 20 blocks from block \d+/,
+    );
+    const history = await call(node.url, 'eth_feeHistory', ['0x10', 'latest', []]);
+    expect(BigInt(history.oldestBlock)).toBe(forkBlock);
+    expect(history.baseFeePerGas.every((f: string) => BigInt(f) > 0n)).toBe(true);
     // anvil_metadata names the fork; anvil_reset goes back to the fork block, dev accounts funded.
     const fork = await anvil.call('eth_getBlockByNumber', [hex(forkBlock), false]);
     expect((await call(node.url, 'anvil_metadata')).forkedNetwork).toEqual({
@@ -347,6 +354,12 @@ describe('a remote that cannot be used', () => {
     ['another chain id', async () => proxy.url, ['--fork-chain-id', '1'], 'serves chain id 31337, not 1'],
     ['a block it does not have', async () => proxy.url, ['--fork-block-number', '999999'], 'has no block 999999'],
     ['not http', async () => 'ftp://127.0.0.1:1', [], '--fork-url must be http:// or https://'],
+    [
+      'a hardfork that cannot continue its header',
+      async () => proxy.url,
+      ['--hardfork', 'cancun'],
+      'has a prague header, which hardfork cancun cannot continue',
+    ],
   ])('%s stops the start in one line', async (_, url, args, message) => {
     const result = await runToEnd([
       '--in-memory',

@@ -331,7 +331,7 @@ export class DevControl {
   /** Drops the last `depth` blocks, back to the state of the block below them. */
   private async dropLast(depth: bigint, what: string): Promise<void> {
     const target = this.head.number - depth;
-    if (depth <= 0n || target < 0n)
+    if (depth <= 0n || target < this.head.store.first)
       throw new InvalidArgumentError(`cannot ${what} ${depth} blocks from block ${this.head.number}`);
     const block = (await this.head.store.getBlock(target)) as Block;
     await this.dropAbove(target, block.header.stateRoot);

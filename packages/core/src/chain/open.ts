@@ -368,14 +368,17 @@ async function writeForkBlock(
   accounts: DevAccount[],
 ): Promise<void> {
   const common = head.common;
-  let header: BlockHeader;
+  // The fork's hardfork must read the remote header as it is: the same fields, the same hash.
+  let header: BlockHeader | undefined;
   try {
     header = createBlockHeaderFromBytesArray(forked.header.raw(), { common, skipConsensusFormatValidation: true });
   } catch {
+    header = undefined;
+  }
+  if (header === undefined || !equalsBytes(header.hash(), forked.header.hash()))
     throw new ForkError(
       `block ${forked.header.number} of ${forked.fork.source.name} has a ${forked.header.common.hardfork()} header, which hardfork ${common.hardfork()} cannot continue: start with a hardfork of that header format`,
     );
-  }
   const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common });
   // The root node comes with any proof; the dev accounts' proofs go in one batch.
   const fork = forked.fork;

@@ -271,7 +271,8 @@ export class Reads {
    * tips paid at `percentiles` of each block's gas.
    */
   async feeHistory(blockCount: number, newest: bigint, percentiles?: number[]): Promise<FeeHistory> {
-    const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newest) + 1);
+    // A forked chain's blocks before its fork block are the remote's, not counted here.
+    const n = Math.min(blockCount, MAX_FEE_HISTORY_BLOCKS, Number(newest - this.head.store.first) + 1);
     const out: FeeHistory = {
       oldestBlock: newest - BigInt(n) + 1n,
       baseFeePerGas: [],
