@@ -324,9 +324,6 @@ test('dev accounts are funded on the fork, proven in one batch; cheats, mining a
       forkBlockNumber: Number(forkBlock),
       forkBlockHash: fork.hash,
     });
-    await expect(call(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).rejects.toThrow(
-      `this node forks the fork remote ${proxy.url}; another remote needs a new node (--fork-url)`,
-    );
     await call(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url, blockNumber: Number(forkBlock) } }]);
     expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock);
     expect(await call(node.url, 'eth_getBalance', [dev(0).address, 'latest'])).toBe(hex(10_000n * 10n ** 18n));
@@ -603,4 +600,49 @@ test('createDevnet forks in process: the same options, the same chain', async ()
   await expect(createDevnet({ forkBlockNumber: 5 })).rejects.toThrow(
     'createDevnet: option forkBlockNumber goes with option forkUrl',
   );
+});
+
+test('anvil_reset({ forking }) makes an in-memory node a fork of any remote at any block, as Hardhat and viem ask; listeners carry on', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--no-mining']);
+  try {
+    const filter = await call(node.url, 'eth_newBlockFilter');
+    const data = token.encodeFunctionData('balanceOf', [holders[40]]);
+    await call(node.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: proxy.url, blockNumber: Number(forkBlock) } }]);
+    expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock);
+    expect(await call(node.url, 'eth_call', [{ to: tokenAddress, data }, 'latest'])).toBe(
+      await anvil.call('eth_call', [{ to: tokenAddress, data }, hex(forkBlock)]),
+    );
+    expect((await call(node.url, 'anvil_metadata')).forkedNetwork.forkBlockNumber).toBe(Number(forkBlock));
+    // viem's test client: the same remote at another block.
+    const { createTestClient, http } = await import('viem');
+    const client = createTestClient({ mode: 'anvil', transport: http(node.url) });
+    await client.reset({ blockNumber: forkBlock - 1n, jsonRpcUrl: proxy.url });
+    expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock - 1n);
+    expect(BigInt(await call(node.url, 'eth_call', [{ to: tokenAddress, data }, 'latest']))).toBe(41n * 10n ** 18n);
+    // The block filter made before both resets still hears blocks.
+    await call(node.url, 'evm_mine');
+    const mined = await call(node.url, 'eth_getBlockByNumber', ['latest', false]);
+    expect(await call(node.url, 'eth_getFilterChanges', [filter])).toContain(mined.hash);
+    // A remote that is not there: refused with its reason, the fork stays.
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    await expect(call(node.url, 'anvil_reset', [{ forking: { jsonRpcUrl: nowhere } }])).rejects.toThrow(
+      `the fork remote ${nowhere} did not answer: connection refused`,
+    );
+    expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock);
+    await expect(call(node.url, 'anvil_reset', [{ forking: { blockNumber: 'ten' } }])).rejects.toThrow(
+      'forking.blockNumber must be a block number',
+    );
+  } finally {
+    await stop(node);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-fork-data-'));
+  const onDisk = await runCommand(['--port', '0', '--data-dir', dir]);
+  try {
+    await expect(call(onDisk.url, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url } }])).rejects.toThrow(
+      'forking another remote or block needs an in-memory node: a data directory holds one chain',
+    );
+  } finally {
+    await stop(onDisk);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

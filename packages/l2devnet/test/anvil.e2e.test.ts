@@ -22,6 +22,7 @@ import {
 import type { Abi } from 'viem';
 import WebSocket from 'ws';
 
+import { freePort } from '../../cli/test/upstream';
 import { createDevnet } from '../src';
 import type { Devnet } from '../src';
 
@@ -110,10 +111,13 @@ test("Anvil's aliases and its methods for time, the pool and accounts", async ()
   });
   await call('anvil_reset');
   expect(((await call('anvil_metadata')) as { instanceId: string }).instanceId).not.toBe(meta.instanceId);
-  await expect(call('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).rejects.toMatchObject({
-    code: -32602,
-    message: expect.stringContaining('this node is not a fork; start it with --fork-url'),
+  // A fork of a remote that is not there is refused, naming it; the chain stays as it was.
+  const nowhere = `http://127.0.0.1:${await freePort()}`;
+  await expect(call('anvil_reset', [{ forking: { jsonRpcUrl: nowhere } }])).rejects.toMatchObject({
+    code: -32000,
+    message: `the fork remote ${nowhere} did not answer: connection refused`,
   });
+  expect(((await call('anvil_metadata')) as { forkedNetwork: unknown }).forkedNetwork).toBeNull();
 
   // Auto-impersonation: any address sends, until turned off.
   await call('anvil_setBalance', [STRANGER, '0xde0b6b3a7640000']);

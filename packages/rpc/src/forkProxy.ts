@@ -8,7 +8,7 @@
 import { dirname } from 'node:path';
 
 import { DEFAULT_LIMITS, LineLimits } from '@l2devnet/core';
-import type { Chain } from '@l2devnet/core';
+import type { Chain, ForkState } from '@l2devnet/core';
 
 import { RpcError } from './errors';
 import { replayRemoteTransaction } from './forkReplay';
@@ -67,16 +67,18 @@ const TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
 type Local = (params?: unknown[]) => Promise<unknown>;
 
 export class ForkProxy {
+  private readonly remote: RemoteNode;
+  private readonly number: bigint;
   private readonly hash: string;
 
   constructor(
     private readonly chain: Chain,
-    private readonly remote: RemoteNode,
-    /** The fork block. */
-    private readonly number: bigint,
-    hash: Uint8Array,
+    /** The fork it serves (a refork makes another proxy). */
+    readonly fork: ForkState,
   ) {
-    this.hash = `0x${Buffer.from(hash).toString('hex')}`;
+    this.remote = fork.source as RemoteNode;
+    this.number = fork.number;
+    this.hash = `0x${Buffer.from(fork.hash).toString('hex')}`;
   }
 
   /** The answer to `method`: the remote's when it is about the remote's blocks, else `local`'s. */
@@ -109,7 +111,7 @@ export class ForkProxy {
     if (typeof tx?.blockNumber !== 'string' || BigInt(tx.blockNumber) > this.number) return null;
     const { lines } = this.chain;
     const { counter } = lines.profile;
-    const file = this.chain.fork?.cache.file;
+    const file = this.fork.cache.file;
     const replay = await replayRemoteTransaction(this.remote, hash, {
       limits: lines.limits ?? LineLimits.fromFile(DEFAULT_LIMITS[lines.tracer], lines.tracer, counter),
       tracer: lines.tracer,

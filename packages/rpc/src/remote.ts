@@ -3,9 +3,10 @@
  * (core's ForkSource) and the way requests about the remote's own blocks are passed on.
  *
  * - Calls made in the same turn of the event loop go in one HTTP batch (at most MAX_BATCH each).
- * - A call that fails in transport (no connection, a timeout, HTTP 429 or 5xx, a body that is not
- *   JSON-RPC) is tried again after 250 ms, 1 s, 4 s, ... up to `retries` times; then it fails with
- *   a ForkError naming the remote and the cause. An error object from the remote is its answer.
+ * - A call that fails in transport (a timeout, a dropped connection, HTTP 429 or 5xx, a body that is
+ *   not JSON-RPC) is tried again after 250 ms, 1 s, 4 s, ... up to `retries` times; then it fails
+ *   with a ForkError naming the remote and the cause. A refused connection fails at once (nothing
+ *   listens there), and an error object from the remote is its answer.
  * - Messages name the remote by its origin only: a path may hold an API key.
  */
 import { ForkError } from '@l2devnet/core';
@@ -14,6 +15,8 @@ import type { HeaderData } from '@ethereumjs/block';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 const MAX_BATCH = 100;
+/** Transport failures worth asking again after a pause. */
+const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const FIRST_RETRY_MS = 250;
 
 export interface RemoteNodeOptions {
@@ -71,6 +74,11 @@ export class RemoteNode implements ForkSource {
     this.name = `the fork remote ${parsed.origin}`;
     this.timeoutMs = opts.timeoutMs ?? 45_000;
     this.retries = opts.retries ?? 5;
+  }
+
+  /** A client of another URL, asked as this one is (headers, timeout, retries). */
+  sibling(url: string): RemoteNode {
+    return new RemoteNode(url, this.opts);
   }
 
   /** One JSON-RPC call: its result, or a RemoteCallError with the remote's error, or a ForkError. */
@@ -196,11 +204,15 @@ export class RemoteNode implements ForkSource {
         }
         return parsed;
       } catch (e) {
-        const err = e as Error & { cause?: { code?: string } };
-        cause =
-          err.name === 'TimeoutError'
-            ? `timed out after ${this.timeoutMs} ms`
-            : (err.cause?.code ?? err.message).replace(/^ECONNREFUSED$/, 'connection refused');
+        const err = e as Error & { cause?: { code?: string; message?: string } };
+        if (err.name === 'TimeoutError') {
+          cause = `timed out after ${this.timeoutMs} ms`;
+          continue;
+        }
+        const code = err.cause?.code;
+        cause = code === 'ECONNREFUSED' ? 'connection refused' : (code ?? err.cause?.message ?? err.message);
+        // A dropped connection may come back; nothing listening, or a URL fetch refuses, will not.
+        if (code === undefined || !TRANSIENT.has(code)) break;
       }
     }
     throw new ForkError(`${this.name} did not answer: ${cause}${tries > 1 ? ` (tried ${tries} times)` : ''}`);

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 dispatch: one method table, one place that turns failures into error objects.
  * Transports hand it parsed bodies (single requests or batches); in-process callers use `request`.
  */
-import type { Chain } from '@l2devnet/core';
+import type { Chain, ForkState } from '@l2devnet/core';
 
 import { creditsOf } from './credits';
 import type { ErrorLogger } from './errors';
@@ -73,8 +73,8 @@ export class Rpc {
   readonly feed: ChainFeed;
   private readonly ctx: RpcContext;
   private readonly logError: ErrorLogger;
-  /** A forked chain's requests about the remote's blocks go to the remote. */
-  private readonly forkProxy: ForkProxy | undefined;
+  /** A forked chain's requests about the remote's blocks go to the remote (made again after a refork). */
+  private forkProxy: ForkProxy | undefined;
 
   constructor(
     readonly chain: Chain,
@@ -89,9 +89,7 @@ export class Rpc {
       profile: 'service',
     };
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
-    const fork = chain.fork;
-    if (fork !== undefined && fork.source instanceof RemoteNode)
-      this.forkProxy = new ForkProxy(chain, fork.source, fork.number, fork.hash);
+    this.forkProxy = this.proxyOf(chain.fork);
     this.methods = {
       ...chainMethods,
       ...stateMethods,
@@ -129,12 +127,18 @@ export class Rpc {
               profile,
               requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
             };
-      if (this.forkProxy === undefined) return await entry.handler(ctx, parseParams(entry.params, params, profile));
+      const fork = this.chain.fork;
+      if (fork === undefined) return await entry.handler(ctx, parseParams(entry.params, params, profile));
+      if (this.forkProxy?.fork !== fork) this.forkProxy = this.proxyOf(fork);
       const local = async (p: unknown = params) => entry.handler(ctx, parseParams(entry.params, p, profile));
-      return await this.forkProxy.request(method, params, local);
+      return await (this.forkProxy === undefined ? local() : this.forkProxy.request(method, params, local));
     } catch (e) {
       throw toRpcError(e, this.logError);
     }
+  }
+
+  private proxyOf(fork: ForkState | undefined): ForkProxy | undefined {
+    return fork !== undefined && fork.source instanceof RemoteNode ? new ForkProxy(this.chain, fork) : undefined;
   }
 
   /** Answers a parsed body: a request object or a batch. `undefined` when nothing is to be sent back. */

@@ -13,14 +13,17 @@
  *
  * Every change to the chain runs through one queue, so blocks are built one at a time; reads never
  * wait for it. The chain speaks typed values only (bigint, Uint8Array, ethereumjs objects).
+ *
+ * `refork` starts an in-memory chain again on another fork (anvil_reset's `forking`): the parts are
+ * replaced under the same object, so every holder of the chain, and every listener, carries on.
  */
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 
 import type { DevAccount } from '../config/accounts';
 import { initFastCrypto } from '../config/fastCrypto';
-import { ChainError, DatabaseOpenError } from '../errors';
-import type { ForkState } from '../fork/forkState';
+import { ChainError, DatabaseOpenError, InvalidArgumentError } from '../errors';
+import type { ForkOptions, ForkState } from '../fork/forkState';
 import type { LineLimits } from '../lines/lineLimits';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { openKvStore } from '../store/kvStore';
@@ -62,34 +65,40 @@ export interface ChainOptions extends GenesisOptions {
   autoImpersonate?: boolean;
 }
 
+/** The parts of a chain (see the header), replaced together by `refork`. */
+interface ChainParts {
+  reads: Reads;
+  calls: Calls;
+  traces: Traces;
+  txs: Admission;
+  miner: Miner;
+  lines: LineGate;
+  dev: DevControl;
+  imports: ChainImport;
+}
+
 export class Chain {
-  readonly reads: Reads;
-  readonly calls: Calls;
-  readonly traces: Traces;
-  readonly txs: Admission;
+  // Replaced only by `refork`, all together.
+  reads!: Reads;
+  calls!: Calls;
+  traces!: Traces;
+  txs!: Admission;
+  miner!: Miner;
+  lines!: LineGate;
+  dev!: DevControl;
+  imports!: ChainImport;
   /** Options given that a reopened chain did not take: it keeps the values it was made with. */
   keptOptions: KeptOption[] = [];
-  readonly miner: Miner;
-  readonly lines: LineGate;
-  readonly dev: DevControl;
-  readonly imports: ChainImport;
   private closed = false;
 
   private constructor(
-    private readonly head: ChainHead,
+    private head: ChainHead,
     /** The dev accounts, funded at genesis; the node signs for them. */
     readonly accounts: readonly DevAccount[],
     readonly mnemonic: string,
-    parts: {
-      reads: Reads;
-      calls: Calls;
-      traces: Traces;
-      txs: Admission;
-      miner: Miner;
-      lines: LineGate;
-      dev: DevControl;
-      imports: ChainImport;
-    },
+    /** What the chain was made with (a refork makes the new chain with the same). */
+    private readonly opts: ChainOptions,
+    parts: ChainParts,
   ) {
     ({
       reads: this.reads,
@@ -101,6 +110,40 @@ export class Chain {
       dev: this.dev,
       imports: this.imports,
     } = parts);
+  }
+
+  /**
+   * anvil_reset's `forking`: this chain starts again from `fork` (a new dev chain without one), in
+   * memory, with the options it was made with and the mining mode it has now. Every listener moves
+   * to the new chain; the old one is closed. A chain in a data directory is one chain: refused.
+   */
+  async refork(fork: ForkOptions | undefined): Promise<void> {
+    if (this.opts.dataDir !== undefined)
+      throw new InvalidArgumentError(
+        'forking another remote or block needs an in-memory node: a data directory holds one chain',
+      );
+    // A fork takes its chain id and state from the remote, not the options' genesis.
+    const base = fork === undefined ? this.opts : { ...this.opts, genesis: undefined, chainId: undefined };
+    const next = await Chain.create({ ...base, fork, mining: this.miner.mode });
+    const old = this.head;
+    this.miner.stop();
+    await old.idle();
+    for (const event of old.events.eventNames())
+      for (const listener of old.events.listeners(event)) next.head.events.on(event, listener as never);
+    old.events.removeAllListeners();
+    this.head = next.head;
+    ({
+      reads: this.reads,
+      calls: this.calls,
+      traces: this.traces,
+      txs: this.txs,
+      miner: this.miner,
+      lines: this.lines,
+      dev: this.dev,
+      imports: this.imports,
+    } = next);
+    await old.kv.close();
+    old.stateDb.flat.fork?.cache.close();
   }
 
   /** Opens (or creates) the chain. */
@@ -129,7 +172,7 @@ export class Chain {
     const lines = new LineGate(head, simulator, opened.counter, opts);
     const miner = new Miner(head, lines, simulator, reads);
     const txs = new Admission(head, lines, miner, opened.accounts);
-    const chain = new Chain(head, opened.accounts, opened.mnemonic, {
+    const chain = new Chain(head, opened.accounts, opened.mnemonic, opts, {
       reads,
       calls: new Calls(head, simulator, lines),
       traces: new Traces(head, simulator),

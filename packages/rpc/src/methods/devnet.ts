@@ -3,6 +3,8 @@
  * Hardhat name the methods (viem's test client in anvil mode, Hardhat network helpers, ethers). Each
  * `hardhat_` name is an alias of its `anvil_` twin, listed beside it.
  */
+import { dirname } from 'node:path';
+
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToHex, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
@@ -147,33 +149,43 @@ const loadState = method([required('state', data)], async ({ chain }, blob) => {
   return true;
 });
 /**
- * anvil_reset(): back to the chain as it started: genesis, or a forked chain's fork block, with the
- * state it started with. `{ forking: { jsonRpcUrl, blockNumber } }` is taken when it names the fork
- * this node was started with (or only a block, as viem's reset() sends it); another remote or block
- * is refused: a fork is made at start (--fork-url).
+ * anvil_reset (hardhat_reset): without `forking`, back to the chain as it started (genesis, or a
+ * forked chain's fork block, with the state it started with). With `{ forking: { jsonRpcUrl,
+ * blockNumber } }`, as Hardhat and Anvil: the chain starts again as a fork of that remote at that
+ * block (default its latest; the remote this node forks when no URL is given), in memory, with the
+ * node's options. A dev chain given only a block number is reset (viem's reset() sends one).
  */
 const reset = method([optional('options', (v) => v)], async ({ chain }, options) => {
-  const forking = (options as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | null | undefined)
-    ?.forking;
-  const url = forking?.jsonRpcUrl ?? undefined;
-  const fork = chain.fork;
-  const source = fork?.source instanceof RemoteNode ? fork.source : undefined;
-  if (url !== undefined && url !== null) {
-    if (source === undefined)
-      throw invalidParams(
-        'param 1 (options): this node is not a fork; start it with --fork-url to fork a remote chain',
-      );
-    if (url !== source.url)
-      throw invalidParams(
-        `param 1 (options): this node forks ${source.name}; another remote needs a new node (--fork-url)`,
-      );
+  const forking = (options as { forking?: unknown } | null | undefined)?.forking;
+  const plain = async () => {
+    await chain.dev.reset();
+    return null;
+  };
+  if (forking === undefined || forking === null) return plain();
+  if (typeof forking !== 'object') throw invalidParams('param 1 (options): forking must be an object');
+  const { jsonRpcUrl, blockNumber } = forking as { jsonRpcUrl?: unknown; blockNumber?: unknown };
+  if (jsonRpcUrl !== undefined && jsonRpcUrl !== null && typeof jsonRpcUrl !== 'string')
+    throw invalidParams('param 1 (options): forking.jsonRpcUrl must be a URL');
+  let block: bigint | undefined;
+  if (blockNumber !== undefined && blockNumber !== null) {
+    if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(String(blockNumber)))
+      throw invalidParams('param 1 (options): forking.blockNumber must be a block number');
+    block = BigInt(blockNumber as string);
   }
-  const block = forking?.blockNumber ?? undefined;
-  if (fork !== undefined && block !== undefined && block !== null && BigInt(block as string) !== fork.number)
-    throw invalidParams(
-      `param 1 (options): this node forks block ${fork.number}; another block needs a new node (--fork-block-number)`,
-    );
-  await chain.dev.reset();
+  const fork = chain.fork;
+  const current = fork?.source instanceof RemoteNode ? fork.source : undefined;
+  const url = jsonRpcUrl ?? current?.url;
+  if (url === undefined) return plain();
+  if (fork !== undefined && url === current?.url && (block ?? (await current.blockNumber())) === fork.number)
+    return plain();
+  let source: RemoteNode;
+  try {
+    source = url === current?.url ? current : (current?.sibling(url) ?? new RemoteNode(url));
+  } catch (e) {
+    throw invalidParams(`param 1 (options): ${(e as Error).message}`);
+  }
+  const file = fork?.cache.file;
+  await chain.refork({ source, blockNumber: block, cacheDir: file === undefined ? undefined : dirname(file) });
   return null;
 });
 /** anvil_metadata, as Anvil answers it; no state snapshots by hash. */
