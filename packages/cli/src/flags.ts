@@ -71,6 +71,13 @@ block's state root; see the README's "Forking")
   --fork-retries N          how many times a failed request to the remote is tried again (default 5;
                             alias --retries)
 
+L1 (a plain Ethereum dev chain beside the L2, on the same port)
+  --l1                      also run an L1: HTTP at /l1 and /l1/v3/<KEY>, WebSocket at /l1/ws and
+                            /l1/ws/v3/<KEY>; the same dev accounts, funded; none of Linea's rules; in
+                            DATA_DIR/l1 (default off: most work needs the L2 alone)
+  --l1-chain-id ID          the L1's chain id (default 31338)
+  --l1-block-time SECONDS   mine the L1 every SECONDS (default: automine)
+
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
                             one block per transaction)
@@ -268,6 +275,9 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'log-query-timeout-ms': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
+  l1: { type: 'boolean' },
+  'l1-chain-id': { type: 'string' },
+  'l1-block-time': { type: 'string' },
   'fork-url': { type: 'string', short: 'f' },
   'rpc-url': { type: 'string' },
   'fork-block-number': { type: 'string' },
@@ -408,6 +418,9 @@ export function parseFlags(argv: string[]): ParsedFlags {
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
+      l1: flag('l1') ? true : undefined,
+      l1ChainId: big('l1-chain-id', s('l1-chain-id')),
+      l1BlockTime: seconds('l1-block-time', s('l1-block-time')),
       forkUrl: s('fork-url') ?? s('rpc-url'),
       forkBlockNumber: big('fork-block-number', s('fork-block-number')),
       forkChainId: big('fork-chain-id', s('fork-chain-id')),

@@ -82,7 +82,10 @@ async function main(argv: string[]): Promise<void> {
     config.apiKeys.length > 0
       ? `keyed mode, ${config.apiKeys.length} API key(s): ${server.url}/v3/<API_KEY>`
       : 'open mode: any key, or none';
-  say(`RPC:               ${server.url} and ${server.wsUrl} (${mode})\n\n`);
+  say(`RPC:               ${server.url} and ${server.wsUrl} (${mode})\n`);
+  if (node.l1 !== undefined)
+    say(`L1:                chain id ${node.l1.chain.chainId} at ${server.url}/l1 and ${server.wsUrl}/l1/ws\n`);
+  say('\n');
   // The line tools wait for (Anvil prints the same).
   say(`Listening on ${server.host}:${server.port}\n`);
 }

@@ -30,6 +30,8 @@ export interface NodeOutput {
 export interface RunningNode {
   chain: Chain;
   rpc: Rpc;
+  /** The L1 beside the L2 (--l1), its chain and its RPC; undefined without it. */
+  l1: { chain: Chain; rpc: Rpc } | undefined;
   /** Undefined unless the node listens. */
   server: RunningServer | undefined;
   close(): Promise<void>;
@@ -40,11 +42,17 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const blocks = config.importFile === undefined ? undefined : readChainFile(config.importFile);
   const chain = await Chain.create(config.chain);
+  let l1: RunningNode['l1'];
   try {
+    if (config.l1 !== undefined) {
+      const l1Chain = await Chain.create(config.l1);
+      l1 = { chain: l1Chain, rpc: createRpc(l1Chain, { requireCallFrom: config.requireCallFrom }) };
+    }
     if (blocks !== undefined)
       output.out(await importBlocks(chain, blocks, output.out, output.terminal === true, config.importHead));
     if (config.loadState !== undefined) await loadStateFile(chain, config.loadState);
   } catch (e) {
+    await closeL1(l1);
     await chain.close();
     throw e;
   }
@@ -58,6 +66,7 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   };
   // An interval block that fails to build is reported, not thrown.
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
+  l1?.chain.on('error', (e) => output.log(`L1 mining error: ${e.stack ?? e.message}`));
   // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));
@@ -67,9 +76,10 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   let server: RunningServer | undefined;
   if (config.listen !== undefined) {
     try {
-      server = await listen(chain, rpc, config, config.listen, output);
+      server = await listen(chain, rpc, l1?.rpc, config, config.listen, output);
     } catch (e) {
       rpc.close();
+      await closeL1(l1);
       await chain.close();
       throw e;
     }
@@ -90,6 +100,7 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   return {
     chain,
     rpc,
+    l1,
     server,
     close() {
       closing ??= (async () => {
@@ -98,6 +109,7 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
         rpc.close();
         // The state as the last request left it (--dump-state, --state).
         if (dumpState !== undefined) await dump();
+        await closeL1(l1);
         await chain.close();
       })();
       return closing;
@@ -105,16 +117,24 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   };
 }
 
+async function closeL1(l1: RunningNode['l1']): Promise<void> {
+  if (l1 === undefined) return;
+  l1.rpc.close();
+  await l1.chain.close();
+}
+
 /** The HTTP + WebSocket server; loaded only when asked, so an in-process devnet never loads it. */
 async function listen(
   chain: Chain,
   rpc: Rpc,
+  l1: Rpc | undefined,
   config: NodeConfig,
   where: { host: string; port: number },
   output: NodeOutput,
 ): Promise<RunningServer> {
   const { CreditLedger, startServer } = await import('@l2devnet/server');
   return startServer(rpc, {
+    l1,
     host: where.host,
     port: where.port,
     apiKeys: config.apiKeys,

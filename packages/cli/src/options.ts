@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import {
+  DEFAULT_CHAIN_ID,
   DEFAULT_LIMITS,
   LINEA_MAINNET_PRICING,
   LineLimits,
@@ -91,6 +92,13 @@ export interface NodeOptions {
   forkTimeout?: number;
   /** With `forkUrl`: how many times a failed request to the remote is tried again (default 5). `--fork-retries` */
   forkRetries?: number;
+  // L1
+  /** Also run an L1 (a plain Ethereum dev chain) beside the L2, at /l1 on the same port. `--l1` */
+  l1?: boolean;
+  /** With `l1`: its chain id (default 31338). `--l1-chain-id` */
+  l1ChainId?: number | bigint;
+  /** With `l1`: mine it every this many seconds instead of automining. `--l1-block-time` */
+  l1BlockTime?: number;
   // Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;
@@ -167,6 +175,8 @@ export type OptionName = keyof NodeOptions | 'host' | 'port';
 /** What a node is started with, every option checked. */
 export interface NodeConfig {
   chain: ChainOptions;
+  /** The L1 beside the L2 (--l1); undefined: none. */
+  l1: ChainOptions | undefined;
   /** The line limits file read (for the banner). */
   limitsFile: string;
   /** Where to listen; undefined: no server. */
@@ -267,6 +277,9 @@ const FLAGS: Record<OptionName, string> = {
   forkCache: '--fork-cache',
   forkTimeout: '--fork-timeout',
   forkRetries: '--fork-retries',
+  l1: '--l1',
+  l1ChainId: '--l1-chain-id',
+  l1BlockTime: '--l1-block-time',
 };
 
 /** The command's flags. */
@@ -381,6 +394,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   };
   return {
     chain,
+    l1: l1Of(opts, chain, style, bad, integer),
     limitsFile,
     listen,
     apiKeys,
@@ -399,6 +413,50 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     dumpState: opts.dumpState,
     stateIntervalMs: stateInterval(opts, style, bad),
     silent: opts.silent === true,
+  };
+}
+
+/** The L1's chain id when none is given: next to the L2's default, and no public network's. */
+export const DEFAULT_L1_CHAIN_ID = 31338n;
+
+/**
+ * The L1 beside the L2 (--l1): a plain Ethereum dev chain with the same dev accounts, hardfork and
+ * gas limit, none of Linea's rules or line counts, in DATA_DIR/l1 (or in memory with the L2).
+ */
+function l1Of(
+  opts: NodeOptions,
+  l2: ChainOptions,
+  style: OptionStyle,
+  bad: Bad,
+  integer: (o: OptionName, v: number | bigint | undefined, min?: number) => bigint | undefined,
+): ChainOptions | undefined {
+  if (opts.l1 !== true) {
+    const stray = (['l1ChainId', 'l1BlockTime'] as const).find((o) => opts[o] !== undefined);
+    if (stray !== undefined) throw new OptionError(style.needs(stray, 'l1'));
+    return undefined;
+  }
+  const chainId = integer('l1ChainId', opts.l1ChainId, 1) ?? DEFAULT_L1_CHAIN_ID;
+  if (chainId === (l2.chainId ?? DEFAULT_CHAIN_ID) && l2.fork === undefined && l2.genesis === undefined)
+    throw bad('l1ChainId', "must differ from the L2's chain id", chainId);
+  if (opts.l1BlockTime !== undefined && !(opts.l1BlockTime > 0))
+    throw bad('l1BlockTime', 'must be a positive number of seconds', opts.l1BlockTime);
+  return {
+    chainId,
+    hardfork: opts.hardfork,
+    gasLimit: l2.gasLimit,
+    mnemonic: l2.mnemonic,
+    accounts: l2.accounts,
+    balance: l2.balance,
+    dataDir: l2.dataDir === undefined ? undefined : join(l2.dataDir, 'l1'),
+    mining:
+      opts.l1BlockTime === undefined
+        ? { mode: 'auto' }
+        : { mode: 'interval', intervalMs: Math.round(opts.l1BlockTime * 1000) },
+    lineCounting: false,
+    rpcLineCheck: false,
+    sequencerRules: false,
+    autoImpersonate: l2.autoImpersonate,
+    rpcEvmTimeoutMs: l2.rpcEvmTimeoutMs,
   };
 }
 

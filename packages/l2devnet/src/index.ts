@@ -64,6 +64,13 @@ export interface DevnetOptions {
   forkTimeout?: number;
   /** With `forkUrl`: how many times a failed request to the remote is tried again (default 5). `--fork-retries` */
   forkRetries?: number;
+  // --- L1
+  /** Also run an L1 (a plain Ethereum dev chain) beside the L2: `devnet.l1`, and /l1 when listening. `--l1` */
+  l1?: boolean;
+  /** With `l1`: its chain id (default 31338). `--l1-chain-id` */
+  l1ChainId?: number | bigint;
+  /** With `l1`: mine it every this many seconds instead of automining. `--l1-block-time` */
+  l1BlockTime?: number;
   // --- Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;
@@ -174,8 +181,21 @@ export interface DevnetViemChain {
   testnet: boolean;
 }
 
+/** The L1 beside the L2 (`l1: true`): a plain Ethereum dev chain with the same dev accounts. */
+export interface DevnetL1 {
+  provider: DevnetProvider;
+  viemChain: DevnetViemChain;
+  /** `http://host:port/l1` when listening; undefined otherwise. */
+  url: string | undefined;
+  /** `ws://host:port/l1/ws` when listening; undefined otherwise. */
+  wsUrl: string | undefined;
+  chain: DevnetChain;
+}
+
 export interface Devnet {
   provider: DevnetProvider;
+  /** The L1 beside it, with `l1: true`; undefined otherwise. */
+  l1: DevnetL1 | undefined;
   /** The chain for viem clients (`chain: devnet.viemChain`); `chain` below is the node's own chain object. */
   viemChain: DevnetViemChain;
   /** HTTP URL (`http://host:port`) when listening; undefined otherwise. */
@@ -221,17 +241,21 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const { chain } = node;
   const close = () => node.close();
   const { url, wsUrl } = node.server ?? {};
+  const l1Url = url === undefined ? undefined : `${url}/l1`;
+  const l1WsUrl = wsUrl === undefined ? undefined : `${wsUrl}/l1/ws`;
   return {
     provider: createProvider(node.rpc),
-    viemChain: {
-      id: Number(chain.chainId),
-      name: 'l2devnet',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: {
-        default: { http: url === undefined ? [] : [url], ...(wsUrl === undefined ? {} : { webSocket: [wsUrl] }) },
-      },
-      testnet: true,
-    },
+    viemChain: viemChainOf(chain.chainId, 'l2devnet', url, wsUrl),
+    l1:
+      node.l1 === undefined
+        ? undefined
+        : {
+            provider: createProvider(node.l1.rpc),
+            viemChain: viemChainOf(node.l1.chain.chainId, 'l2devnet L1', l1Url, l1WsUrl),
+            url: l1Url,
+            wsUrl: l1WsUrl,
+            chain: node.l1.chain,
+          },
     url: node.server?.url,
     wsUrl: node.server?.wsUrl,
     accounts: chain.accounts.map((a) => ({
@@ -241,6 +265,18 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     chain,
     close,
     [asyncDispose]: close,
+  };
+}
+
+function viemChainOf(id: bigint, name: string, url: string | undefined, wsUrl: string | undefined): DevnetViemChain {
+  return {
+    id: Number(id),
+    name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: {
+      default: { http: url === undefined ? [] : [url], ...(wsUrl === undefined ? {} : { webSocket: [wsUrl] }) },
+    },
+    testnet: true,
   };
 }
 

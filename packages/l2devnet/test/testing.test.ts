@@ -62,3 +62,28 @@ describe('useDevnet with hooks passed in', () => {
     );
   });
 });
+
+describe('useDevnet with an L1', () => {
+  test('reverts the L1 after each test too', async () => {
+    const hooks: Record<string, () => Promise<void>> = {};
+    const withL1 = useDevnet(
+      { l1: true },
+      {
+        beforeAll: (fn) => (hooks.beforeAll = fn),
+        afterAll: (fn) => (hooks.afterAll = fn),
+        beforeEach: (fn) => (hooks.beforeEach = fn),
+        afterEach: (fn) => (hooks.afterEach = fn),
+      },
+    );
+    await hooks.beforeAll();
+    try {
+      await hooks.beforeEach();
+      await withL1.l1?.provider.request({ method: 'evm_mine' });
+      expect(withL1.l1?.chain.headNumber).toBe(1n);
+      await hooks.afterEach();
+      expect(withL1.l1?.chain.headNumber).toBe(0n);
+    } finally {
+      await hooks.afterAll();
+    }
+  });
+});

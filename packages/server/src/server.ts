@@ -50,6 +50,8 @@ export const WS_IDLE_TIMEOUT_S = 120;
 export const UNAUTHORIZED = -32001;
 
 export interface ServerOptions {
+  /** The L1 beside the L2 (--l1): served under /l1 (/l1, /l1/ws, /l1/v3/<key>, /l1/ws/v3/<key>). */
+  l1?: Rpc;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -100,10 +102,22 @@ function corsHeaders(origin: string | null): { answer: [string, string][]; prefl
   return { answer, preflight };
 }
 
-type Route = { key: string } | { error: 'not-found' };
+type Route = { key: string; l1: boolean };
 
-/** `/` and `/ws` (open mode) or `/v3/<key>` and `/ws/v3/<key>`. */
-function route(url: string, ws: boolean): Route | undefined {
+/**
+ * `/` and `/ws` (open mode) or `/v3/<key>` and `/ws/v3/<key>`; the same under `/l1` for the L1 when
+ * there is one.
+ */
+function route(url: string, ws: boolean, l1: boolean): Route | undefined {
+  if (l1 && (url === '/l1' || url.startsWith('/l1/'))) {
+    const found = keyOf(url.length === 3 ? '/' : url.slice(3), ws);
+    return found === undefined ? undefined : { key: found.key, l1: true };
+  }
+  const found = keyOf(url, ws);
+  return found === undefined ? undefined : { key: found.key, l1: false };
+}
+
+function keyOf(url: string, ws: boolean): { key: string } | undefined {
   const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
   const prefix = ws ? '/ws' : '';
   if (path === (prefix || '/')) return { key: '' };
@@ -119,6 +133,8 @@ function route(url: string, ws: boolean): Route | undefined {
 
 interface SocketData {
   key: string;
+  /** The chain it talks to: the L2's RPC, or the L1's. */
+  rpc: Rpc;
   /** Opened on /ws rather than /ws/v3/<key>. */
   plain: boolean;
   closed: boolean;
@@ -164,6 +180,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
    * spec's eth_call `from` rule holds on the hosted-API paths; `plain` (`/`, `/ws`) relaxes it.
    */
   async function execute(
+    rpc: Rpc,
     text: string,
     key: string,
     plain: boolean,
@@ -247,9 +264,9 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     res.onAborted(() => {
       state.aborted = true;
     });
-    const target = route(req.getUrl(), false);
+    const target = route(req.getUrl(), false, opts.l1 !== undefined);
     const contentType = req.getHeader('content-type');
-    if (target === undefined || 'error' in target) {
+    if (target === undefined) {
       send(res, state, {
         status: '404 Not Found',
         body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)),
@@ -300,7 +317,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       if (isLast) run(Buffer.concat(chunks).toString('utf8'));
     });
     const run = (text: string) => {
-      execute(text, who, target.key === '').then(
+      execute(target.l1 ? (opts.l1 as Rpc) : rpc, text, who, target.key === '').then(
         ({ response, outOfCredits }) => {
           send(res, state, {
             status: outOfCredits ? '429 Too Many Requests' : '200 OK',
@@ -347,7 +364,8 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       INVALID_REQUEST,
       `${req.getMethod().toUpperCase()} ${url} is not served: send JSON-RPC with POST`,
     );
-    const endpoint = url === '/' || url.startsWith('/v3/');
+    const endpoint =
+      url === '/' || url.startsWith('/v3/') || (opts.l1 !== undefined && (url === '/l1' || url.startsWith('/l1/v3/')));
     return { status: endpoint ? '405 Method Not Allowed' : '404 Not Found', body: envelope(error), headers: [] };
   }
 
@@ -418,7 +436,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
         if (closed) return served(() => undefined)(res, req);
-        const target = route(req.getUrl(), true);
+        const target = route(req.getUrl(), true, opts.l1 !== undefined);
         const secKey = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
@@ -428,7 +446,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
             res.writeHeader('Content-Type', 'application/json');
             res.end(envelope(error));
           });
-        if (target === undefined || 'error' in target) {
+        if (target === undefined) {
           fail(
             '404 Not Found',
             new RpcError(INVALID_REQUEST, `no WebSocket endpoint at ${req.getUrl()}; use /ws/v3/<API_KEY>`),
@@ -442,6 +460,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         }
         const data: SocketData = {
           key: who,
+          rpc: target.l1 ? (opts.l1 as Rpc) : rpc,
           plain: target.key === '',
           closed: false,
           session: { send: () => undefined },
@@ -462,7 +481,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
         const data = ws.getUserData();
-        execute(text, data.key, data.plain, data.session).then(
+        execute(data.rpc, text, data.key, data.plain, data.session).then(
           ({ response }) => {
             if (!data.closed && response !== undefined) ws.send(JSON.stringify(response), false);
           },
@@ -472,7 +491,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       close: (ws) => {
         const data = ws.getUserData();
         data.closed = true;
-        rpc.closeSession(data.session);
+        data.rpc.closeSession(data.session);
         sockets.delete(ws);
       },
     });

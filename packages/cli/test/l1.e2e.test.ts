@@ -1,0 +1,142 @@
+/**
+ * --l1: an L1 beside the L2 in one process, on the one port under /l1, driven by real clients (viem
+ * over HTTP, a raw WebSocket), in open and keyed mode, resumed from a data directory.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import WebSocket from 'ws';
+
+import { createDevnet } from '../../l2devnet/src';
+import { rpcCall, runCommand, runToEnd } from './command';
+import type { RunningCommand } from './command';
+
+const KEY0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const DEV0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+async function stop(node: RunningCommand): Promise<void> {
+  node.child.kill('SIGTERM');
+  await node.exited;
+}
+
+async function call(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const body = await rpcCall(url, method, params);
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+test('the L1 is its own chain at /l1: its own chain id, blocks and transfers, the same funded dev accounts', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    expect(node.stdout()).toContain(
+      `L1:                chain id 31338 at ${node.url}/l1 and ${node.url.replace('http', 'ws')}/l1/ws`,
+    );
+    const l2 = createPublicClient({ transport: http(node.url) });
+    const l1 = createPublicClient({ transport: http(`${node.url}/l1`) });
+    expect([await l2.getChainId(), await l1.getChainId()]).toEqual([31337, 31338]);
+    expect(await l1.getBalance({ address: DEV0 })).toBe(parseEther('10000'));
+    const chain = {
+      id: 31338,
+      name: 'l1',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [`${node.url}/l1`] } },
+    } as const;
+    const wallet = createWalletClient({ account: privateKeyToAccount(KEY0), chain, transport: http(`${node.url}/l1`) });
+    const hash = await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000000aa', value: 5n });
+    expect((await l1.waitForTransactionReceipt({ hash })).status).toBe('success');
+    expect(await l1.getBlockNumber()).toBe(1n);
+    expect(await l2.getBlockNumber()).toBe(0n);
+    expect(await l2.getBalance({ address: '0x00000000000000000000000000000000000000aa' })).toBe(0n);
+    // The transaction is the L1's alone.
+    expect(await call(`${node.url}/l1`, 'eth_getTransactionByHash', [hash])).toMatchObject({ hash });
+    expect(await call(node.url, 'eth_getTransactionByHash', [hash])).toBeNull();
+    // The L1's WebSocket hears the L1's blocks.
+    const ws = new WebSocket(`${node.url.replace('http', 'ws')}/l1/ws`);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const messages: any[] = [];
+    ws.on('message', (m) => messages.push(JSON.parse(m.toString())));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    await new Promise((r) => setTimeout(r, 100));
+    await call(`${node.url}/l1`, 'evm_mine');
+    for (let i = 0; i < 50 && messages.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    ws.close();
+    expect(messages[1]?.params?.result?.number).toBe('0x2');
+  } finally {
+    await stop(node);
+  }
+});
+
+test('keyed mode covers the L1 paths; without --l1 they are not there', async () => {
+  const keyed = await runCommand(['--in-memory', '--port', '0', '--l1', '--api-key', 'K1']);
+  try {
+    expect(await call(`${keyed.url}/l1/v3/K1`, 'eth_chainId')).toBe('0x7a6a');
+    const refused = await fetch(`${keyed.url}/l1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    });
+    expect(refused.status).toBe(401);
+  } finally {
+    await stop(keyed);
+  }
+  const plain = await runCommand(['--in-memory', '--port', '0']);
+  try {
+    const missing = await fetch(`${plain.url}/l1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    });
+    expect(missing.status).toBe(404);
+  } finally {
+    await stop(plain);
+  }
+});
+
+test('a data directory keeps both chains: a restart resumes each at its own head', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-l1-'));
+  try {
+    const args = ['--port', '0', '--data-dir', dir, '--l1'];
+    const first = await runCommand(args);
+    await call(`${first.url}/l1`, 'anvil_mine', ['0x3']);
+    await call(first.url, 'anvil_mine', ['0x2']);
+    await stop(first);
+    const second = await runCommand(args);
+    try {
+      expect(await call(`${second.url}/l1`, 'eth_blockNumber')).toBe('0x3');
+      expect(await call(second.url, 'eth_blockNumber')).toBe('0x2');
+    } finally {
+      await stop(second);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.each([
+  [['--l1', '--l1-chain-id', '31337'], 'error: --l1-chain-id must differ from the L2\'s chain id; got "31337"'],
+  [['--l1-block-time', '2'], 'error: --l1-block-time goes with --l1'],
+  [['--l1', '--l1-block-time', '0'], 'error: --l1-block-time must be a positive number of seconds; got "0"'],
+])('%j stops the start in one line', async (args, message) => {
+  const result = await runToEnd(['--in-memory', '--port', '0', ...args]);
+  expect(result.code).toBe(2);
+  expect(result.stderr.split('\n')[0]).toBe(message);
+});
+
+test('createDevnet({ l1: true }) gives the L1 a provider of its own', async () => {
+  const devnet = await createDevnet({ l1: true, log: () => {} });
+  try {
+    expect(await devnet.l1?.provider.request({ method: 'eth_chainId' })).toBe('0x7a6a');
+    expect(devnet.l1?.viemChain.id).toBe(31338);
+    await devnet.l1?.provider.request({ method: 'evm_mine' });
+    expect(devnet.l1?.chain.headNumber).toBe(1n);
+    expect(devnet.chain.headNumber).toBe(0n);
+  } finally {
+    await devnet.close();
+  }
+  const none = await createDevnet({ log: () => {} });
+  expect(none.l1).toBeUndefined();
+  await none.close();
+});
