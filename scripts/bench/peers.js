@@ -175,6 +175,15 @@ async function latency(n, fn) {
   return median(samples);
 }
 
+/** As `latency`, NaN when the node does not serve the method. */
+async function latencyOrNaN(n, fn) {
+  try {
+    return await latency(n, fn);
+  } catch {
+    return NaN;
+  }
+}
+
 /** Requests per second of `lua`'s requests over `connections` connections. */
 async function throughput(url, connections, lua, fallbackBody) {
   if (wrkInstalled()) return wrk(url, { connections, seconds: SECONDS, lua }).rps;
@@ -218,17 +227,28 @@ const deployer = HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'/0/0"
 
 /** Signed transactions, the same bytes for every node. */
 function signedTransfers(tokenAddress, firstNonce, count) {
-  const wallet = new Wallet(deployer.privateKey);
+  return signedTransfersFrom(deployer, tokenAddress, firstNonce, count);
+}
+
+/** `count` transfers of one token unit from `from` to 0x…01, 0x…02, ... */
+function signedTransfersFrom(from, tokenAddress, firstNonce, count) {
+  const recipients = Array.from({ length: count }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+  return signedTransfersTo(tokenAddress, firstNonce, recipients, 1n, from);
+}
+
+/** Transfers of `amount` to each of `recipients`, signed by `from` (default the deployer). */
+function signedTransfersTo(tokenAddress, firstNonce, recipients, amount, from = deployer) {
+  const wallet = new Wallet(from.privateKey);
   const txs = [];
-  for (let i = 0; i < count; i++) {
-    const to = `0x${(i + 1).toString(16).padStart(40, '0')}`;
+  for (let i = 0; i < recipients.length; i++) {
+    const to = recipients[i];
     txs.push(
       wallet.signTransaction({
         type: 2,
         chainId: CHAIN_ID,
         nonce: firstNonce + i,
         to: tokenAddress,
-        data: tokenAbi.encodeFunctionData('transfer', [to, 1n]),
+        data: tokenAbi.encodeFunctionData('transfer', [to, amount]),
         gasLimit: 100_000n,
         maxFeePerGas: 100_000_000_000n,
         maxPriorityFeePerGas: 1_000_000_000n,
@@ -296,7 +316,7 @@ async function measureNode(name) {
     r.transfers = TRANSFERS / ((performance.now() - t) / 1000);
 
     const from = deployer.address.toLowerCase();
-    r.ethCall = await throughput(node.url, 16, callLua(tokenAddress), () =>
+    const callBody = () =>
       JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -305,8 +325,26 @@ async function measureNode(name) {
           { from, to: tokenAddress, data: tokenAbi.encodeFunctionData('balanceOf', [Wallet.createRandom().address]) },
           'latest',
         ],
-      }),
-    );
+      });
+    r.ethCall1 = await throughput(node.url, 1, callLua(tokenAddress), callBody);
+    r.ethCall = await throughput(node.url, 16, callLua(tokenAddress), callBody);
+    r.ethCall64 = await throughput(node.url, 64, callLua(tokenAddress), callBody);
+
+    const transfer = { from, to: tokenAddress, data: tokenAbi.encodeFunctionData('transfer', [deployer.address, 1n]) };
+    r.estimateGas = await latency(200, () => call('eth_estimateGas', [transfer]));
+    const simulate = {
+      blockStateCalls: [
+        {
+          calls: Array.from({ length: 100 }, (_, i) => ({
+            from,
+            to: tokenAddress,
+            data: tokenAbi.encodeFunctionData('transfer', [`0x${(i + 1).toString(16).padStart(40, '0')}`, 1n]),
+          })),
+        },
+      ],
+    };
+    r.simulate100 = await latencyOrNaN(20, () => call('eth_simulateV1', [simulate, 'latest']));
+    r.traceTransfer = await latencyOrNaN(50, () => call('debug_traceTransaction', [last]));
     r.blockNumber = await throughput(node.url, 32, BLOCK_NUMBER_LUA, () =>
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
     );
@@ -365,6 +403,37 @@ async function measureNode(name) {
     r.rss = rssMiB(node.child.pid);
   } finally {
     stop(node);
+  }
+
+  // Transfers from 10 senders at once, automine: each sender's next one sent when its last is answered.
+  const many = await start(name, false);
+  try {
+    const tokenAddress = await deployToken(many.call);
+    // The ten dev accounts: the deployer funds the other nine, then each sends its share.
+    const senders = Array.from({ length: 10 }, (_, i) =>
+      HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`),
+    );
+    const others = senders.slice(1).map((w) => w.address);
+    const fund = await signedTransfersTo(tokenAddress, 1, others, 10n ** 24n);
+    let last;
+    for (const raw of fund) last = await many.call('eth_sendRawTransaction', [raw]);
+    await waitReceipt(many.call, last);
+    const each = Math.ceil(TRANSFERS / 10);
+    const signed = await Promise.all(
+      senders.map((w, i) => signedTransfersFrom(w, tokenAddress, i === 0 ? 1 + others.length : 0, each)),
+    );
+    const t = performance.now();
+    const lasts = await Promise.all(
+      signed.map(async (txs) => {
+        let hash;
+        for (const raw of txs) hash = await many.call('eth_sendRawTransaction', [raw]);
+        return hash;
+      }),
+    );
+    for (const hash of lasts) await waitReceipt(many.call, hash, 60_000);
+    r.transfers10 = (each * 10) / ((performance.now() - t) / 1000);
+  } finally {
+    stop(many);
   }
 
   if (name === 'l2devnet' || name === 'anvil') Object.assign(r, await measureFork(name));
@@ -489,9 +558,15 @@ async function measureFork(name) {
 
 const ROWS = [
   ['startup', 'start-up to first answer (ms)', false],
+  ['ethCall1', 'eth_call ERC20 balanceOf, 1 connection (/s)', true],
   ['ethCall', 'eth_call ERC20 balanceOf, 16 connections (/s)', true],
+  ['ethCall64', 'eth_call ERC20 balanceOf, 64 connections (/s)', true],
+  ['estimateGas', 'eth_estimateGas of an ERC20 transfer (ms)', false],
+  ['simulate100', 'eth_simulateV1 of 100 ERC20 transfers (ms)', false],
+  ['traceTransfer', 'debug_traceTransaction of an ERC20 transfer (ms)', false],
   ['transfers', `${TRANSFERS} signed ERC20 transfers one after another, automine (tx/s)`, true],
   ['transfersTimed', `the same, --block-time 1, sent without waiting (tx/s)`, true],
+  ['transfers10', `${TRANSFERS} ERC20 transfers from 10 senders at once, automine (tx/s)`, true],
   ['logsAll', `eth_getLogs all ${TRANSFERS} Transfer logs (ms)`, false],
   ['logsTopic', 'eth_getLogs one recipient topic (ms)', false],
   ['blockNumber', 'eth_blockNumber, 32 connections (/s)', true],
@@ -502,7 +577,7 @@ const ROWS = [
   ['mineMore', `mining ${MORE_BLOCKS} empty blocks (s)`, false],
   ['logsAllLong', `eth_getLogs all Transfer logs, ${MORE_BLOCKS} blocks later (ms)`, false],
   ['logsTopicLong', `eth_getLogs one recipient topic, ${MORE_BLOCKS} blocks later (ms)`, false],
-  ['rss', 'RSS after the run (MiB)', false],
+  ['rss', `RSS after the run, ${MORE_BLOCKS} blocks mined (MiB)`, false],
   ['forkStartup', 'fork of an upstream Anvil: start-up to first answer (ms)', false],
   ['forkCallCold', 'fork: first eth_call of balanceOf (ms)', false],
   ['forkCallWarm', 'fork: the same eth_call again (ms)', false],

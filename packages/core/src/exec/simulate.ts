@@ -20,8 +20,8 @@ import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { LineCounts } from '../lines/conflation';
 import type { CallRequest } from './scratchVm';
 import { decodeRevertReason } from './revertReason';
-import { gethError, logOfStep } from './tracers/tracer';
-import type { EvmObserver, MessageEvent, MessageResult, StepEvent } from './tracers/tracer';
+import { gethError, logOfOpcode } from './tracers/tracer';
+import type { EvmObserver, MessageEvent, MessageResult, OpcodeState } from './tracers/tracer';
 import type { LocatedLog, Log, Receipt } from '../types';
 
 /** The execution-apis limit on simulated blocks. */
@@ -425,7 +425,10 @@ type IndexedLog = Log & { index: number };
  * share: a dropped log keeps its number, as geth's count goes on.
  */
 class CallLogs implements EvmObserver {
-  readonly steps = true;
+  // LOG0..LOG4 and SELFDESTRUCT through their handlers: the step event of every instruction cost
+  // more than the calls themselves.
+  readonly steps = false;
+  readonly opcodes = [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xff];
   private readonly frames: IndexedLog[][] = [];
   /** Per frame: the creation whose transfer log waits for its address, and the number it was given. */
   private readonly pending: ({ message: MessageEvent; index: number } | undefined)[] = [];
@@ -436,20 +439,22 @@ class CallLogs implements EvmObserver {
     private readonly count: { next: number },
   ) {}
 
-  onStep(step: StepEvent): void | Promise<void> {
-    if (step.opcode.code === 0xff) return this.selfdestruct(step);
-    const log = logOfStep(step);
+  onOpcode(code: number, state: OpcodeState): void | Promise<void> {
+    if (code === 0xff) return this.selfdestruct(state);
+    const log = logOfOpcode(code, state);
     if (log !== undefined) this.frames[this.frames.length - 1]?.push({ ...log, index: this.count.next++ });
   }
 
   /** geth's tracer enters a SELFDESTRUCT with the contract's balance: a transfer to the beneficiary. */
-  private async selfdestruct(step: StepEvent): Promise<void> {
+  private async selfdestruct(state: OpcodeState): Promise<void> {
     const frame = this.frames[this.frames.length - 1];
-    if (!this.transfers || frame === undefined || step.stack.length === 0) return;
-    const balance = (await step.stateManager.getAccount(step.address))?.balance ?? 0n;
-    const beneficiary = step.stack[step.stack.length - 1] & ((1n << 160n) - 1n);
+    if (!this.transfers || frame === undefined) return;
+    const address = state.interpreter.getAddress();
+    const balance = (await state.stateManager.getAccount(address))?.balance ?? 0n;
+    const [top] = state.stack.peek(1);
+    const beneficiary = top & ((1n << 160n) - 1n);
     if (balance > 0n)
-      frame.push(transferLog(step.address.bytes, setLengthLeft(bigIntToBytes(beneficiary), 20), balance, this.count));
+      frame.push(transferLog(address.bytes, setLengthLeft(bigIntToBytes(beneficiary), 20), balance, this.count));
   }
 
   onEnter(message: MessageEvent): void {

@@ -3,7 +3,7 @@ import { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { TracerError } from '../../errors';
-import type { EvmObserver, MessageEvent, MessageResult, StateReader, StepEvent } from './tracer';
+import type { EvmObserver, MessageEvent, MessageResult, OpcodeState, StateReader, StepEvent } from './tracer';
 
 /**
  * Feeds `evm`'s events to `tracer` until the returned function is called; that function throws what
@@ -44,11 +44,64 @@ export function attach(evm: VM['evm'], tracer: EvmObserver): () => void {
   if (tracer.steps) on.on('step', step);
   on.on('beforeMessage', enter);
   on.on('afterMessage', exit);
+  const unhook = hookOpcodes(evm, tracer, (e) => (failure ??= e));
   return () => {
     if (tracer.steps) on.off('step', step);
     on.off('beforeMessage', enter);
     on.off('afterMessage', exit);
+    unhook();
     if (failure !== undefined) throw new TracerError(`the tracer failed: ${(failure as Error).message}`);
+  };
+}
+
+type OpHandler = (state: OpcodeState, common: unknown) => unknown;
+type OpEntry = { opcodeInfo: { isAsync: boolean }; opHandler: OpHandler };
+
+/**
+ * Wraps the handlers of `tracer.opcodes` in the EVM's opcode table until the returned function is
+ * called (again after a fork change rebuilds the table), so that a tracer that needs a few opcodes
+ * does not pay for the step event of every instruction.
+ */
+function hookOpcodes(evm: VM['evm'], tracer: EvmObserver, fail: (e: unknown) => void): () => void {
+  const { opcodes, onOpcode } = tracer;
+  if (opcodes === undefined || onOpcode === undefined) return () => {};
+  const internals = evm as unknown as { _opcodeMap: (OpEntry | undefined)[] };
+  /** Per opcode: our entry in the table, and the one it replaced. */
+  const ours = new Map<number, { wrapped: OpEntry; original: OpEntry }>();
+  const hook = () => {
+    const map = internals._opcodeMap;
+    for (const code of opcodes) {
+      const entry = map[code];
+      if (entry === undefined || ours.get(code)?.wrapped === entry) continue;
+      const inner = entry.opHandler;
+      const opHandler: OpHandler = entry.opcodeInfo.isAsync
+        ? async (state, common) => {
+            try {
+              await onOpcode.call(tracer, code, state);
+            } catch (e) {
+              fail(e);
+            }
+            return inner(state, common);
+          }
+        : (state, common) => {
+            try {
+              void onOpcode.call(tracer, code, state);
+            } catch (e) {
+              fail(e);
+            }
+            return inner(state, common);
+          };
+      const wrapped = { ...entry, opHandler };
+      map[code] = wrapped;
+      ours.set(code, { wrapped, original: entry });
+    }
+  };
+  hook();
+  evm.common.events.on('hardforkChanged', hook);
+  return () => {
+    evm.common.events.off('hardforkChanged', hook);
+    const map = internals._opcodeMap;
+    for (const [code, { wrapped, original }] of ours) if (map[code] === wrapped) map[code] = original;
   };
 }
 

@@ -23,6 +23,14 @@ export interface StepEvent {
     getAccount(address: Addr): Promise<{ balance: bigint } | undefined>;
   };
 }
+/** What an opcode hook reads: the interpreter's stack, memory, address and state. */
+export interface OpcodeState {
+  stack: { peek(n?: number): bigint[] };
+  memory: { read(offset: number, size: number): Uint8Array };
+  interpreter: { getAddress(): Addr };
+  stateManager: StepEvent['stateManager'];
+}
+
 export interface MessageEvent {
   caller: Addr;
   to?: Addr;
@@ -182,6 +190,12 @@ export interface EvmObserver {
    */
   capture?(phase: 'post' | 'pre', state: StateReader): Promise<void>;
   onStep?(step: StepEvent): void | Promise<void>;
+  /**
+   * A few opcodes seen without the step event: `onOpcode` runs as each one starts (its gas paid),
+   * with the interpreter's state; it must not be async for an opcode whose handler is not.
+   */
+  readonly opcodes?: readonly number[];
+  onOpcode?(code: number, state: OpcodeState): void | Promise<void>;
   onEnter?(message: MessageEvent): void;
   onExit?(result: MessageResult): void;
 }
@@ -253,17 +267,40 @@ export function gethError(error: string): string {
 
 /** The log a LOG0…LOG4 step is about to emit; none for another instruction, or a size no LOG could pay for. */
 export function logOfStep(step: StepEvent): Log | undefined {
-  const code = step.opcode.code;
-  if (code < 0xa0 || code > 0xa4) return undefined;
   const s = step.stack;
-  const at = (i: number) => s[s.length - 1 - i];
+  const read = (offset: number, size: number) => {
+    const data = new Uint8Array(size);
+    data.set(step.memory.subarray(offset, offset + size));
+    return data;
+  };
+  return logOf(step.opcode.code, (i) => s[s.length - 1 - i], read, step.address.bytes);
+}
+
+/** As logOfStep, from an opcode hook's interpreter state (EvmObserver.onOpcode). */
+export function logOfOpcode(code: number, state: OpcodeState): Log | undefined {
+  if (code < 0xa0 || code > 0xa4) return undefined;
+  const top = state.stack.peek(2 + code - 0xa0);
+  return logOf(
+    code,
+    (i) => top[i],
+    (offset, size) => state.memory.read(offset, size),
+    state.interpreter.getAddress().bytes,
+  );
+}
+
+/** The log a LOG0..LOG4 about to run emits, from its operands (`at(0)` the stack's top) and memory. */
+function logOf(
+  code: number,
+  at: (i: number) => bigint,
+  read: (offset: number, size: number) => Uint8Array,
+  address: Uint8Array,
+): Log | undefined {
+  if (code < 0xa0 || code > 0xa4) return undefined;
   if (at(1) > MAX_TRACED_LOG_BYTES) return undefined;
-  const offset = Number(at(0));
-  const data = new Uint8Array(Number(at(1)));
-  data.set(step.memory.subarray(offset, offset + data.length));
+  const data = read(Number(at(0)), Number(at(1)));
   const topics: Uint8Array[] = [];
   for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
-  return { address: step.address.bytes, topics, data };
+  return { address, topics, data };
 }
 
 /** The opcodes that open a call frame. */
