@@ -5,6 +5,8 @@
  * artifact per contract: fixtures/contracts/<ContractName>.json containing
  * { contractName, abi, bytecode, deployedBytecode }.
  *
+ * fixtures/contracts/messaging/ holds the L1 and L2 message services (--l1).
+ *
  * fixtures/contracts/linea/ holds the contracts behind Linea's published line
  * counts; they are compiled as Linea's acceptance tests compile them (solc
  * 0.8.19, optimizer on, runs 1, the compiler's default EVM version), so their
@@ -22,6 +24,12 @@ const BUILDS = [
     dir: CONTRACTS,
     solc: require('solc'),
     settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun' },
+  },
+  {
+    // The message services between the devnet's L1 and L2 (transient storage: Cancun or later).
+    dir: path.join(CONTRACTS, 'messaging'),
+    solc: require('solc'),
+    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', viaIR: true },
   },
   {
     dir: path.join(CONTRACTS, 'linea'),
