@@ -4,7 +4,7 @@
  * started and stopped together. The command and createDevnet both start theirs here, from options
  * checked by resolveNodeOptions.
  */
-import { Chain } from '@l2devnet/core';
+import { Chain, MessageRelay } from '@l2devnet/core';
 import { createRpc } from '@l2devnet/rpc';
 import type { Rpc } from '@l2devnet/rpc';
 import type { RunningServer } from '@l2devnet/server';
@@ -67,6 +67,8 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   // An interval block that fails to build is reported, not thrown.
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
   l1?.chain.on('error', (e) => output.log(`L1 mining error: ${e.stack ?? e.message}`));
+  // L1 messages are anchored on the L2 after the L1 block that holds them.
+  if (l1 !== undefined) new MessageRelay(l1.chain, chain, output.log);
   // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));

@@ -392,6 +392,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
   };
+  // With an L1, a new L2's genesis holds its message service too.
+  if (opts.l1 === true) chain.messaging = 'l2';
   return {
     chain,
     l1: l1Of(opts, chain, style, bad, integer),
@@ -455,6 +457,7 @@ function l1Of(
     lineCounting: false,
     rpcLineCheck: false,
     sequencerRules: false,
+    messaging: 'l1',
     autoImpersonate: l2.autoImpersonate,
     rpcEvmTimeoutMs: l2.rpcEvmTimeoutMs,
   };

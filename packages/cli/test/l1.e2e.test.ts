@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { createPublicClient, createWalletClient, http, parseAbi, parseEther, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 
@@ -139,4 +139,71 @@ test('createDevnet({ l1: true }) gives the L1 a provider of its own', async () =
   const none = await createDevnet({ log: () => {} });
   expect(none.l1).toBeUndefined();
   await none.close();
+});
+
+test('an L1 message is anchored on the L2 after its L1 block, and claimed there with viem', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+    const l1Abi = parseAbi([
+      'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+      'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+    ]);
+    const l2Abi = parseAbi([
+      'function inboxL1L2MessageStatus(bytes32) view returns (uint256)',
+      'function minimumFeeInWei() view returns (uint256)',
+      'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
+    ]);
+    const chainOf = (id: number, url: string) =>
+      ({
+        id,
+        name: String(id),
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [url] } },
+      }) as const;
+    const l1Url = `${node.url}/l1`;
+    const l1 = createPublicClient({ transport: http(l1Url) });
+    const l2 = createPublicClient({ transport: http(node.url) });
+    const account = privateKeyToAccount(KEY0);
+    const l1Wallet = createWalletClient({ account, chain: chainOf(31338, l1Url), transport: http(l1Url) });
+    const l2Wallet = createWalletClient({ account, chain: chainOf(31337, node.url), transport: http(node.url) });
+    expect(await l2.readContract({ address: L2_SERVICE, abi: l2Abi, functionName: 'minimumFeeInWei' })).toBe(
+      10n ** 14n,
+    );
+
+    const to = '0x00000000000000000000000000000000000000bb';
+    const [fee, value] = [parseEther('0.001'), parseEther('3')];
+    const sent = await l1Wallet.writeContract({
+      address: L1_SERVICE,
+      abi: l1Abi,
+      functionName: 'sendMessage',
+      args: [to, fee, '0x'],
+      value: value + fee,
+    });
+    const receipt = await l1.waitForTransactionReceipt({ hash: sent });
+    const [event] = parseEventLogs({ abi: l1Abi, logs: receipt.logs, eventName: 'MessageSent' });
+    const status = () =>
+      l2.readContract({
+        address: L2_SERVICE,
+        abi: l2Abi,
+        functionName: 'inboxL1L2MessageStatus',
+        args: [event.args._messageHash],
+      });
+    for (let i = 0; i < 100 && (await status()) !== 1n; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await status()).toBe(1n);
+
+    const claim = await l2Wallet.writeContract({
+      address: L2_SERVICE,
+      abi: l2Abi,
+      functionName: 'claimMessage',
+      args: [DEV0, to, fee, value, '0x0000000000000000000000000000000000000000', '0x', event.args._nonce],
+      gas: 300_000n,
+    });
+    expect((await l2.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+    expect(await status()).toBe(2n);
+    expect(await l2.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+  } finally {
+    await stop(node);
+  }
 });

@@ -93,3 +93,5 @@ export type { BundleRequest, ForcedItem } from './chain/admission';
 export type { KeptOption } from './chain/open';
 export { ForkState } from './fork/forkState';
 export type { ForkOptions, ForkSource, RemoteHeader, RemoteProof } from './fork/forkState';
+export { MessageRelay } from './messaging/relay';
+export { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, MINIMUM_FEE_WEI, operatorAddress } from './messaging/services';

@@ -29,6 +29,7 @@ import { systemContractAllocs } from '../config/systemContracts';
 import { DatabaseOpenError, ForkError, InvalidArgumentError, InvalidLimitsError } from '../errors';
 import { ExecutionGuard } from '../exec/executionGuard';
 import { openForkState } from '../fork/forkState';
+import { messagingAlloc } from '../messaging/services';
 import type { ForkOptions } from '../fork/forkState';
 import { Simulator } from '../exec/simulator';
 import { LineCounter } from '../lines/lineCounter';
@@ -116,6 +117,11 @@ export interface GenesisOptions {
    * first block here, its state fetched as it is read (fork/forkState.ts).
    */
   fork?: ForkOptions;
+  /**
+   * With an L1 beside the L2 (--l1): which layer this chain is; a new dev chain's genesis then holds
+   * that layer's message service and its operator (messaging/services.ts).
+   */
+  messaging?: 'l1' | 'l2';
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
@@ -281,6 +287,7 @@ async function writeGenesis(
   const alloc = spec?.alloc ?? [
     ...systemContractAllocs(head.common),
     ...accounts.map((a) => ({ address: a.address, balance })),
+    ...(opts.messaging === undefined ? [] : messagingAlloc(opts.messaging)),
   ];
   await sm.checkpoint();
   await applyAlloc(sm, alloc);

@@ -1,0 +1,69 @@
+/**
+ * Linea's message services on a devnet with an L1 (--l1): where they are, who runs them, and how a
+ * new chain's genesis holds them (fixtures/contracts/messaging, compiled by build-fixtures).
+ *
+ * They sit at Linea mainnet's addresses (LineaRollup on Ethereum, L2MessageService on Linea), run by
+ * one operator account with a fixed, published key: the node anchors and finalizes with it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { bigIntToBytes, hexToBytes, privateToAddress, setLengthLeft, utf8ToBytes } from '@ethereumjs/util';
+
+import { keccak256 } from '../config/fastCrypto';
+import { FIXTURES_DIR } from '../config/fixtures';
+import type { GenesisAllocation } from '../config/genesis';
+
+/** LineaRollup's address on Ethereum mainnet: the L1 message service here. */
+export const L1_MESSAGE_SERVICE = hexToBytes('0xd19d4B5d358258f05D7B411E21A1460D11B0876F');
+/** L2MessageService's address on Linea mainnet: the L2 message service here. */
+export const L2_MESSAGE_SERVICE = hexToBytes('0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec');
+
+/** The operator's key: keccak-256 of "l2devnet message service operator" (a devnet key, public). */
+export function operatorKey(): Uint8Array {
+  return keccak256(utf8ToBytes('l2devnet message service operator'));
+}
+
+export function operatorAddress(): Uint8Array {
+  return privateToAddress(operatorKey());
+}
+
+/** The L2's minimum message fee, as Linea's L2MessageService starts with (0.0001 ETH). */
+export const MINIMUM_FEE_WEI = 10n ** 14n;
+
+const ETH = 10n ** 18n;
+/** What each service holds to pay out the other layer's messages (Linea's hold the bridged ETH). */
+const SERVICE_BALANCE = 10n ** 9n * ETH;
+const OPERATOR_BALANCE = 10n ** 6n * ETH;
+
+const slot = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+const word = (n: bigint) => bigIntToBytes(n);
+
+function runtimeCode(contract: 'LineaRollup' | 'L2MessageService'): Uint8Array {
+  const file = join(FIXTURES_DIR, 'contracts', 'messaging', `${contract}.json`);
+  const artifact = JSON.parse(readFileSync(file, 'utf8')) as { deployedBytecode: `0x${string}` };
+  return hexToBytes(artifact.deployedBytecode);
+}
+
+/**
+ * The genesis entries of `layer`'s message service and the operator: the contract's code, its
+ * storage as its constructor would leave it (slot 0 the operator, slot 1 the next message number,
+ * on the L2 slot 5 the minimum fee; see the storage layout in MessageService.sol), and balances.
+ */
+export function messagingAlloc(layer: 'l1' | 'l2'): GenesisAllocation[] {
+  const operator = operatorAddress();
+  const storage: [Uint8Array, Uint8Array][] = [
+    [slot(0n), operator],
+    [slot(1n), word(1n)],
+  ];
+  if (layer === 'l2') storage.push([slot(5n), word(MINIMUM_FEE_WEI)]);
+  return [
+    {
+      address: layer === 'l1' ? L1_MESSAGE_SERVICE : L2_MESSAGE_SERVICE,
+      balance: SERVICE_BALANCE,
+      code: runtimeCode(layer === 'l1' ? 'LineaRollup' : 'L2MessageService'),
+      storage,
+    },
+    { address: operator, balance: OPERATOR_BALANCE },
+  ];
+}
