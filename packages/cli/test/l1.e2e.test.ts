@@ -6,7 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { createPublicClient, createWalletClient, http, parseAbi, parseEther, parseEventLogs } from 'viem';
+import {
+  concat,
+  createPublicClient,
+  createWalletClient,
+  http,
+  keccak256,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 
@@ -203,6 +212,103 @@ test('an L1 message is anchored on the L2 after its L1 block, and claimed there 
     expect((await l2.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
     expect(await status()).toBe(2n);
     expect(await l2.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+  } finally {
+    await stop(node);
+  }
+});
+
+test("an L2 message is finalized on the L1 after its L2 block, and claimed there with the proof Linea's SDK builds", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+    const l2Abi = parseAbi([
+      'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+      'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+    ]);
+    const l1Abi = parseAbi([
+      'function l2MerkleRootsDepths(bytes32) view returns (uint256)',
+      'function isMessageClaimed(uint256) view returns (bool)',
+      'event L2MessagingBlockAnchored(uint256 indexed l2Block)',
+      'function claimMessageWithProof((bytes32[] proof, uint256 messageNumber, uint32 leafIndex, address from, address to, uint256 fee, uint256 value, address feeRecipient, bytes32 merkleRoot, bytes data) _params)',
+    ]);
+    const chainOf = (id: number, url: string) =>
+      ({
+        id,
+        name: String(id),
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [url] } },
+      }) as const;
+    const l1Url = `${node.url}/l1`;
+    const l1 = createPublicClient({ transport: http(l1Url) });
+    const l2 = createPublicClient({ transport: http(node.url) });
+    const account = privateKeyToAccount(KEY0);
+    const l1Wallet = createWalletClient({ account, chain: chainOf(31338, l1Url), transport: http(l1Url) });
+    const l2Wallet = createWalletClient({ account, chain: chainOf(31337, node.url), transport: http(node.url) });
+
+    const to = '0x00000000000000000000000000000000000000cc';
+    const [fee, value] = [parseEther('0.0011'), parseEther('4')];
+    const sent = await l2Wallet.writeContract({
+      address: L2_SERVICE,
+      abi: l2Abi,
+      functionName: 'sendMessage',
+      args: [to, fee, '0x'],
+      value: value + fee,
+    });
+    const receipt = await l2.waitForTransactionReceipt({ hash: sent });
+    const [event] = parseEventLogs({ abi: l2Abi, logs: receipt.logs, eventName: 'MessageSent' });
+    // The SDK's tree: 2^5 leaves, the block's messages then zero hashes, keccak(left ‖ right).
+    let level: `0x${string}`[] = [event.args._messageHash, ...Array<`0x${string}`>(31).fill(`0x${'00'.repeat(32)}`)];
+    const proof: `0x${string}`[] = [];
+    while (level.length > 1) {
+      proof.push(level[1]);
+      const next: `0x${string}`[] = [];
+      for (let i = 0; i < level.length; i += 2) next.push(keccak256(concat([level[i], level[i + 1]])));
+      level = next;
+    }
+    const root = level[0];
+    const depth = () =>
+      l1.readContract({ address: L1_SERVICE, abi: l1Abi, functionName: 'l2MerkleRootsDepths', args: [root] });
+    for (let i = 0; i < 100 && (await depth()) !== 5n; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await depth()).toBe(5n);
+    const anchored = await l1.getContractEvents({
+      address: L1_SERVICE,
+      abi: l1Abi,
+      eventName: 'L2MessagingBlockAnchored',
+      fromBlock: 0n,
+    });
+    expect(anchored.map((e) => e.args.l2Block)).toEqual([receipt.blockNumber]);
+
+    const claim = await l1Wallet.writeContract({
+      address: L1_SERVICE,
+      abi: l1Abi,
+      functionName: 'claimMessageWithProof',
+      args: [
+        {
+          proof,
+          messageNumber: event.args._nonce,
+          leafIndex: 0,
+          from: DEV0,
+          to,
+          fee: event.args._fee,
+          value,
+          feeRecipient: '0x0000000000000000000000000000000000000000',
+          merkleRoot: root,
+          data: '0x',
+        },
+      ],
+      gas: 300_000n,
+    });
+    expect((await l1.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+    expect(
+      await l1.readContract({
+        address: L1_SERVICE,
+        abi: l1Abi,
+        functionName: 'isMessageClaimed',
+        args: [event.args._nonce],
+      }),
+    ).toBe(true);
+    expect(await l1.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
   } finally {
     await stop(node);
   }

@@ -1,13 +1,18 @@
 /**
- * The off-chain service between the two layers, as the node's own behaviour (Linea's coordinator):
- * every L1 message is anchored on the L2 in a transaction the operator signs, after the L1 block
- * that holds it, with the L1's rolling hash, so that it can be claimed there.
+ * The off-chain services between the two layers, as the node's own behaviour (Linea's coordinator),
+ * each in a transaction the operator signs:
+ *  - every L1 message is anchored on the L2 after the L1 block that holds it, with the L1's rolling
+ *    hash, so that it can be claimed there;
+ *  - every L2 block that sends messages is finalized on the L1 after it: the Merkle roots of its
+ *    messages (trees of 2^5 leaves, in log order, zero-padded, as Linea's SDK rebuilds them) and the
+ *    block, so that each message can be claimed there with its proof.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
 import type { Chain } from '../chain/chain';
 import { SUGGESTED_TIP } from '../pool/requestTx';
+import { keccak256 } from '../config/fastCrypto';
 import type { Receipt } from '../types';
 import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, operatorAddress, operatorKey } from './services';
 
@@ -17,6 +22,12 @@ const L1_ROLLING_HASH_UPDATED = hexToBytes('0xea3b023b4c8680d4b4824f0143132c9547
 const ANCHOR_SELECTOR = hexToBytes('0x3c362146');
 /** Linea's limit of hashes in one anchoring. */
 const MAX_HASHES = 100;
+/** MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), on both layers. */
+const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
+/** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
+const FINALIZE_SIGNATURE = 'finalizeMessages(uint256,bytes32[],uint256,uint256[])';
+/** The depth of the L2 message trees: Linea's SDK's default (l2MessageTreeDepth). */
+export const MESSAGE_TREE_DEPTH = 5;
 
 /** One L1 message as its rolling-hash log gives it. */
 interface L1Message {
@@ -29,10 +40,18 @@ export class MessageRelay {
   private work: Promise<void> = Promise.resolve();
 
   constructor(
-    l1: Chain,
+    private readonly l1: Chain,
     private readonly l2: Chain,
     private readonly log: (line: string) => void,
   ) {
+    l2.on('block', (block, receipts) => {
+      const hashes = l2Messages(receipts);
+      if (hashes.length === 0) return;
+      const n = block.header.number;
+      this.work = this.work
+        .then(() => this.finalize(n, hashes))
+        .catch((e: Error) => this.log(`finalizing L2 block ${n} on the L1 failed: ${e.message}`));
+    });
     l1.on('block', (_block, receipts) => {
       const messages = l1Messages(receipts);
       if (messages.length === 0) return;
@@ -47,6 +66,46 @@ export class MessageRelay {
     return this.work;
   }
 
+  /** Posts the Merkle roots of L2 block `n`'s messages to the L1, with the block. */
+  private async finalize(n: bigint, hashes: Uint8Array[]): Promise<void> {
+    const roots: Uint8Array[] = [];
+    const size = 2 ** MESSAGE_TREE_DEPTH;
+    for (let i = 0; i < hashes.length; i += size) roots.push(merkleRoot(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH));
+    const word = (x: bigint) => setLengthLeft(bigIntToBytes(x), 32);
+    const data = concatBytes(
+      keccak256(new TextEncoder().encode(FINALIZE_SIGNATURE)).subarray(0, 4),
+      word(n),
+      word(0x80n),
+      word(BigInt(MESSAGE_TREE_DEPTH)),
+      word(0xa0n + 0x20n * BigInt(roots.length)),
+      word(BigInt(roots.length)),
+      ...roots,
+      word(1n),
+      word(n),
+    );
+    await this.send(this.l1, L1_MESSAGE_SERVICE, data, 150_000n + 30_000n * BigInt(roots.length));
+  }
+
+  /** A transaction of the operator's to `to` on `chain`. */
+  private async send(chain: Chain, to: Uint8Array, data: Uint8Array, gasLimit: bigint): Promise<void> {
+    const operator = operatorAddress();
+    const nonce = await chain.reads.pendingNonce(operator);
+    const baseFee = await chain.reads.nextBaseFee();
+    const tx = createFeeMarket1559Tx(
+      {
+        nonce,
+        to,
+        data,
+        gasLimit,
+        maxPriorityFeePerGas: SUGGESTED_TIP,
+        maxFeePerGas: baseFee * 2n + SUGGESTED_TIP,
+        chainId: chain.chainId,
+      },
+      { common: chain.common },
+    ).sign(operatorKey());
+    await chain.txs.submit(tx, operator);
+  }
+
   private async anchor(messages: L1Message[]): Promise<void> {
     for (let i = 0; i < messages.length; i += MAX_HASHES) {
       const batch = messages.slice(i, i + MAX_HASHES);
@@ -57,22 +116,7 @@ export class MessageRelay {
         last.number,
         last.rollingHash,
       );
-      const operator = operatorAddress();
-      const nonce = await this.l2.reads.pendingNonce(operator);
-      const baseFee = await this.l2.reads.nextBaseFee();
-      const tx = createFeeMarket1559Tx(
-        {
-          nonce,
-          to: L2_MESSAGE_SERVICE,
-          data,
-          gasLimit: 100_000n + 30_000n * BigInt(batch.length),
-          maxPriorityFeePerGas: SUGGESTED_TIP,
-          maxFeePerGas: baseFee * 2n + SUGGESTED_TIP,
-          chainId: this.l2.chainId,
-        },
-        { common: this.l2.common },
-      ).sign(operatorKey());
-      await this.l2.txs.submit(tx, operator);
+      await this.send(this.l2, L2_MESSAGE_SERVICE, data, 100_000n + 30_000n * BigInt(batch.length));
     }
   }
 }
@@ -89,6 +133,31 @@ function l1Messages(receipts: Receipt[]): L1Message[] {
       )
         out.push({ number: bytesToBigInt(log.topics[1]), rollingHash: log.topics[2], hash: log.topics[3] });
   return out;
+}
+
+/** The hashes of the L2 service's messages in a block's receipts, in log order. */
+function l2Messages(receipts: Receipt[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const r of receipts)
+    for (const log of r.logs)
+      if (
+        equalsBytes(log.address, L2_MESSAGE_SERVICE) &&
+        log.topics.length === 4 &&
+        equalsBytes(log.topics[0], MESSAGE_SENT)
+      )
+        out.push(log.topics[3]);
+  return out;
+}
+
+/** The root of a tree of 2^depth leaves: `leaves`, then zero hashes; nodes keccak-256(left ‖ right). */
+export function merkleRoot(leaves: Uint8Array[], depth: number): Uint8Array {
+  let level = [...leaves, ...Array<Uint8Array>(2 ** depth - leaves.length).fill(new Uint8Array(32))];
+  for (let d = 0; d < depth; d++) {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(keccak256(concatBytes(level[i], level[i + 1])));
+    level = next;
+  }
+  return level[0];
 }
 
 /** The ABI encoding of anchorL1L2MessageHashes(hashes, start, final, rollingHash). */
