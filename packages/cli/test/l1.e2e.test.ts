@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { LineaSDK, OnChainMessageStatus } from '@consensys/linea-sdk';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+
 import {
   concat,
   createPublicClient,
@@ -309,6 +312,66 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
       }),
     ).toBe(true);
     expect(await l1.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+  } finally {
+    await stop(node);
+  }
+});
+
+test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+    const sdk = new LineaSDK({
+      network: 'localhost',
+      l1RpcUrl: `${node.url}/l1`,
+      l2RpcUrl: node.url,
+      mode: 'read-write',
+      l1SignerPrivateKey: KEY0,
+      l2SignerPrivateKey: KEY0,
+    });
+    const onL1 = sdk.getL1Contract(L1_SERVICE, L2_SERVICE);
+    const onL2 = sdk.getL2Contract(L2_SERVICE);
+    const until = async (read: () => Promise<unknown>, want: unknown) => {
+      for (let i = 0; i < 100 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 20));
+      return read();
+    };
+    const send = async (url: string, service: string, fee: bigint, value: bigint) => {
+      const wallet = new Wallet(KEY0, new JsonRpcProvider(url, undefined, { staticNetwork: true }));
+      const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
+      const tx = await new Contract(service, abi, wallet).sendMessage(
+        '0x00000000000000000000000000000000000000ee',
+        fee,
+        '0x',
+        {
+          value: value + fee,
+        },
+      );
+      return (await tx.wait())!.hash;
+    };
+
+    // L1 to L2: anchored by the node, claimable on the L2, claimed there through the SDK.
+    const [toL2] = await onL1.getMessagesByTransactionHash(
+      await send(`${node.url}/l1`, L1_SERVICE, parseEther('0.01'), parseEther('1')),
+    );
+    expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+      OnChainMessageStatus.CLAIMABLE,
+    );
+    // With a gas limit: an estimate made without a gas price (as geth makes it) leaves out the fee's payment.
+    await (await onL2.claim(toL2, { gasLimit: 300_000n })).wait();
+    expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+
+    // L2 to L1: finalized by the node, its proof rebuilt by the SDK from the chains' events, claimed on the L1.
+    const [toL1] = await onL2.getMessagesByTransactionHash(
+      await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('2')),
+    );
+    expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+      OnChainMessageStatus.CLAIMABLE,
+    );
+    const proof = await onL1.getMessageProof(toL1.messageHash);
+    expect([proof.leafIndex, proof.proof.length]).toEqual([0, 5]);
+    await (await onL1.claim(toL1)).wait();
+    expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
   } finally {
     await stop(node);
   }
