@@ -21,6 +21,10 @@ import {
 } from 'ethers';
 import type { Signer } from 'ethers';
 
+import { bytesToHex } from '@ethereumjs/util';
+import { Chain, L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, MessageRelay } from '@l2devnet/core';
+import { createProvider, createRpc } from '@l2devnet/rpc';
+
 import { createDevnet } from '../src';
 import type { Devnet } from '../src';
 
@@ -325,4 +329,41 @@ test("a claim's call sees the message's sender through sender(), and a reverting
     data: '0xbeef',
   });
   expect(await l2.inboxL1L2MessageStatus(h2)).toBe(1n);
+});
+
+test('a relay that starts after messages were sent (a node started again) anchors and finalizes what was left', async () => {
+  const l1Chain = await Chain.create({ chainId: 31338n, messaging: 'l1', sequencerRules: false, lineCounting: false });
+  const l2Chain = await Chain.create({ messaging: 'l2' });
+  try {
+    const l1p = new BrowserProvider(createProvider(createRpc(l1Chain)) as never);
+    const l2p = new BrowserProvider(createProvider(createRpc(l2Chain)) as never);
+    const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
+    const status = ['function inboxL1L2MessageStatus(bytes32) view returns (uint256)'];
+    const depth = ['function l2MerkleRootsDepths(bytes32) view returns (uint256)'];
+    const L1 = bytesToHex(L1_MESSAGE_SERVICE);
+    const L2 = bytesToHex(L2_MESSAGE_SERVICE);
+    const sender = await l1p.getSigner(bytesToHex(l1Chain.accounts[0].address));
+    const l2Sender = await l2p.getSigner(bytesToHex(l2Chain.accounts[0].address));
+    // Sent while no relay runs.
+    const toL2 = await (
+      await new Contract(L1, abi, sender).sendMessage(ZeroAddress.replace(/0$/, '1'), 0n, '0x', { value: 5n })
+    ).wait();
+    const toL1 = await (
+      await new Contract(L2, abi, l2Sender).sendMessage(ZeroAddress.replace(/0$/, '1'), MIN_FEE, '0x', {
+        value: MIN_FEE + 7n,
+      })
+    ).wait();
+    const l1Hash = toL2!.logs.find((l) => l.topics[0] === LINEA_L1.MessageSent)!.topics[3];
+    const l2Hash = toL1!.logs.find((l) => l.topics[0] === LINEA_L2.MessageSent)!.topics[3];
+    const relay = new MessageRelay(l1Chain, l2Chain, (line) => {
+      throw new Error(line);
+    });
+    await relay.idle();
+    expect(await new Contract(L2, status, l2p).inboxL1L2MessageStatus(l1Hash)).toBe(1n);
+    const root = merkleTree([l2Hash], 5).root;
+    expect(await new Contract(L1, depth, l1p).l2MerkleRootsDepths(root)).toBe(5n);
+  } finally {
+    await l1Chain.close();
+    await l2Chain.close();
+  }
 });

@@ -6,6 +6,9 @@
  *  - every L2 block that sends messages is finalized on the L1 after it: the Merkle roots of its
  *    messages (trees of 2^5 leaves, in log order, zero-padded, as Linea's SDK rebuilds them) and the
  *    block, so that each message can be claimed there with its proof.
+ * What a stopped node left undone (a message sent just before a kill) is done when it starts again:
+ * the L2 service's last anchored message and the L1 service's last finalized L2 block say where to
+ * pick up.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
@@ -13,7 +16,7 @@ import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, set
 import type { Chain } from '../chain/chain';
 import { SUGGESTED_TIP } from '../pool/requestTx';
 import { keccak256 } from '../config/fastCrypto';
-import type { Receipt } from '../types';
+import type { Log } from '../types';
 import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, operatorAddress, operatorKey } from './services';
 
 /** RollingHashUpdated(uint256 indexed messageNumber, bytes32 indexed rollingHash, bytes32 indexed messageHash), the L1's topic. */
@@ -45,15 +48,16 @@ export class MessageRelay {
     private readonly log: (line: string) => void,
   ) {
     l2.on('block', (block, receipts) => {
-      const hashes = l2Messages(receipts);
+      const hashes = l2Messages(receipts.flatMap((r) => r.logs));
       if (hashes.length === 0) return;
       const n = block.header.number;
       this.work = this.work
         .then(() => this.finalize(n, hashes))
         .catch((e: Error) => this.log(`finalizing L2 block ${n} on the L1 failed: ${e.message}`));
     });
+    this.work = this.catchUp().catch((e: Error) => this.log(`catching up on messages failed: ${e.message}`));
     l1.on('block', (_block, receipts) => {
-      const messages = l1Messages(receipts);
+      const messages = l1Messages(receipts.flatMap((r) => r.logs));
       if (messages.length === 0) return;
       this.work = this.work
         .then(() => this.anchor(messages))
@@ -64,6 +68,33 @@ export class MessageRelay {
   /** Resolves once every anchoring asked for so far was submitted. */
   idle(): Promise<void> {
     return this.work;
+  }
+
+  /** Anchors the L1 messages and finalizes the L2 blocks that were not when the node stopped. */
+  private async catchUp(): Promise<void> {
+    const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+    const stored = async (chain: Chain, service: Uint8Array, slot: bigint) =>
+      bytesToBigInt(await chain.reads.getStorage(service, word(slot), chain.headNumber));
+    // The L2 service's slot 3: its last anchored L1 message; the L1 service's slot 4: its last finalized L2 block.
+    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, 3n);
+    const l1Logs = await this.l1.reads.getLogs({
+      fromBlock: 0n,
+      toBlock: this.l1.headNumber,
+      addresses: [L1_MESSAGE_SERVICE],
+      topics: [[L1_ROLLING_HASH_UPDATED]],
+    });
+    const unanchored = l1Messages(l1Logs).filter((m) => m.number > anchored);
+    if (unanchored.length > 0) await this.anchor(unanchored);
+    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, 4n);
+    const l2Logs = await this.l2.reads.getLogs({
+      fromBlock: finalized + 1n,
+      toBlock: this.l2.headNumber,
+      addresses: [L2_MESSAGE_SERVICE],
+      topics: [[MESSAGE_SENT]],
+    });
+    const byBlock = new Map<bigint, Uint8Array[]>();
+    for (const log of l2Logs) byBlock.set(log.blockNumber, [...(byBlock.get(log.blockNumber) ?? []), log.topics[3]]);
+    for (const [n, hashes] of byBlock) await this.finalize(n, hashes);
   }
 
   /** Posts the Merkle roots of L2 block `n`'s messages to the L1, with the block. */
@@ -121,31 +152,29 @@ export class MessageRelay {
   }
 }
 
-/** The L1 service's messages in a block's receipts, in order. */
-function l1Messages(receipts: Receipt[]): L1Message[] {
+/** The L1 service's messages among `logs`, in order. */
+function l1Messages(logs: Log[]): L1Message[] {
   const out: L1Message[] = [];
-  for (const r of receipts)
-    for (const log of r.logs)
-      if (
-        equalsBytes(log.address, L1_MESSAGE_SERVICE) &&
-        log.topics.length === 4 &&
-        equalsBytes(log.topics[0], L1_ROLLING_HASH_UPDATED)
-      )
-        out.push({ number: bytesToBigInt(log.topics[1]), rollingHash: log.topics[2], hash: log.topics[3] });
+  for (const log of logs)
+    if (
+      equalsBytes(log.address, L1_MESSAGE_SERVICE) &&
+      log.topics.length === 4 &&
+      equalsBytes(log.topics[0], L1_ROLLING_HASH_UPDATED)
+    )
+      out.push({ number: bytesToBigInt(log.topics[1]), rollingHash: log.topics[2], hash: log.topics[3] });
   return out;
 }
 
-/** The hashes of the L2 service's messages in a block's receipts, in log order. */
-function l2Messages(receipts: Receipt[]): Uint8Array[] {
+/** The hashes of the L2 service's messages among `logs`, in log order. */
+function l2Messages(logs: Log[]): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const r of receipts)
-    for (const log of r.logs)
-      if (
-        equalsBytes(log.address, L2_MESSAGE_SERVICE) &&
-        log.topics.length === 4 &&
-        equalsBytes(log.topics[0], MESSAGE_SENT)
-      )
-        out.push(log.topics[3]);
+  for (const log of logs)
+    if (
+      equalsBytes(log.address, L2_MESSAGE_SERVICE) &&
+      log.topics.length === 4 &&
+      equalsBytes(log.topics[0], MESSAGE_SENT)
+    )
+      out.push(log.topics[3]);
   return out;
 }
 
