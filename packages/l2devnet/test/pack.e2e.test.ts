@@ -52,6 +52,8 @@ beforeAll(async () => {
     'dist/l2devnet.js.cache',
     'dist/testing.d.ts',
     'dist/testing.js',
+    'fixtures/contracts/messaging/L2MessageService.json',
+    'fixtures/contracts/messaging/LineaRollup.json',
     'fixtures/credits.json',
     'fixtures/limits/linea-london.toml',
     'fixtures/limits/linea-mainnet.toml',
