@@ -77,6 +77,7 @@ L1 (a plain Ethereum dev chain beside the L2, on the same port)
                             DATA_DIR/l1 (default off: most work needs the L2 alone)
   --l1-chain-id ID          the L1's chain id (default 31338)
   --l1-block-time SECONDS   mine the L1 every SECONDS (default: automine)
+  --auto-claim              claim every message between the two once it can be, as Linea's postman
 
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
@@ -278,6 +279,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   l1: { type: 'boolean' },
   'l1-chain-id': { type: 'string' },
   'l1-block-time': { type: 'string' },
+  'auto-claim': { type: 'boolean' },
   'fork-url': { type: 'string', short: 'f' },
   'rpc-url': { type: 'string' },
   'fork-block-number': { type: 'string' },
@@ -421,6 +423,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       l1: flag('l1') ? true : undefined,
       l1ChainId: big('l1-chain-id', s('l1-chain-id')),
       l1BlockTime: seconds('l1-block-time', s('l1-block-time')),
+      autoClaim: flag('auto-claim') ? true : undefined,
       forkUrl: s('fork-url') ?? s('rpc-url'),
       forkBlockNumber: big('fork-block-number', s('fork-block-number')),
       forkChainId: big('fork-chain-id', s('fork-chain-id')),

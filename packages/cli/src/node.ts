@@ -68,7 +68,7 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
   l1?.chain.on('error', (e) => output.log(`L1 mining error: ${e.stack ?? e.message}`));
   // L1 messages are anchored on the L2 after the L1 block that holds them.
-  if (l1 !== undefined) new MessageRelay(l1.chain, chain, output.log);
+  if (l1 !== undefined) new MessageRelay(l1.chain, chain, output.log, config.autoClaim);
   // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));

@@ -99,6 +99,8 @@ export interface NodeOptions {
   l1ChainId?: number | bigint;
   /** With `l1`: mine it every this many seconds instead of automining. `--l1-block-time` */
   l1BlockTime?: number;
+  /** With `l1`: the node claims every message once it can, as Linea's postman. `--auto-claim` */
+  autoClaim?: boolean;
   // Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;
@@ -177,6 +179,8 @@ export interface NodeConfig {
   chain: ChainOptions;
   /** The L1 beside the L2 (--l1); undefined: none. */
   l1: ChainOptions | undefined;
+  /** With the L1: the node claims messages itself (--auto-claim). */
+  autoClaim: boolean;
   /** The line limits file read (for the banner). */
   limitsFile: string;
   /** Where to listen; undefined: no server. */
@@ -280,6 +284,7 @@ const FLAGS: Record<OptionName, string> = {
   l1: '--l1',
   l1ChainId: '--l1-chain-id',
   l1BlockTime: '--l1-block-time',
+  autoClaim: '--auto-claim',
 };
 
 /** The command's flags. */
@@ -397,6 +402,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   return {
     chain,
     l1: l1Of(opts, chain, style, bad, integer),
+    autoClaim: opts.autoClaim === true,
     limitsFile,
     listen,
     apiKeys,
@@ -433,7 +439,7 @@ function l1Of(
   integer: (o: OptionName, v: number | bigint | undefined, min?: number) => bigint | undefined,
 ): ChainOptions | undefined {
   if (opts.l1 !== true) {
-    const stray = (['l1ChainId', 'l1BlockTime'] as const).find((o) => opts[o] !== undefined);
+    const stray = (['l1ChainId', 'l1BlockTime', 'autoClaim'] as const).find((o) => opts[o] !== undefined);
     if (stray !== undefined) throw new OptionError(style.needs(stray, 'l1'));
     return undefined;
   }

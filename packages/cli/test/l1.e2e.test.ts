@@ -13,6 +13,7 @@ import {
   concat,
   createPublicClient,
   createWalletClient,
+  custom,
   http,
   keccak256,
   parseAbi,
@@ -130,6 +131,7 @@ test('a data directory keeps both chains: a restart resumes each at its own head
 test.each([
   [['--l1', '--l1-chain-id', '31337'], 'error: --l1-chain-id must differ from the L2\'s chain id; got "31337"'],
   [['--l1-block-time', '2'], 'error: --l1-block-time goes with --l1'],
+  [['--auto-claim'], 'error: --auto-claim goes with --l1'],
   [['--l1', '--l1-block-time', '0'], 'error: --l1-block-time must be a positive number of seconds; got "0"'],
 ])('%j stops the start in one line', async (args, message) => {
   const result = await runToEnd(['--in-memory', '--port', '0', ...args]);
@@ -374,5 +376,60 @@ test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and clai
     expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
   } finally {
     await stop(node);
+  }
+});
+
+test('--auto-claim: the node claims each message once it can, in both directions, calldata and all', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--auto-claim']);
+  try {
+    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+    const l1Url = `${node.url}/l1`;
+    // A destination on each chain that keeps the calldata's first word in slot 0 (CALLDATALOAD 0, SSTORE 0).
+    const sink = '0x00000000000000000000000000000000000000ff';
+    for (const url of [l1Url, node.url]) await call(url, 'anvil_setCode', [sink, '0x60003560005500']);
+    const word = `0x${'ab'.repeat(32)}` as const;
+    const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
+    const send = async (url: string, service: string, fee: bigint) => {
+      const wallet = new Wallet(KEY0, new JsonRpcProvider(url, undefined, { staticNetwork: true }));
+      await (await new Contract(service, abi, wallet).sendMessage(sink, fee, word, { value: fee + 3n })).wait();
+    };
+    const slot = (url: string) => call(url, 'eth_getStorageAt', [sink, '0x0', 'latest']);
+    const until = async (url: string) => {
+      for (let i = 0; i < 100 && (await slot(url)) !== word; i++) await new Promise((r) => setTimeout(r, 20));
+      return slot(url);
+    };
+    await send(l1Url, L1_SERVICE, parseEther('0.001'));
+    expect(await until(node.url)).toBe(word);
+    expect(BigInt(await call(node.url, 'eth_getBalance', [sink, 'latest']))).toBe(3n);
+    await send(node.url, L2_SERVICE, parseEther('0.0002'));
+    expect(await until(l1Url)).toBe(word);
+    expect(BigInt(await call(l1Url, 'eth_getBalance', [sink, 'latest']))).toBe(3n);
+    expect(node.stderr()).toBe('');
+  } finally {
+    await stop(node);
+  }
+});
+
+test("the README's example: createDevnet({ l1: true, autoClaim: true }) in process, a message sent with viem arrives on the L2", async () => {
+  const devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
+  try {
+    const to = '0x00000000000000000000000000000000000000a1';
+    const account = privateKeyToAccount(KEY0);
+    const l1 = createWalletClient({ account, chain: devnet.l1!.viemChain, transport: custom(devnet.l1!.provider) });
+    const abi = parseAbi(['function sendMessage(address,uint256,bytes) payable']);
+    await l1.writeContract({
+      address: '0xd19d4B5d358258f05D7B411E21A1460D11B0876F',
+      abi,
+      functionName: 'sendMessage',
+      args: [to, 0n, '0x'],
+      value: parseEther('1'),
+    });
+    const l2 = createPublicClient({ transport: custom(devnet.provider) });
+    for (let i = 0; i < 100 && (await l2.getBalance({ address: to })) === 0n; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await l2.getBalance({ address: to })).toBe(parseEther('1'));
+  } finally {
+    await devnet.close();
   }
 });

@@ -71,6 +71,8 @@ export interface DevnetOptions {
   l1ChainId?: number | bigint;
   /** With `l1`: mine it every this many seconds instead of automining. `--l1-block-time` */
   l1BlockTime?: number;
+  /** With `l1`: the node claims every message once it can, as Linea's postman. `--auto-claim` */
+  autoClaim?: boolean;
   // --- Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;

@@ -6,6 +6,9 @@
  *  - every L2 block that sends messages is finalized on the L1 after it: the Merkle roots of its
  *    messages (trees of 2^5 leaves, in log order, zero-padded, as Linea's SDK rebuilds them) and the
  *    block, so that each message can be claimed there with its proof.
+ * With `autoClaim` (--auto-claim), the node also claims each message once it can be, as Linea's
+ * postman does: on the L2 after anchoring, on the L1 with its proof after finalization, with the
+ * operator as the fee's recipient.
  * What a stopped node left undone (a message sent just before a kill) is done when it starts again:
  * the L2 service's last anchored message and the L1 service's last finalized L2 block say where to
  * pick up.
@@ -29,6 +32,24 @@ const MAX_HASHES = 100;
 const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
 /** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
 const FINALIZE_SIGNATURE = 'finalizeMessages(uint256,bytes32[],uint256,uint256[])';
+/** The gas an automatic claim is sent with. */
+const CLAIM_GAS = 500_000n;
+/** claimMessage(address,address,uint256,uint256,address,bytes,uint256) */
+const CLAIM_SELECTOR = hexToBytes('0x491e0936');
+/** claimMessageWithProof((bytes32[],uint256,uint32,address,address,uint256,uint256,address,bytes32,bytes)) */
+const CLAIM_WITH_PROOF_SELECTOR = hexToBytes('0x6463fb2a');
+
+/** A message as MessageSent gives it. */
+interface SentMessage {
+  from: Uint8Array;
+  to: Uint8Array;
+  fee: bigint;
+  value: bigint;
+  nonce: bigint;
+  calldata: Uint8Array;
+  hash: Uint8Array;
+}
+
 /** The depth of the L2 message trees: Linea's SDK's default (l2MessageTreeDepth). */
 export const MESSAGE_TREE_DEPTH = 5;
 
@@ -46,21 +67,24 @@ export class MessageRelay {
     private readonly l1: Chain,
     private readonly l2: Chain,
     private readonly log: (line: string) => void,
+    private readonly autoClaim = false,
   ) {
     l2.on('block', (block, receipts) => {
-      const hashes = l2Messages(receipts.flatMap((r) => r.logs));
+      const logs = receipts.flatMap((r) => r.logs);
+      const hashes = l2Messages(logs);
       if (hashes.length === 0) return;
       const n = block.header.number;
       this.work = this.work
-        .then(() => this.finalize(n, hashes))
+        .then(() => this.finalize(n, hashes, sentMessages(logs, L2_MESSAGE_SERVICE)))
         .catch((e: Error) => this.log(`finalizing L2 block ${n} on the L1 failed: ${e.message}`));
     });
     this.work = this.catchUp().catch((e: Error) => this.log(`catching up on messages failed: ${e.message}`));
     l1.on('block', (_block, receipts) => {
-      const messages = l1Messages(receipts.flatMap((r) => r.logs));
+      const logs = receipts.flatMap((r) => r.logs);
+      const messages = l1Messages(logs);
       if (messages.length === 0) return;
       this.work = this.work
-        .then(() => this.anchor(messages))
+        .then(() => this.anchor(messages, sentMessages(logs, L1_MESSAGE_SERVICE)))
         .catch((e: Error) => this.log(`anchoring L1 messages on the L2 failed: ${e.message}`));
     });
   }
@@ -72,7 +96,6 @@ export class MessageRelay {
 
   /** Anchors the L1 messages and finalizes the L2 blocks that were not when the node stopped. */
   private async catchUp(): Promise<void> {
-    const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
     const stored = async (chain: Chain, service: Uint8Array, slot: bigint) =>
       bytesToBigInt(await chain.reads.getStorage(service, word(slot), chain.headNumber));
     // The L2 service's slot 3: its last anchored L1 message; the L1 service's slot 4: its last finalized L2 block.
@@ -84,7 +107,15 @@ export class MessageRelay {
       topics: [[L1_ROLLING_HASH_UPDATED]],
     });
     const unanchored = l1Messages(l1Logs).filter((m) => m.number > anchored);
-    if (unanchored.length > 0) await this.anchor(unanchored);
+    if (unanchored.length > 0) {
+      const sent = await this.l1.reads.getLogs({
+        fromBlock: 0n,
+        toBlock: this.l1.headNumber,
+        addresses: [L1_MESSAGE_SERVICE],
+        topics: [[MESSAGE_SENT]],
+      });
+      await this.anchor(unanchored, sentMessages(sent, L1_MESSAGE_SERVICE));
+    }
     const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, 4n);
     const l2Logs = await this.l2.reads.getLogs({
       fromBlock: finalized + 1n,
@@ -92,17 +123,21 @@ export class MessageRelay {
       addresses: [L2_MESSAGE_SERVICE],
       topics: [[MESSAGE_SENT]],
     });
-    const byBlock = new Map<bigint, Uint8Array[]>();
-    for (const log of l2Logs) byBlock.set(log.blockNumber, [...(byBlock.get(log.blockNumber) ?? []), log.topics[3]]);
-    for (const [n, hashes] of byBlock) await this.finalize(n, hashes);
+    const byBlock = new Map<bigint, Log[]>();
+    for (const log of l2Logs) byBlock.set(log.blockNumber, [...(byBlock.get(log.blockNumber) ?? []), log]);
+    for (const [n, logs] of byBlock) await this.finalize(n, l2Messages(logs), sentMessages(logs, L2_MESSAGE_SERVICE));
   }
 
   /** Posts the Merkle roots of L2 block `n`'s messages to the L1, with the block. */
-  private async finalize(n: bigint, hashes: Uint8Array[]): Promise<void> {
+  private async finalize(n: bigint, hashes: Uint8Array[], sent: SentMessage[]): Promise<void> {
     const roots: Uint8Array[] = [];
     const size = 2 ** MESSAGE_TREE_DEPTH;
-    for (let i = 0; i < hashes.length; i += size) roots.push(merkleRoot(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH));
-    const word = (x: bigint) => setLengthLeft(bigIntToBytes(x), 32);
+    const trees: Uint8Array[][][] = [];
+    for (let i = 0; i < hashes.length; i += size) {
+      const levels = merkleLevels(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH);
+      trees.push(levels);
+      roots.push(levels[MESSAGE_TREE_DEPTH][0]);
+    }
     const data = concatBytes(
       keccak256(new TextEncoder().encode(FINALIZE_SIGNATURE)).subarray(0, 4),
       word(n),
@@ -115,6 +150,16 @@ export class MessageRelay {
       word(n),
     );
     await this.send(this.l1, L1_MESSAGE_SERVICE, data, 150_000n + 30_000n * BigInt(roots.length));
+    if (!this.autoClaim) return;
+    // Each message with its proof: its tree, its leaf, the siblings from the bottom up.
+    for (const m of sent) {
+      const at = hashes.findIndex((h) => equalsBytes(h, m.hash));
+      const levels = trees[Math.floor(at / size)];
+      const leaf = at % size;
+      const proof = Array.from({ length: MESSAGE_TREE_DEPTH }, (_, d) => levels[d][(leaf >> d) ^ 1]);
+      const claim = claimWithProofCalldata(m, proof, leaf, levels[MESSAGE_TREE_DEPTH][0], operatorAddress());
+      await this.send(this.l1, L1_MESSAGE_SERVICE, claim, CLAIM_GAS);
+    }
   }
 
   /** A transaction of the operator's to `to` on `chain`. */
@@ -137,7 +182,7 @@ export class MessageRelay {
     await chain.txs.submit(tx, operator);
   }
 
-  private async anchor(messages: L1Message[]): Promise<void> {
+  private async anchor(messages: L1Message[], sent: SentMessage[]): Promise<void> {
     for (let i = 0; i < messages.length; i += MAX_HASHES) {
       const batch = messages.slice(i, i + MAX_HASHES);
       const last = batch[batch.length - 1];
@@ -148,6 +193,12 @@ export class MessageRelay {
         last.rollingHash,
       );
       await this.send(this.l2, L2_MESSAGE_SERVICE, data, 100_000n + 30_000n * BigInt(batch.length));
+    }
+    if (!this.autoClaim) return;
+    for (const m of messages) {
+      const message = sent.find((s) => equalsBytes(s.hash, m.hash));
+      if (message !== undefined)
+        await this.send(this.l2, L2_MESSAGE_SERVICE, claimCalldata(message, operatorAddress()), CLAIM_GAS);
     }
   }
 }
@@ -178,20 +229,91 @@ function l2Messages(logs: Log[]): Uint8Array[] {
   return out;
 }
 
-/** The root of a tree of 2^depth leaves: `leaves`, then zero hashes; nodes keccak-256(left ‖ right). */
-export function merkleRoot(leaves: Uint8Array[], depth: number): Uint8Array {
-  let level = [...leaves, ...Array<Uint8Array>(2 ** depth - leaves.length).fill(new Uint8Array(32))];
+/** The levels of a tree of 2^depth leaves (`leaves`, then zero hashes), the root last; nodes keccak-256(left ‖ right). */
+export function merkleLevels(leaves: Uint8Array[], depth: number): Uint8Array[][] {
+  const levels = [[...leaves, ...Array<Uint8Array>(2 ** depth - leaves.length).fill(new Uint8Array(32))]];
   for (let d = 0; d < depth; d++) {
+    const below = levels[d];
     const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(keccak256(concatBytes(level[i], level[i + 1])));
-    level = next;
+    for (let i = 0; i < below.length; i += 2) next.push(keccak256(concatBytes(below[i], below[i + 1])));
+    levels.push(next);
   }
-  return level[0];
+  return levels;
+}
+
+/** The messages `service` sent among `logs` (MessageSent: from, to and hash indexed; fee, value, nonce, calldata in the data). */
+function sentMessages(logs: Log[], service: Uint8Array): SentMessage[] {
+  const out: SentMessage[] = [];
+  for (const log of logs) {
+    if (!equalsBytes(log.address, service) || log.topics.length !== 4 || !equalsBytes(log.topics[0], MESSAGE_SENT))
+      continue;
+    const d = log.data;
+    const at = (i: number) => bytesToBigInt(d.subarray(32 * i, 32 * i + 32));
+    const length = Number(at(4));
+    out.push({
+      from: log.topics[1].subarray(12),
+      to: log.topics[2].subarray(12),
+      fee: at(0),
+      value: at(1),
+      nonce: at(2),
+      calldata: d.slice(160, 160 + length),
+      hash: log.topics[3],
+    });
+  }
+  return out;
+}
+
+const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+const address = (a: Uint8Array) => setLengthLeft(a, 32);
+/** `data` as ABI bytes: its length, then the bytes padded to a whole word. */
+const abiBytes = (data: Uint8Array) =>
+  concatBytes(word(BigInt(data.length)), data, new Uint8Array((32 - (data.length % 32)) % 32));
+
+/** claimMessage(from, to, fee, value, feeRecipient, calldata, nonce) */
+function claimCalldata(m: SentMessage, feeRecipient: Uint8Array): Uint8Array {
+  return concatBytes(
+    CLAIM_SELECTOR,
+    address(m.from),
+    address(m.to),
+    word(m.fee),
+    word(m.value),
+    address(feeRecipient),
+    word(0xe0n),
+    word(m.nonce),
+    abiBytes(m.calldata),
+  );
+}
+
+/** claimMessageWithProof((proof, messageNumber, leafIndex, from, to, fee, value, feeRecipient, merkleRoot, data)) */
+function claimWithProofCalldata(
+  m: SentMessage,
+  proof: Uint8Array[],
+  leafIndex: number,
+  root: Uint8Array,
+  feeRecipient: Uint8Array,
+): Uint8Array {
+  const head = 10n * 32n;
+  const proofTail = concatBytes(word(BigInt(proof.length)), ...proof);
+  return concatBytes(
+    CLAIM_WITH_PROOF_SELECTOR,
+    word(0x20n),
+    word(head),
+    word(m.nonce),
+    word(BigInt(leafIndex)),
+    address(m.from),
+    address(m.to),
+    word(m.fee),
+    word(m.value),
+    address(feeRecipient),
+    root,
+    word(head + BigInt(proofTail.length)),
+    proofTail,
+    abiBytes(m.calldata),
+  );
 }
 
 /** The ABI encoding of anchorL1L2MessageHashes(hashes, start, final, rollingHash). */
 function anchorCalldata(hashes: Uint8Array[], start: bigint, final: bigint, rollingHash: Uint8Array): Uint8Array {
-  const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
   return concatBytes(
     ANCHOR_SELECTOR,
     word(0x80n),
