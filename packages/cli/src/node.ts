@@ -5,7 +5,7 @@
  * checked by resolveNodeOptions.
  */
 import { Chain, MessageRelay } from '@l2devnet/core';
-import { createRpc } from '@l2devnet/rpc';
+import { createRpc, messagingMethods } from '@l2devnet/rpc';
 import type { Rpc } from '@l2devnet/rpc';
 import type { RunningServer } from '@l2devnet/server';
 
@@ -46,7 +46,13 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   try {
     if (config.l1 !== undefined) {
       const l1Chain = await Chain.create(config.l1);
-      l1 = { chain: l1Chain, rpc: createRpc(l1Chain, { requireCallFrom: config.requireCallFrom }) };
+      l1 = {
+        chain: l1Chain,
+        rpc: createRpc(l1Chain, {
+          requireCallFrom: config.requireCallFrom,
+          extraMethods: messagingMethods(l1Chain, chain),
+        }),
+      };
     }
     if (blocks !== undefined)
       output.out(await importBlocks(chain, blocks, output.out, output.terminal === true, config.importHead));
@@ -73,7 +79,10 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));
   if (config.verbosity > 0) printTraces(chain, { level: config.verbosity, decoder: decoderOf(), write: output.out });
-  const extraMethods = decodeMethods(chain, decoderOf);
+  const extraMethods = {
+    ...decodeMethods(chain, decoderOf),
+    ...(l1 === undefined ? {} : messagingMethods(l1.chain, chain)),
+  };
   const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods });
   let server: RunningServer | undefined;
   if (config.listen !== undefined) {

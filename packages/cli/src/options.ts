@@ -25,6 +25,7 @@ import {
   counterRefusal,
   MESSAGE_SENT_TOPIC,
   NO_BRIDGE,
+  L2_MESSAGE_SERVICE,
 } from '@l2devnet/core';
 import type { EventFilter, ForkOptions, L1L2Bridge } from '@l2devnet/core';
 import { RemoteNode } from '@l2devnet/rpc';
@@ -392,7 +393,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     tracer,
     counter,
     rpcLineCheck: opts.rpcLineCheck !== false,
-    l1l2Bridge: bridgeOf(opts, preset?.bridge, bad),
+    // The network's message service with a preset, the devnet's own with an L1 (the same address).
+    l1l2Bridge: bridgeOf(opts, preset?.bridge ?? (opts.l1 === true ? bytesToHex(L2_MESSAGE_SERVICE) : undefined), bad),
     sequencerRules: presetRules(sequencerRules(opts, integer, count), preset),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),

@@ -217,6 +217,16 @@ test('an L1 message is anchored on the L2 after its L1 block, and claimed there 
     expect((await l2.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
     expect(await status()).toBe(2n);
     expect(await l2.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+    // l2_getMessageStatus, on either chain's path.
+    for (const url of [node.url, l1Url])
+      expect(await call(url, 'l2_getMessageStatus', [event.args._messageHash])).toEqual({
+        direction: 'L1->L2',
+        status: 'claimed',
+        nonce: '0x1',
+        blockNumber: `0x${receipt.blockNumber.toString(16)}`,
+      });
+    expect(await call(node.url, 'l2_getMessageStatus', [`0x${'12'.repeat(32)}`])).toBeNull();
+    expect((await rpcCall(node.url, 'l2_getMessageStatus', ['0x12'])).error.code).toBe(-32602);
   } finally {
     await stop(node);
   }
@@ -262,6 +272,8 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
     });
     const receipt = await l2.waitForTransactionReceipt({ hash: sent });
     const [event] = parseEventLogs({ abi: l2Abi, logs: receipt.logs, eventName: 'MessageSent' });
+    // The sequencer's bridge setting is the L2 service: its MessageSent is an L2-to-L1 log in the line counts.
+    expect((await call(node.url, 'l2_traceLineCounts', [sent])).modules.BLOCK_L2_L1_LOGS.count).toBe(1);
     // The SDK's tree: 2^5 leaves, the block's messages then zero hashes, keccak(left ‖ right).
     let level: `0x${string}`[] = [event.args._messageHash, ...Array<`0x${string}`>(31).fill(`0x${'00'.repeat(32)}`)];
     const proof: `0x${string}`[] = [];
@@ -283,6 +295,7 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
       fromBlock: 0n,
     });
     expect(anchored.map((e) => e.args.l2Block)).toEqual([receipt.blockNumber]);
+    expect((await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).status).toBe('claimable');
 
     const claim = await l1Wallet.writeContract({
       address: L1_SERVICE,
@@ -314,6 +327,10 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
       }),
     ).toBe(true);
     expect(await l1.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+    expect(await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).toMatchObject({
+      direction: 'L2->L1',
+      status: 'claimed',
+    });
   } finally {
     await stop(node);
   }

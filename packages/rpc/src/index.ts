@@ -23,3 +23,4 @@ export { RemoteCallError, RemoteNode } from './remote';
 export type { RemoteNodeOptions } from './remote';
 export { replayRemoteTransaction } from './forkReplay';
 export type { RemoteReplay, ReplaySettings } from './forkReplay';
+export { messagingMethods } from './methods/messaging';

@@ -29,7 +29,7 @@ const ANCHOR_SELECTOR = hexToBytes('0x3c362146');
 /** Linea's limit of hashes in one anchoring. */
 const MAX_HASHES = 100;
 /** MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), on both layers. */
-const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
+export const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
 /** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
 const FINALIZE_SIGNATURE = 'finalizeMessages(uint256,bytes32[],uint256,uint256[])';
 /** The gas an automatic claim is sent with. */
