@@ -450,3 +450,58 @@ test("the README's example: createDevnet({ l1: true, autoClaim: true }) in proce
     await devnet.close();
   }
 });
+
+test("a node killed between a message's send and its anchoring or finalization delivers it after a restart", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-l1-kill-'));
+  // Both chains mine only when asked: the operator's transactions wait in the pools when the node is killed.
+  const args = ['--port', '0', '--data-dir', dir, '--l1', '--no-mining', '--l1-block-time', '3600'];
+  const kill = async (node: RunningCommand) => {
+    node.child.kill('SIGKILL');
+    await node.exited;
+  };
+  const send = async (url: string, service: string, fee: bigint) => {
+    const provider = new JsonRpcProvider(url, undefined, { staticNetwork: true });
+    const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
+    const data = new Contract(service, abi).interface.encodeFunctionData('sendMessage', [DEV0, fee, '0x']);
+    const tx = await new Wallet(KEY0, provider).sendTransaction({
+      to: service,
+      data,
+      value: fee + 5n,
+      gasLimit: 200_000n,
+    });
+    provider.destroy();
+    await call(url, 'evm_mine');
+    const receipt = await call(url, 'eth_getTransactionReceipt', [tx.hash]);
+    return receipt.logs.find(
+      (l: { topics: string[] }) => l.topics[0] === '0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c',
+    ).topics[3] as string;
+  };
+  const pending = async (url: string) => BigInt((await call(url, 'txpool_status')).pending);
+  const settle = () => new Promise((r) => setTimeout(r, 200));
+  try {
+    // L1 to L2: mined on the L1, its anchoring waiting in the L2's pool, then killed.
+    let node = await runCommand(args);
+    const toL2 = await send(`${node.url}/l1`, '0xd19d4B5d358258f05D7B411E21A1460D11B0876F', 0n);
+    await settle();
+    expect(await pending(node.url)).toBe(1n);
+    await kill(node);
+    node = await runCommand(args);
+    await settle();
+    await call(node.url, 'evm_mine');
+    expect((await call(node.url, 'l2_getMessageStatus', [toL2])).status).toBe('claimable');
+
+    // L2 to L1: mined on the L2, its finalization waiting in the L1's pool, then killed.
+    const toL1 = await send(node.url, '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec', parseEther('0.0001'));
+    await settle();
+    expect(await pending(`${node.url}/l1`)).toBe(1n);
+    await kill(node);
+    node = await runCommand(args);
+    await settle();
+    await call(`${node.url}/l1`, 'evm_mine');
+    expect((await call(node.url, 'l2_getMessageStatus', [toL1])).status).toBe('claimable');
+    expect(node.stderr()).toBe('');
+    await stop(node);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -96,6 +96,10 @@ export class MessageRelay {
 
   /** Anchors the L1 messages and finalizes the L2 blocks that were not when the node stopped. */
   private async catchUp(): Promise<void> {
+    // The operator's transactions still in a chain's pool (kept across a restart) are its catching up.
+    const operator = operatorAddress();
+    const busy = async (chain: Chain) =>
+      (await chain.reads.pendingNonce(operator)) > (await chain.reads.getAccount(operator, chain.headNumber)).nonce;
     const stored = async (chain: Chain, service: Uint8Array, slot: bigint) =>
       bytesToBigInt(await chain.reads.getStorage(service, word(slot), chain.headNumber));
     // The L2 service's slot 3: its last anchored L1 message; the L1 service's slot 4: its last finalized L2 block.
@@ -107,7 +111,7 @@ export class MessageRelay {
       topics: [[L1_ROLLING_HASH_UPDATED]],
     });
     const unanchored = l1Messages(l1Logs).filter((m) => m.number > anchored);
-    if (unanchored.length > 0) {
+    if (unanchored.length > 0 && !(await busy(this.l2))) {
       const sent = await this.l1.reads.getLogs({
         fromBlock: 0n,
         toBlock: this.l1.headNumber,
@@ -116,6 +120,7 @@ export class MessageRelay {
       });
       await this.anchor(unanchored, sentMessages(sent, L1_MESSAGE_SERVICE));
     }
+    if (await busy(this.l1)) return;
     const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, 4n);
     const l2Logs = await this.l2.reads.getLogs({
       fromBlock: finalized + 1n,
