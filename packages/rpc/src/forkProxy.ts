@@ -7,10 +7,12 @@
  */
 import { dirname } from 'node:path';
 
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { DEFAULT_LIMITS, LineLimits } from '@l2devnet/core';
 import type { Chain, ForkState } from '@l2devnet/core';
 
 import { RpcError } from './errors';
+import { quantity } from './format';
 import { replayRemoteTransaction } from './forkReplay';
 import { RemoteCallError } from './remote';
 import type { RemoteNode } from './remote';
@@ -78,7 +80,7 @@ export class ForkProxy {
   ) {
     this.remote = fork.source as RemoteNode;
     this.number = fork.number;
-    this.hash = `0x${Buffer.from(fork.hash).toString('hex')}`;
+    this.hash = bytesToHex(fork.hash);
   }
 
   /** The answer to `method`: the remote's when it is about the remote's blocks, else `local`'s. */
@@ -106,9 +108,7 @@ export class ForkProxy {
   private async remoteLines(raw: unknown[], local: Local): Promise<unknown> {
     const mine = await local();
     const hash = raw[0];
-    if (mine !== null || !isHash(hash)) return mine;
-    const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
-    if (typeof tx?.blockNumber !== 'string' || BigInt(tx.blockNumber) > this.number) return null;
+    if (mine !== null || !isHash(hash) || !(await this.remoteTxBeforeFork(hash))) return mine;
     const { lines } = this.chain;
     const { counter } = lines.profile;
     const file = this.fork.cache.file;
@@ -135,7 +135,7 @@ export class ForkProxy {
     if (typeof hash !== 'string' || !isHash(hash)) return local();
     // The fork block is stored here as a header only: its body is the remote's.
     if (hash.toLowerCase() === this.hash) return this.forward(method, raw);
-    const mine = await this.chain.reads.resolveNumber({ kind: 'hash', hash: Buffer.from(hash.slice(2), 'hex') });
+    const mine = await this.chain.reads.resolveNumber({ kind: 'hash', hash: hexToBytes(hash) });
     if (mine !== undefined || !(await this.remoteBlockBeforeFork(hash))) return local();
     return this.forward(method, raw);
   }
@@ -152,14 +152,11 @@ export class ForkProxy {
     if (mine !== null && failure === undefined) return mine;
     // A transaction waiting in this node's pool is this node's (a receipt polled until it is mined).
     if (
-      typeof hash === 'string' &&
       isHash(hash) &&
-      this.chain.reads.pooled(Buffer.from(hash.slice(2), 'hex')) === undefined
-    ) {
-      const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
-      if (typeof tx?.blockNumber === 'string' && BigInt(tx.blockNumber) <= this.number)
-        return this.forward(method, raw);
-    }
+      this.chain.reads.pooled(hexToBytes(hash)) === undefined &&
+      (await this.remoteTxBeforeFork(hash))
+    )
+      return this.forward(method, raw);
     if (failure !== undefined) throw failure;
     return mine;
   }
@@ -174,16 +171,23 @@ export class ForkProxy {
     if (from === undefined || to === undefined || from > this.number || from > to) return local();
     const last = to < this.number ? to : this.number;
     const theirs = (await this.forward('eth_getLogs', [
-      { ...filter, fromBlock: hex(from), toBlock: hex(last) },
+      { ...filter, fromBlock: quantity(from), toBlock: quantity(last) },
     ])) as unknown[];
     if (to <= this.number) return theirs;
-    const mine = (await local([{ ...filter, fromBlock: hex(this.number + 1n), toBlock: hex(to) }])) as unknown[];
+    const mine = (await local([
+      { ...filter, fromBlock: quantity(this.number + 1n), toBlock: quantity(to) },
+    ])) as unknown[];
     return [...theirs, ...mine];
   }
 
   private async remoteBlockBeforeFork(hash: string): Promise<boolean> {
     const block = (await this.forward('eth_getBlockByHash', [hash, false])) as { number?: unknown } | null;
     return typeof block?.number === 'string' && BigInt(block.number) <= this.number;
+  }
+
+  private async remoteTxBeforeFork(hash: string): Promise<boolean> {
+    const tx = (await this.forward('eth_getTransactionByHash', [hash])) as { blockNumber?: unknown } | null;
+    return typeof tx?.blockNumber === 'string' && BigInt(tx.blockNumber) <= this.number;
   }
 
   /** The remote's answer, its error object as this node's. */
@@ -197,10 +201,6 @@ export class ForkProxy {
   }
 }
 
-function isHash(v: unknown): v is string {
+function isHash(v: unknown): v is `0x${string}` {
   return typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v);
-}
-
-function hex(n: bigint): string {
-  return `0x${n.toString(16)}`;
 }

@@ -14,6 +14,8 @@ import type { ForkSource, RemoteHeader, RemoteProof } from '@l2devnet/core';
 import type { HeaderData } from '@ethereumjs/block';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
+import { quantity } from './format';
+
 const MAX_BATCH = 100;
 /** Transport failures worth asking again after a pause. */
 const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -90,15 +92,15 @@ export class RemoteNode implements ForkSource {
   }
 
   async chainId(): Promise<bigint> {
-    return quantity(await this.typed('eth_chainId', []), 'eth_chainId');
+    return parseQuantity(await this.typed('eth_chainId', []), 'eth_chainId');
   }
 
   async blockNumber(): Promise<bigint> {
-    return quantity(await this.typed('eth_blockNumber', []), 'eth_blockNumber');
+    return parseQuantity(await this.typed('eth_blockNumber', []), 'eth_blockNumber');
   }
 
   async header(n: bigint): Promise<RemoteHeader | undefined> {
-    const block = (await this.typed('eth_getBlockByNumber', [hex(n), false])) as Record<string, unknown> | null;
+    const block = (await this.typed('eth_getBlockByNumber', [quantity(n), false])) as Record<string, unknown> | null;
     if (block === null) return undefined;
     try {
       return { fields: headerFields(block), hash: hexToBytes(block.hash as `0x${string}`) };
@@ -109,16 +111,16 @@ export class RemoteNode implements ForkSource {
 
   async proof(address: Uint8Array, slots: Uint8Array[], block: bigint): Promise<RemoteProof> {
     // State is proven or not used: a remote without proofs (or without the block's state) cannot be forked.
-    const params = [bytesToHex(address), slots.map((s) => bytesToHex(s)), hex(block)];
+    const params = [bytesToHex(address), slots.map((s) => bytesToHex(s)), quantity(block)];
     const hint = `; a fork needs eth_getProof at block ${block} (an archive node for an old block)`;
     const p = (await this.typed('eth_getProof', params, hint)) as {
       accountProof?: unknown;
       storageProof?: { proof?: unknown }[];
     };
     const nodes = (list: unknown): Uint8Array[] => {
-      if (!Array.isArray(list) || list.some((n) => typeof n !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(n)))
-        throw this.garbage('eth_getProof');
-      return list.map((n: string) => hexToBytes(n as `0x${string}`));
+      const out = Array.isArray(list) ? list.map(hexData) : undefined;
+      if (out === undefined || out.some((n) => n === undefined)) throw this.garbage('eth_getProof');
+      return out as Uint8Array[];
     };
     return {
       accountProof: nodes(p?.accountProof),
@@ -127,9 +129,9 @@ export class RemoteNode implements ForkSource {
   }
 
   async code(address: Uint8Array, block: bigint): Promise<Uint8Array> {
-    const code = await this.typed('eth_getCode', [bytesToHex(address), hex(block)]);
-    if (typeof code !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(code)) throw this.garbage('eth_getCode');
-    return hexToBytes(code as `0x${string}`);
+    const code = hexData(await this.typed('eth_getCode', [bytesToHex(address), quantity(block)]));
+    if (code === undefined) throw this.garbage('eth_getCode');
+    return code;
   }
 
   /** A call whose remote error is a ForkError naming the remote (the typed source's calls). */
@@ -239,11 +241,14 @@ function parseBatch(text: string, count: number): Map<number, Answer> | undefine
   return out;
 }
 
-function hex(n: bigint): string {
-  return `0x${n.toString(16)}`;
+/** Hex data as bytes; undefined when `value` is not hex data. */
+function hexData(value: unknown): Uint8Array | undefined {
+  return typeof value === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(value)
+    ? hexToBytes(value as `0x${string}`)
+    : undefined;
 }
 
-function quantity(value: unknown, method: string): bigint {
+function parseQuantity(value: unknown, method: string): bigint {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]+$/.test(value))
     throw new ForkError(`the fork remote answered ${method} with ${JSON.stringify(value)}, not a number`);
   return BigInt(value);

@@ -100,16 +100,7 @@ export class Chain {
     private readonly opts: ChainOptions,
     parts: ChainParts,
   ) {
-    ({
-      reads: this.reads,
-      calls: this.calls,
-      traces: this.traces,
-      txs: this.txs,
-      miner: this.miner,
-      lines: this.lines,
-      dev: this.dev,
-      imports: this.imports,
-    } = parts);
+    this.adopt(parts);
   }
 
   /**
@@ -132,6 +123,11 @@ export class Chain {
       for (const listener of old.events.listeners(event)) next.head.events.on(event, listener as never);
     old.events.removeAllListeners();
     this.head = next.head;
+    this.adopt(next);
+    await old.close();
+  }
+
+  private adopt(parts: ChainParts): void {
     ({
       reads: this.reads,
       calls: this.calls,
@@ -141,9 +137,7 @@ export class Chain {
       lines: this.lines,
       dev: this.dev,
       imports: this.imports,
-    } = next);
-    await old.kv.close();
-    old.stateDb.flat.fork?.cache.close();
+    } = parts);
   }
 
   /** Opens (or creates) the chain. */
@@ -271,8 +265,6 @@ export class Chain {
     if (this.closed) return;
     this.closed = true;
     this.miner.stop();
-    await this.head.idle();
-    await this.head.kv.close();
-    this.fork?.cache.close();
+    await this.head.close();
   }
 }

@@ -114,6 +114,13 @@ export class ChainHead {
     return this.queue.idle();
   }
 
+  /** Once every queued change has finished: closes the database and the fork cache. */
+  async close(): Promise<void> {
+    await this.idle();
+    await this.kv.close();
+    this.stateDb.flat.fork?.cache.close();
+  }
+
   get number(): bigint {
     return this.store.headNumber;
   }

@@ -11,7 +11,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToUnprefixedHex, equalsBytes, unprefixedHexToBytes } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
 
@@ -61,7 +61,7 @@ export class ForkCache {
   putState(key: string, value: Uint8Array): void {
     if (this.entries.state.has(key)) return;
     this.entries.state.set(key, value);
-    this.append(KIND_STATE, hexBytes(key), value);
+    this.append(KIND_STATE, unprefixedHexToBytes(key), value);
   }
 
   putHeader(number: bigint, rlp: Uint8Array): void {
@@ -90,10 +90,6 @@ export class ForkCache {
     this.fd ??= openSync(this.file, 'a');
     appendFileSync(this.fd, record);
   }
-}
-
-function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
 }
 
 /**

@@ -12,8 +12,8 @@
  *
  * Code is fetched with `eth_getCode` and kept only when it hashes to the account's code hash.
  */
-import { createBlockHeader, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
-import type { BlockHeader, HeaderData } from '@ethereumjs/block';
+import { createBlockHeader, valuesArrayToHeaderData } from '@ethereumjs/block';
+import type { BlockHeader, BlockHeaderBytes, HeaderData } from '@ethereumjs/block';
 import { Hardfork } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
@@ -23,7 +23,7 @@ import type { NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
 import { ForkError } from '../errors';
-import { trieValue } from '../state/updateTrie';
+import { MissingTrieNodeError, trieValue } from '../state/updateTrie';
 import { decodeRlp } from '../support/rlp';
 import { ForkCache } from './forkCache';
 
@@ -175,15 +175,11 @@ export class ForkState {
     const byHash = new Map<string, Uint8Array>();
     for (const n of nodes) byHash.set(bytesToUnprefixedHex(keccak256(n)), n);
     const used: [string, Uint8Array][] = [];
-    let missing = false;
     const load = (ref: Uint8Array | NestedUint8Array): NestedUint8Array => {
       if (Array.isArray(ref)) return ref;
       const key = bytesToUnprefixedHex(ref as Uint8Array);
       const encoded = byHash.get(key) ?? this.get(key);
-      if (encoded === undefined) {
-        missing = true;
-        throw new Error('missing');
-      }
+      if (encoded === undefined) throw new MissingTrieNodeError(ref as Uint8Array);
       if (byHash.has(key)) used.push([key, encoded]);
       return decodeRlp(encoded) as NestedUint8Array;
     };
@@ -191,7 +187,7 @@ export class ForkState {
     try {
       value = await trieValue(load, root, path);
     } catch (e) {
-      if (missing) return undefined;
+      if (e instanceof MissingTrieNodeError) return undefined;
       throw e;
     }
     for (const [key, encoded] of used) this.cache.putState(key, encoded);
@@ -249,20 +245,9 @@ function headerCommon(common: Common, fields: HeaderData): Common {
   return c;
 }
 
-/** Header field counts of each header format (RLP items). */
-const FORK_BY_FIELDS: Record<number, Hardfork> = {
-  15: Hardfork.Berlin,
-  16: Hardfork.London,
-  17: Hardfork.Shanghai,
-  20: Hardfork.Cancun,
-  21: Hardfork.Prague,
-};
-
 export function headerFromRlp(rlp: Uint8Array, common: Common): BlockHeader {
-  const values = RLP.decode(rlp) as Uint8Array[];
-  const c = common.copy();
-  c.setHardfork(FORK_BY_FIELDS[values.length] ?? Hardfork.Prague);
-  return createBlockHeaderFromBytesArray(values, { common: c, skipConsensusFormatValidation: true });
+  const fields = valuesArrayToHeaderData(RLP.decode(rlp) as BlockHeaderBytes);
+  return createBlockHeader(fields, { common: headerCommon(common, fields), skipConsensusFormatValidation: true });
 }
 
 /** What a chain is forked from (`--fork-url` and its options). */

@@ -100,10 +100,8 @@ export class MessageRelay {
     const operator = operatorAddress();
     const busy = async (chain: Chain) =>
       (await chain.reads.pendingNonce(operator)) > (await chain.reads.getAccount(operator, chain.headNumber)).nonce;
-    const stored = async (chain: Chain, service: Uint8Array, slot: bigint) =>
-      bytesToBigInt(await chain.reads.getStorage(service, word(slot), chain.headNumber));
     // The L2 service's slot 3: its last anchored L1 message; the L1 service's slot 4: its last finalized L2 block.
-    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, 3n);
+    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, word(3n));
     const l1Logs = await this.l1.reads.getLogs({
       fromBlock: 0n,
       toBlock: this.l1.headNumber,
@@ -121,7 +119,7 @@ export class MessageRelay {
       await this.anchor(unanchored, sentMessages(sent, L1_MESSAGE_SERVICE));
     }
     if (await busy(this.l1)) return;
-    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, 4n);
+    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, word(4n));
     const l2Logs = await this.l2.reads.getLogs({
       fromBlock: finalized + 1n,
       toBlock: this.l2.headNumber,
@@ -268,7 +266,12 @@ function sentMessages(logs: Log[], service: Uint8Array): SentMessage[] {
   return out;
 }
 
-const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+export const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+
+/** The word stored at `slot` of `service` at `chain`'s head. */
+export async function stored(chain: Chain, service: Uint8Array, slot: Uint8Array): Promise<bigint> {
+  return bytesToBigInt(await chain.reads.getStorage(service, slot, chain.headNumber));
+}
 const address = (a: Uint8Array) => setLengthLeft(a, 32);
 /** `data` as ABI bytes: its length, then the bytes padded to a whole word. */
 const abiBytes = (data: Uint8Array) =>

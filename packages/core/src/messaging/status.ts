@@ -3,12 +3,12 @@
  * service's MessageSent logs, then read from the receiving service's storage (see the storage
  * layout in MessageService.sol).
  */
-import { bigIntToBytes, bytesToBigInt, concatBytes, setLengthLeft } from '@ethereumjs/util';
+import { bytesToBigInt, concatBytes } from '@ethereumjs/util';
 
 import type { Chain } from '../chain/chain';
 import { keccak256 } from '../config/fastCrypto';
 import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE } from './services';
-import { MESSAGE_SENT } from './relay';
+import { MESSAGE_SENT, stored, word } from './relay';
 
 export interface MessageStatus {
   direction: 'L1->L2' | 'L2->L1';
@@ -18,8 +18,6 @@ export interface MessageStatus {
   nonce: bigint;
   blockNumber: bigint;
 }
-
-const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 
 /** The status of the message `hash`; undefined when neither service sent it. */
 export async function messageStatus(l1: Chain, l2: Chain, hash: Uint8Array): Promise<MessageStatus | undefined> {
@@ -32,8 +30,6 @@ export async function messageStatus(l1: Chain, l2: Chain, hash: Uint8Array): Pro
         topics: [[MESSAGE_SENT], null, null, [hash]],
       })
     )[0];
-  const stored = async (chain: Chain, service: Uint8Array, slot: Uint8Array) =>
-    bytesToBigInt(await chain.reads.getStorage(service, slot, chain.headNumber));
   const toL2 = await sentOn(l1, L1_MESSAGE_SERVICE);
   if (toL2 !== undefined) {
     // L2MessageService.inboxL1L2MessageStatus: mapping at slot 2.

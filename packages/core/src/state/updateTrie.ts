@@ -82,7 +82,7 @@ export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array>
   );
 }
 
-export function nibbles(key: Uint8Array): number[] {
+function nibbles(key: Uint8Array): number[] {
   const out = new Array<number>(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i] >> 4;
