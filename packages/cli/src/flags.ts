@@ -78,6 +78,14 @@ L1 (a plain Ethereum dev chain beside the L2, on the same port)
   --l1-chain-id ID          the L1's chain id (default 31338)
   --l1-block-time SECONDS   mine the L1 every SECONDS (default: automine)
   --auto-claim              claim every message between the two once it can be, as Linea's postman
+  --message-anchoring-delay DELAY
+                            anchor L1 messages on the L2 DELAY after their L1 block: N L1 blocks on top
+                            of it, Ns seconds after the node saw it, or manual (l2_anchorMessages only)
+                            (default 0: right after it)
+  --finalization-interval INTERVAL
+                            finalize the L2 on the L1 (its message roots, so L2 messages can be claimed
+                            there) at every N-th L2 block, every Ns seconds, or manual (l2_finalize
+                            only) (default 1: after every L2 block that sends a message)
 
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
@@ -280,6 +288,8 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'l1-chain-id': { type: 'string' },
   'l1-block-time': { type: 'string' },
   'auto-claim': { type: 'boolean' },
+  'message-anchoring-delay': { type: 'string' },
+  'finalization-interval': { type: 'string' },
   'fork-url': { type: 'string', short: 'f' },
   'rpc-url': { type: 'string' },
   'fork-block-number': { type: 'string' },
@@ -424,6 +434,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
       l1ChainId: big('l1-chain-id', s('l1-chain-id')),
       l1BlockTime: seconds('l1-block-time', s('l1-block-time')),
       autoClaim: flag('auto-claim') ? true : undefined,
+      messageAnchoringDelay: s('message-anchoring-delay'),
+      finalizationInterval: s('finalization-interval'),
       forkUrl: s('fork-url') ?? s('rpc-url'),
       forkBlockNumber: big('fork-block-number', s('fork-block-number')),
       forkChainId: big('fork-chain-id', s('fork-chain-id')),

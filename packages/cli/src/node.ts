@@ -30,8 +30,8 @@ export interface NodeOutput {
 export interface RunningNode {
   chain: Chain;
   rpc: Rpc;
-  /** The L1 beside the L2 (--l1), its chain and its RPC; undefined without it. */
-  l1: { chain: Chain; rpc: Rpc } | undefined;
+  /** The L1 beside the L2 (--l1), its chain, its RPC and the messages' relay; undefined without it. */
+  l1: { chain: Chain; rpc: Rpc; relay: MessageRelay } | undefined;
   /** Undefined unless the node listens. */
   server: RunningServer | undefined;
   close(): Promise<void>;
@@ -42,23 +42,14 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const blocks = config.importFile === undefined ? undefined : readChainFile(config.importFile);
   const chain = await Chain.create(config.chain);
-  let l1: RunningNode['l1'];
+  let l1Chain: Chain | undefined;
   try {
-    if (config.l1 !== undefined) {
-      const l1Chain = await Chain.create(config.l1);
-      l1 = {
-        chain: l1Chain,
-        rpc: createRpc(l1Chain, {
-          requireCallFrom: config.requireCallFrom,
-          extraMethods: messagingMethods(l1Chain, chain),
-        }),
-      };
-    }
+    if (config.l1 !== undefined) l1Chain = await Chain.create(config.l1);
     if (blocks !== undefined)
       output.out(await importBlocks(chain, blocks, output.out, output.terminal === true, config.importHead));
     if (config.loadState !== undefined) await loadStateFile(chain, config.loadState);
   } catch (e) {
-    await closeL1(l1);
+    await l1Chain?.close();
     await chain.close();
     throw e;
   }
@@ -72,16 +63,31 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
   };
   // An interval block that fails to build is reported, not thrown.
   chain.on('error', (e) => output.log(`mining error: ${e.stack ?? e.message}`));
-  l1?.chain.on('error', (e) => output.log(`L1 mining error: ${e.stack ?? e.message}`));
-  // L1 messages are anchored on the L2 after the L1 block that holds them.
-  if (l1 !== undefined) new MessageRelay(l1.chain, chain, output.log, config.autoClaim);
+  l1Chain?.on('error', (e) => output.log(`L1 mining error: ${e.stack ?? e.message}`));
+  // The messages between the two: anchored, finalized and claimed as the options say.
+  const relay =
+    l1Chain === undefined
+      ? undefined
+      : new MessageRelay(l1Chain, chain, output.log, {
+          autoClaim: config.autoClaim,
+          anchoringDelay: config.anchoringDelay,
+          finalizationInterval: config.finalizationInterval,
+        });
+  const l1: RunningNode['l1'] =
+    relay === undefined
+      ? undefined
+      : {
+          chain: relay.l1,
+          relay,
+          rpc: createRpc(relay.l1, { requireCallFrom: config.requireCallFrom, extraMethods: messagingMethods(relay) }),
+        };
   // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));
   if (config.verbosity > 0) printTraces(chain, { level: config.verbosity, decoder: decoderOf(), write: output.out });
   const extraMethods = {
     ...decodeMethods(chain, decoderOf),
-    ...(l1 === undefined ? {} : messagingMethods(l1.chain, chain)),
+    ...(relay === undefined ? {} : messagingMethods(relay)),
   };
   const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods });
   let server: RunningServer | undefined;
@@ -130,6 +136,7 @@ export async function createNode(config: NodeConfig, output: NodeOutput): Promis
 
 async function closeL1(l1: RunningNode['l1']): Promise<void> {
   if (l1 === undefined) return;
+  await l1.relay.close();
   l1.rpc.close();
   await l1.chain.close();
 }

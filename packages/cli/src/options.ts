@@ -27,7 +27,7 @@ import {
   NO_BRIDGE,
   L2_MESSAGE_SERVICE,
 } from '@l2devnet/core';
-import type { EventFilter, ForkOptions, L1L2Bridge } from '@l2devnet/core';
+import type { Cadence, EventFilter, ForkOptions, L1L2Bridge } from '@l2devnet/core';
 import { RemoteNode } from '@l2devnet/rpc';
 import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@l2devnet/core';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
@@ -102,6 +102,18 @@ export interface NodeOptions {
   l1BlockTime?: number;
   /** With `l1`: the node claims every message once it can, as Linea's postman. `--auto-claim` */
   autoClaim?: boolean;
+  /**
+   * With `l1`: when L1 messages are anchored on the L2: this many L1 blocks after the one holding
+   * them (a number, or "3"), seconds after the node saw them ("10s"), or "manual" (l2_anchorMessages
+   * only). Default 0: right after their L1 block. `--message-anchoring-delay`
+   */
+  messageAnchoringDelay?: number | string;
+  /**
+   * With `l1`: when L2 blocks are finalized on the L1: at every N-th L2 block (a number, or "10"),
+   * every N seconds ("30s"), or "manual" (l2_finalize only). Default 1: after every block that sends
+   * a message. `--finalization-interval`
+   */
+  finalizationInterval?: number | string;
   // Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;
@@ -182,6 +194,9 @@ export interface NodeConfig {
   l1: ChainOptions | undefined;
   /** With the L1: the node claims messages itself (--auto-claim). */
   autoClaim: boolean;
+  /** With the L1: when messages are anchored (--message-anchoring-delay) and blocks finalized (--finalization-interval). */
+  anchoringDelay: Cadence | undefined;
+  finalizationInterval: Cadence | undefined;
   /** The line limits file read (for the banner). */
   limitsFile: string;
   /** Where to listen; undefined: no server. */
@@ -286,6 +301,8 @@ const FLAGS: Record<OptionName, string> = {
   l1ChainId: '--l1-chain-id',
   l1BlockTime: '--l1-block-time',
   autoClaim: '--auto-claim',
+  messageAnchoringDelay: '--message-anchoring-delay',
+  finalizationInterval: '--finalization-interval',
 };
 
 /** The command's flags. */
@@ -405,6 +422,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     chain,
     l1: l1Of(opts, chain, style, bad, integer),
     autoClaim: opts.autoClaim === true,
+    anchoringDelay: cadenceOf('messageAnchoringDelay', opts.messageAnchoringDelay, bad),
+    finalizationInterval: cadenceOf('finalizationInterval', opts.finalizationInterval, bad),
     limitsFile,
     listen,
     apiKeys,
@@ -426,6 +445,17 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   };
 }
 
+/** A messaging cadence: a whole number of blocks (a number or its digits), seconds ("10s", "0.5s"), or "manual". */
+function cadenceOf(option: OptionName, value: number | string | undefined, bad: Bad): Cadence | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  if (text === 'manual') return 'manual';
+  if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) return { blocks: Number(text) };
+  const seconds = /^(\d+(?:\.\d+)?)s$/.exec(text);
+  if (seconds !== null && Number(seconds[1]) > 0) return { seconds: Number(seconds[1]) };
+  throw bad(option, 'must be a number of blocks (3), of seconds (10s) or manual', value);
+}
+
 /** The L1's chain id when none is given: next to the L2's default, and no public network's. */
 export const DEFAULT_L1_CHAIN_ID = 31338n;
 
@@ -441,7 +471,9 @@ function l1Of(
   integer: (o: OptionName, v: number | bigint | undefined, min?: number) => bigint | undefined,
 ): ChainOptions | undefined {
   if (opts.l1 !== true) {
-    const stray = (['l1ChainId', 'l1BlockTime', 'autoClaim'] as const).find((o) => opts[o] !== undefined);
+    const stray = (
+      ['l1ChainId', 'l1BlockTime', 'autoClaim', 'messageAnchoringDelay', 'finalizationInterval'] as const
+    ).find((o) => opts[o] !== undefined);
     if (stray !== undefined) throw new OptionError(style.needs(stray, 'l1'));
     return undefined;
   }

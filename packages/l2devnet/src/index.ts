@@ -73,6 +73,18 @@ export interface DevnetOptions {
   l1BlockTime?: number;
   /** With `l1`: the node claims every message once it can, as Linea's postman. `--auto-claim` */
   autoClaim?: boolean;
+  /**
+   * With `l1`: when L1 messages are anchored on the L2: this many L1 blocks after the one holding
+   * them (3), seconds after the node saw them ("10s"), or "manual" (l2_anchorMessages only).
+   * Default 0: right after their L1 block. `--message-anchoring-delay`
+   */
+  messageAnchoringDelay?: number | string;
+  /**
+   * With `l1`: when L2 blocks are finalized on the L1: at every N-th L2 block (10), every N seconds
+   * ("30s"), or "manual" (l2_finalize only). Default 1: after every block that sends a message.
+   * `--finalization-interval`
+   */
+  finalizationInterval?: number | string;
   // --- Mining
   /** `false` mines only on request (evm_mine); default automine, one block per transaction. `--no-mining` */
   mining?: boolean;

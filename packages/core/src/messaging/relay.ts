@@ -1,17 +1,19 @@
 /**
  * The off-chain services between the two layers, as the node's own behaviour (Linea's coordinator),
  * each in a transaction the operator signs:
- *  - every L1 message is anchored on the L2 after the L1 block that holds it, with the L1's rolling
- *    hash, so that it can be claimed there;
- *  - every L2 block that sends messages is finalized on the L1 after it: the Merkle roots of its
- *    messages (trees of 2^5 leaves, in log order, zero-padded, as Linea's SDK rebuilds them) and the
- *    block, so that each message can be claimed there with its proof.
+ *  - L1 messages are anchored on the L2 with the L1's rolling hash, so that they can be claimed
+ *    there: after the L1 block that holds them, or `anchoringDelay` L1 blocks or seconds later;
+ *  - L2 blocks are finalized on the L1 with the Merkle roots of their messages (trees of 2^5 leaves,
+ *    in log order, zero-padded, as Linea's SDK rebuilds them) and the blocks that sent them, so that
+ *    each message can be claimed there with its proof: after every L2 block that sends a message,
+ *    or every `finalizationInterval` L2 blocks or seconds.
+ * Either can also be left to the hand (`manual`: l2_anchorMessages, l2_finalize), which does it at once.
  * With `autoClaim` (--auto-claim), the node also claims each message once it can be, as Linea's
  * postman does: on the L2 after anchoring, on the L1 with its proof after finalization, with the
  * operator as the fee's recipient.
- * What a stopped node left undone (a message sent just before a kill) is done when it starts again:
- * the L2 service's last anchored message and the L1 service's last finalized L2 block say where to
- * pick up.
+ * Where the work stands is read from the chains, never kept: the L2 service's last anchored message
+ * and the L1 service's last finalized L2 block, or the operator's transactions waiting in a pool. So a
+ * node that stopped (or a chain reverted to a snapshot) picks up where the chains say.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
@@ -19,7 +21,8 @@ import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, set
 import type { Chain } from '../chain/chain';
 import { SUGGESTED_TIP } from '../pool/requestTx';
 import { keccak256 } from '../config/fastCrypto';
-import type { Log } from '../types';
+import type { Block } from '@ethereumjs/block';
+import type { LocatedLog, Log, Receipt } from '../types';
 import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, operatorAddress, operatorKey } from './services';
 
 /** RollingHashUpdated(uint256 indexed messageNumber, bytes32 indexed rollingHash, bytes32 indexed messageHash), the L1's topic. */
@@ -31,7 +34,7 @@ const MAX_HASHES = 100;
 /** MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), on both layers. */
 export const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
 /** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
-const FINALIZE_SIGNATURE = 'finalizeMessages(uint256,bytes32[],uint256,uint256[])';
+const FINALIZE_SELECTOR = hexToBytes('0x7650e855');
 /** The gas an automatic claim is sent with. */
 const CLAIM_GAS = 500_000n;
 /** claimMessage(address,address,uint256,uint256,address,bytes,uint256) */
@@ -53,120 +56,297 @@ interface SentMessage {
 /** The depth of the L2 message trees: Linea's SDK's default (l2MessageTreeDepth). */
 export const MESSAGE_TREE_DEPTH = 5;
 
-/** One L1 message as its rolling-hash log gives it. */
+/** One L1 message as its rolling-hash log gives it, with the L1 block that holds it. */
 interface L1Message {
   number: bigint;
   hash: Uint8Array;
   rollingHash: Uint8Array;
+  blockNumber: bigint;
+}
+
+/**
+ * When the node does a service's job: `blocks` after (anchoring: L1 blocks on top of the message's;
+ * finalization: at every such L2 block number), `seconds` after, or only when asked (`manual`).
+ */
+export type Cadence = { blocks: number } | { seconds: number } | 'manual';
+
+export interface RelayOptions {
+  /** Claim every message once it can be (--auto-claim). */
+  autoClaim?: boolean;
+  /** L1->L2 anchoring (--message-anchoring-delay); default `{ blocks: 0 }`: right after the L1 block. */
+  anchoringDelay?: Cadence;
+  /** L2->L1 finalization (--finalization-interval); default `{ blocks: 1 }`: after every L2 block that sends a message. */
+  finalizationInterval?: Cadence;
+}
+
+/** What an anchoring did: the messages it anchored, and its transactions (up to 100 messages each). */
+export interface Anchoring {
+  messageHashes: Uint8Array[];
+  transactionHashes: Uint8Array[];
+}
+
+/** What a finalization did. */
+export interface Finalization {
+  /** The last L2 block it finalized. */
+  l2BlockNumber: bigint;
+  merkleRoots: Uint8Array[];
+  /** The L2 blocks with messages among those it finalized. */
+  messagingBlocks: bigint[];
+  transactionHash: Uint8Array;
 }
 
 export class MessageRelay {
-  private work: Promise<void> = Promise.resolve();
+  private work: Promise<unknown> = Promise.resolve();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** With a delay in seconds: when the node saw each L1 message (ms); those it found at start, `startedAt`. */
+  private readonly seenAt = new Map<bigint, number>();
+  private readonly startedAt = Date.now();
+  /** Whether some L1 message may wait for anchoring, some L2 message for finalization: work to look for. */
+  private l1Waiting = true;
+  private l2Waiting = true;
+  private closed = false;
+  private readonly anchoring: Cadence;
+  private readonly finalizing: Cadence;
+  private readonly autoClaim: boolean;
 
   constructor(
-    private readonly l1: Chain,
-    private readonly l2: Chain,
+    readonly l1: Chain,
+    readonly l2: Chain,
     private readonly log: (line: string) => void,
-    private readonly autoClaim = false,
+    opts: RelayOptions = {},
   ) {
-    l2.on('block', (block, receipts) => {
-      const logs = receipts.flatMap((r) => r.logs);
-      const hashes = l2Messages(logs);
-      if (hashes.length === 0) return;
-      const n = block.header.number;
-      this.work = this.work
-        .then(() => this.finalize(n, hashes, sentMessages(logs, L2_MESSAGE_SERVICE)))
-        .catch((e: Error) => this.log(`finalizing L2 block ${n} on the L1 failed: ${e.message}`));
-    });
-    this.work = this.catchUp().catch((e: Error) => this.log(`catching up on messages failed: ${e.message}`));
-    l1.on('block', (_block, receipts) => {
-      const logs = receipts.flatMap((r) => r.logs);
-      const messages = l1Messages(logs);
+    this.autoClaim = opts.autoClaim ?? false;
+    this.anchoring = opts.anchoringDelay ?? { blocks: 0 };
+    this.finalizing = opts.finalizationInterval ?? { blocks: 1 };
+    l1.on('block', this.onL1Block);
+    l2.on('block', this.onL2Block);
+    // What the chains say is left undone: done now if due, else when it is.
+    if (this.anchoring !== 'manual') {
+      if ('seconds' in this.anchoring) this.after(this.anchoring.seconds, () => this.anchorDue());
+      else this.background('anchoring L1 messages on the L2', () => this.anchorDue());
+    }
+    if (this.finalizing !== 'manual') {
+      if ('seconds' in this.finalizing) {
+        const every = setInterval(
+          () => this.background('finalizing L2 blocks on the L1', () => this.finalizeDue()),
+          this.finalizing.seconds * 1000,
+        );
+        every.unref();
+        this.timers.add(every);
+      } else this.background('finalizing L2 blocks on the L1', () => this.finalizeDue());
+    }
+  }
+
+  /** Resolves once the work asked for so far was done (its transactions submitted). */
+  async idle(): Promise<void> {
+    await this.work;
+  }
+
+  /** l2_anchorMessages: anchors every L1 message not anchored yet, now, whatever the delay. */
+  anchorMessages(): Promise<Anchoring> {
+    return this.queue(() => this.anchor(() => true));
+  }
+
+  /** l2_finalize: finalizes the L2 up to its head now, messages or not; undefined when the head is finalized already. */
+  finalize(): Promise<Finalization | undefined> {
+    return this.queue(() => this.finalizeTo(this.l2.headNumber, true));
+  }
+
+  /** Stops the relay: no more work is started; what was started ends first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.l1.off('block', this.onL1Block);
+    this.l2.off('block', this.onL2Block);
+    await this.idle();
+  }
+
+  private readonly onL1Block = (_block: Block, receipts: Receipt[]) => {
+    const messages = receipts.flatMap((r) => r.logs.filter(isL1Message));
+    if (messages.length > 0) this.l1Waiting = true;
+    if (this.anchoring === 'manual' || !this.l1Waiting) return;
+    if ('seconds' in this.anchoring) {
       if (messages.length === 0) return;
-      this.work = this.work
-        .then(() => this.anchor(messages, sentMessages(logs, L1_MESSAGE_SERVICE)))
-        .catch((e: Error) => this.log(`anchoring L1 messages on the L2 failed: ${e.message}`));
-    });
+      const now = Date.now();
+      for (const log of messages) this.seenAt.set(bytesToBigInt(log.topics[1]), now);
+      this.after(this.anchoring.seconds, () => this.anchorDue());
+      return;
+    }
+    this.background('anchoring L1 messages on the L2', () => this.anchorDue());
+  };
+
+  private readonly onL2Block = (block: Block, receipts: Receipt[]) => {
+    if (l2Messages(receipts.flatMap((r) => r.logs)).length > 0) this.l2Waiting = true;
+    if (this.finalizing === 'manual' || 'seconds' in this.finalizing || !this.l2Waiting) return;
+    const every = BigInt(Math.max(1, this.finalizing.blocks));
+    if (block.header.number % every !== 0n) return;
+    this.background('finalizing L2 blocks on the L1', () => this.finalizeDue());
+  };
+
+  /** `job` after the work asked for before it; its failure is the caller's, the work goes on. */
+  private queue<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.work.then(job);
+    this.work = run.catch(() => undefined);
+    return run;
   }
 
-  /** Resolves once every anchoring asked for so far was submitted. */
-  idle(): Promise<void> {
-    return this.work;
+  /** `job` queued, its failure said in the node's log. */
+  private background(what: string, job: () => Promise<unknown>): void {
+    if (this.closed) return;
+    this.queue(job).catch((e: Error) => this.log(`${what} failed: ${e.message}`));
   }
 
-  /** Anchors the L1 messages and finalizes the L2 blocks that were not when the node stopped. */
-  private async catchUp(): Promise<void> {
-    // The operator's transactions still in a chain's pool (kept across a restart) are its catching up.
-    const operator = operatorAddress();
-    const busy = async (chain: Chain) =>
-      (await chain.reads.pendingNonce(operator)) > (await chain.reads.getAccount(operator, chain.headNumber)).nonce;
-    // The L2 service's slot 3: its last anchored L1 message; the L1 service's slot 4: its last finalized L2 block.
-    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, word(3n));
-    const l1Logs = await this.l1.reads.getLogs({
+  /** `job` queued in `seconds`. */
+  private after(seconds: number, job: () => Promise<unknown>): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.background('anchoring L1 messages on the L2', job);
+    }, seconds * 1000);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Anchors the L1 messages whose delay has passed. */
+  private async anchorDue(): Promise<void> {
+    const cadence = this.anchoring;
+    if (cadence === 'manual') return;
+    const now = Date.now();
+    const due =
+      'seconds' in cadence
+        ? (m: L1Message) => (this.seenAt.get(m.number) ?? this.startedAt) + cadence.seconds * 1000 <= now
+        : (m: L1Message) => m.blockNumber + BigInt(cadence.blocks) <= this.l1.headNumber;
+    await this.anchor(due);
+  }
+
+  /** Finalizes the L2 up to its last block on the cadence, if a message waits. */
+  private async finalizeDue(): Promise<void> {
+    const cadence = this.finalizing;
+    if (cadence === 'manual') return;
+    const head = this.l2.headNumber;
+    const every = 'seconds' in cadence ? 1n : BigInt(Math.max(1, cadence.blocks));
+    await this.finalizeTo(head - (head % every), false);
+  }
+
+  /**
+   * Anchors on the L2 the L1 messages after the last anchored (or waiting to be) that `due` takes, in
+   * order up to the first it does not; then, with autoClaim, claims them.
+   */
+  private async anchor(due: (m: L1Message) => boolean): Promise<Anchoring> {
+    const out: Anchoring = { messageHashes: [], transactionHashes: [] };
+    const after = await this.anchoredUpTo();
+    const logs = await this.l1.reads.getLogs({
       fromBlock: 0n,
       toBlock: this.l1.headNumber,
       addresses: [L1_MESSAGE_SERVICE],
-      topics: [[L1_ROLLING_HASH_UPDATED]],
+      topics: [[L1_ROLLING_HASH_UPDATED, MESSAGE_SENT]],
     });
-    const unanchored = l1Messages(l1Logs).filter((m) => m.number > anchored);
-    if (unanchored.length > 0 && !(await busy(this.l2))) {
-      const sent = await this.l1.reads.getLogs({
-        fromBlock: 0n,
-        toBlock: this.l1.headNumber,
-        addresses: [L1_MESSAGE_SERVICE],
-        topics: [[MESSAGE_SENT]],
-      });
-      await this.anchor(unanchored, sentMessages(sent, L1_MESSAGE_SERVICE));
+    const waiting = l1Messages(logs, after);
+    const messages: L1Message[] = [];
+    for (const m of waiting) {
+      if (!due(m)) break;
+      messages.push(m);
     }
-    if (await busy(this.l1)) return;
-    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, word(4n));
-    const l2Logs = await this.l2.reads.getLogs({
-      fromBlock: finalized + 1n,
-      toBlock: this.l2.headNumber,
+    this.l1Waiting = messages.length < waiting.length;
+    for (let i = 0; i < messages.length; i += MAX_HASHES) {
+      const batch = messages.slice(i, i + MAX_HASHES);
+      const last = batch[batch.length - 1];
+      const data = anchorCalldata(
+        batch.map((m) => m.hash),
+        batch[0].number,
+        last.number,
+        last.rollingHash,
+      );
+      out.transactionHashes.push(
+        await this.send(this.l2, L2_MESSAGE_SERVICE, data, 100_000n + 30_000n * BigInt(batch.length)),
+      );
+    }
+    out.messageHashes = messages.map((m) => m.hash);
+    if (!this.autoClaim) return out;
+    const sent = sentMessages(logs, L1_MESSAGE_SERVICE);
+    for (const m of messages) {
+      const message = sent.find((s) => equalsBytes(s.hash, m.hash));
+      if (message !== undefined)
+        await this.send(this.l2, L2_MESSAGE_SERVICE, claimCalldata(message, operatorAddress()), CLAIM_GAS);
+    }
+    return out;
+  }
+
+  /**
+   * Finalizes on the L1 the L2 blocks after the last finalized (or waiting to be) up to `to`: the
+   * Merkle roots of their messages and the blocks that sent them. Without `always`, only when a
+   * message is among them. Then, with autoClaim, claims each message with its proof.
+   */
+  private async finalizeTo(to: bigint, always: boolean): Promise<Finalization | undefined> {
+    const from = (await this.finalizedUpTo()) + 1n;
+    if (to < from) return undefined;
+    const logs = await this.l2.reads.getLogs({
+      fromBlock: from,
+      toBlock: to,
       addresses: [L2_MESSAGE_SERVICE],
       topics: [[MESSAGE_SENT]],
     });
-    const byBlock = new Map<bigint, Log[]>();
-    for (const log of l2Logs) byBlock.set(log.blockNumber, [...(byBlock.get(log.blockNumber) ?? []), log]);
-    for (const [n, logs] of byBlock) await this.finalize(n, l2Messages(logs), sentMessages(logs, L2_MESSAGE_SERVICE));
-  }
-
-  /** Posts the Merkle roots of L2 block `n`'s messages to the L1, with the block. */
-  private async finalize(n: bigint, hashes: Uint8Array[], sent: SentMessage[]): Promise<void> {
-    const roots: Uint8Array[] = [];
+    this.l2Waiting = to < this.l2.headNumber;
+    if (logs.length === 0 && !always) return undefined;
+    const hashes = l2Messages(logs);
+    const messagingBlocks = [...new Set(logs.map((l) => l.blockNumber))];
     const size = 2 ** MESSAGE_TREE_DEPTH;
     const trees: Uint8Array[][][] = [];
-    for (let i = 0; i < hashes.length; i += size) {
-      const levels = merkleLevels(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH);
-      trees.push(levels);
-      roots.push(levels[MESSAGE_TREE_DEPTH][0]);
-    }
+    for (let i = 0; i < hashes.length; i += size)
+      trees.push(merkleLevels(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH));
+    const merkleRoots = trees.map((levels) => levels[MESSAGE_TREE_DEPTH][0]);
     const data = concatBytes(
-      keccak256(new TextEncoder().encode(FINALIZE_SIGNATURE)).subarray(0, 4),
-      word(n),
+      FINALIZE_SELECTOR,
+      word(to),
       word(0x80n),
       word(BigInt(MESSAGE_TREE_DEPTH)),
-      word(0xa0n + 0x20n * BigInt(roots.length)),
-      word(BigInt(roots.length)),
-      ...roots,
-      word(1n),
-      word(n),
+      word(0xa0n + 0x20n * BigInt(merkleRoots.length)),
+      word(BigInt(merkleRoots.length)),
+      ...merkleRoots,
+      word(BigInt(messagingBlocks.length)),
+      ...messagingBlocks.map(word),
     );
-    await this.send(this.l1, L1_MESSAGE_SERVICE, data, 150_000n + 30_000n * BigInt(roots.length));
-    if (!this.autoClaim) return;
-    // Each message with its proof: its tree, its leaf, the siblings from the bottom up.
-    for (const m of sent) {
-      const at = hashes.findIndex((h) => equalsBytes(h, m.hash));
-      const levels = trees[Math.floor(at / size)];
-      const leaf = at % size;
-      const proof = Array.from({ length: MESSAGE_TREE_DEPTH }, (_, d) => levels[d][(leaf >> d) ^ 1]);
-      const claim = claimWithProofCalldata(m, proof, leaf, levels[MESSAGE_TREE_DEPTH][0], operatorAddress());
-      await this.send(this.l1, L1_MESSAGE_SERVICE, claim, CLAIM_GAS);
-    }
+    const gas = 150_000n + 30_000n * BigInt(merkleRoots.length) + 5_000n * BigInt(messagingBlocks.length);
+    const transactionHash = await this.send(this.l1, L1_MESSAGE_SERVICE, data, gas);
+    if (this.autoClaim)
+      // Each message with its proof: its tree, its leaf, the siblings from the bottom up.
+      for (const [at, m] of sentMessages(logs, L2_MESSAGE_SERVICE).entries()) {
+        const levels = trees[Math.floor(at / size)];
+        const leaf = at % size;
+        const proof = Array.from({ length: MESSAGE_TREE_DEPTH }, (_, d) => levels[d][(leaf >> d) ^ 1]);
+        const claim = claimWithProofCalldata(m, proof, leaf, levels[MESSAGE_TREE_DEPTH][0], operatorAddress());
+        await this.send(this.l1, L1_MESSAGE_SERVICE, claim, CLAIM_GAS);
+      }
+    return { l2BlockNumber: to, merkleRoots, messagingBlocks, transactionHash };
   }
 
-  /** A transaction of the operator's to `to` on `chain`. */
-  private async send(chain: Chain, to: Uint8Array, data: Uint8Array, gasLimit: bigint): Promise<void> {
+  /** The last L1 message anchored on the L2, or in an anchoring waiting in its pool. */
+  private async anchoredUpTo(): Promise<bigint> {
+    // The L2 service's slot 3: lastAnchoredL1MessageNumber; an anchoring's third word: its final number.
+    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, word(3n));
+    return maxOf(anchored, await this.waiting(this.l2, ANCHOR_SELECTOR, 2));
+  }
+
+  /** The last L2 block finalized on the L1, or in a finalization waiting in its pool. */
+  private async finalizedUpTo(): Promise<bigint> {
+    // The L1 service's slot 4: currentL2BlockNumber; a finalization's first word: its last block.
+    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, word(4n));
+    return maxOf(finalized, await this.waiting(this.l1, FINALIZE_SELECTOR, 0));
+  }
+
+  /** The highest `index`-th word of the operator's `selector` calls waiting in `chain`'s pool. */
+  private async waiting(chain: Chain, selector: Uint8Array, index: number): Promise<bigint> {
+    const operator = operatorAddress();
+    const { ready, queued } = await chain.reads.poolContent();
+    let out = 0n;
+    for (const { tx, sender } of [...ready, ...queued])
+      if (equalsBytes(sender, operator) && equalsBytes(tx.data.subarray(0, 4), selector))
+        out = maxOf(out, bytesToBigInt(tx.data.subarray(4 + 32 * index, 36 + 32 * index)));
+    return out;
+  }
+
+  /** A transaction of the operator's to `to` on `chain`; its hash. */
+  private async send(chain: Chain, to: Uint8Array, data: Uint8Array, gasLimit: bigint): Promise<Uint8Array> {
     const operator = operatorAddress();
     const nonce = await chain.reads.pendingNonce(operator);
     const baseFee = await chain.reads.nextBaseFee();
@@ -182,40 +362,29 @@ export class MessageRelay {
       },
       { common: chain.common },
     ).sign(operatorKey());
-    await chain.txs.submit(tx, operator);
-  }
-
-  private async anchor(messages: L1Message[], sent: SentMessage[]): Promise<void> {
-    for (let i = 0; i < messages.length; i += MAX_HASHES) {
-      const batch = messages.slice(i, i + MAX_HASHES);
-      const last = batch[batch.length - 1];
-      const data = anchorCalldata(
-        batch.map((m) => m.hash),
-        batch[0].number,
-        last.number,
-        last.rollingHash,
-      );
-      await this.send(this.l2, L2_MESSAGE_SERVICE, data, 100_000n + 30_000n * BigInt(batch.length));
-    }
-    if (!this.autoClaim) return;
-    for (const m of messages) {
-      const message = sent.find((s) => equalsBytes(s.hash, m.hash));
-      if (message !== undefined)
-        await this.send(this.l2, L2_MESSAGE_SERVICE, claimCalldata(message, operatorAddress()), CLAIM_GAS);
-    }
+    return chain.txs.submit(tx, operator);
   }
 }
 
-/** The L1 service's messages among `logs`, in order. */
-function l1Messages(logs: Log[]): L1Message[] {
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** Whether `log` is the L1 service's RollingHashUpdated: one per message, its number the first topic. */
+function isL1Message(log: Log): boolean {
+  return (
+    equalsBytes(log.address, L1_MESSAGE_SERVICE) &&
+    log.topics.length === 4 &&
+    equalsBytes(log.topics[0], L1_ROLLING_HASH_UPDATED)
+  );
+}
+
+/** The L1 service's messages among `logs` numbered after `after`, in order. */
+function l1Messages(logs: LocatedLog[], after: bigint): L1Message[] {
   const out: L1Message[] = [];
-  for (const log of logs)
-    if (
-      equalsBytes(log.address, L1_MESSAGE_SERVICE) &&
-      log.topics.length === 4 &&
-      equalsBytes(log.topics[0], L1_ROLLING_HASH_UPDATED)
-    )
-      out.push({ number: bytesToBigInt(log.topics[1]), rollingHash: log.topics[2], hash: log.topics[3] });
+  for (const log of logs) {
+    const number = isL1Message(log) ? bytesToBigInt(log.topics[1]) : 0n;
+    if (number > after)
+      out.push({ number, rollingHash: log.topics[2], hash: log.topics[3], blockNumber: log.blockNumber });
+  }
   return out;
 }
 

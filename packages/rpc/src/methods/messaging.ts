@@ -1,16 +1,17 @@
 /**
- * The messages between the devnet's L1 and L2 (--l1), on both chains' paths: l2_getMessageStatus.
- * The node anchors, finalizes and (with --auto-claim) claims them itself (core/messaging/relay.ts).
+ * The messages between the devnet's L1 and L2 (--l1), on both chains' paths: l2_getMessageStatus, and
+ * l2_anchorMessages and l2_finalize, which do at once what the node otherwise does on its cadence
+ * (core/messaging/relay.ts: anchoring, finalization and, with --auto-claim, claiming).
  */
 import { messageStatus } from '@l2devnet/core';
-import type { Chain } from '@l2devnet/core';
+import type { MessageRelay } from '@l2devnet/core';
 
-import { quantity } from '../format';
+import { hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, required } from '../method';
 import { hash } from '../params';
 
-export function messagingMethods(l1: Chain, l2: Chain): Record<string, Method> {
+export function messagingMethods(relay: MessageRelay): Record<string, Method> {
   return {
     /**
      * l2_getMessageStatus(messageHash): `{ direction: 'L1->L2' | 'L2->L1', status: 'sent' | 'claimable'
@@ -18,13 +19,36 @@ export function messagingMethods(l1: Chain, l2: Chain): Record<string, Method> {
      * neither service sent.
      */
     'l2_getMessageStatus': method([required('messageHash', hash)], async (_ctx, h) => {
-      const found = await messageStatus(l1, l2, h);
+      const found = await messageStatus(relay.l1, relay.l2, h);
       if (found === undefined) return null;
       return {
         direction: found.direction,
         status: found.status,
         nonce: quantity(found.nonce),
         blockNumber: quantity(found.blockNumber),
+      };
+    }),
+    /**
+     * l2_anchorMessages(): anchors on the L2 every L1 message not anchored yet, whatever
+     * --message-anchoring-delay says: `{ messageHashes, transactionHashes }` (empty when none waited).
+     */
+    'l2_anchorMessages': method([], async () => {
+      const done = await relay.anchorMessages();
+      return { messageHashes: done.messageHashes.map(hex), transactionHashes: done.transactionHashes.map(hex) };
+    }),
+    /**
+     * l2_finalize(): finalizes on the L1 every L2 block up to the head, whatever
+     * --finalization-interval says: `{ l2BlockNumber, merkleRoots, messagingBlocks, transactionHash }`,
+     * or null when the head is finalized already.
+     */
+    'l2_finalize': method([], async () => {
+      const done = await relay.finalize();
+      if (done === undefined) return null;
+      return {
+        l2BlockNumber: quantity(done.l2BlockNumber),
+        merkleRoots: done.merkleRoots.map(hex),
+        messagingBlocks: done.messagingBlocks.map(quantity),
+        transactionHash: hex(done.transactionHash),
       };
     }),
   };
