@@ -133,6 +133,11 @@ test.each([
   [['--l1-block-time', '2'], 'error: --l1-block-time goes with --l1'],
   [['--auto-claim'], 'error: --auto-claim goes with --l1'],
   [['--l1', '--l1-block-time', '0'], 'error: --l1-block-time must be a positive number of seconds; got "0"'],
+  [['--finalization-interval', '3'], 'error: --finalization-interval goes with --l1'],
+  [
+    ['--l1', '--message-anchoring-delay', '2 blocks'],
+    'error: --message-anchoring-delay must be a number of blocks (3), of seconds (10s) or manual; got "2 blocks"',
+  ],
 ])('%j stops the start in one line', async (args, message) => {
   const result = await runToEnd(['--in-memory', '--port', '0', ...args]);
   expect(result.code).toBe(2);

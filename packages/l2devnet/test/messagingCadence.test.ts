@@ -1,0 +1,252 @@
+/**
+ * When the node anchors and finalizes messages between its L1 and L2 (createDevnet's
+ * messageAnchoringDelay and finalizationInterval, the command's --message-anchoring-delay and
+ * --finalization-interval), and the hand-driven l2_anchorMessages and l2_finalize; each message then
+ * claimed in process with viem, L2->L1 with the proof rebuilt as Linea's SDK rebuilds it.
+ */
+import {
+  concat,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  keccak256,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  zeroAddress,
+  zeroHash,
+} from 'viem';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+import { createDevnet } from '../src';
+import type { Devnet, DevnetOptions } from '../src';
+
+const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+const MIN_FEE = 10n ** 14n;
+const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const abi = parseAbi([
+  'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+  'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
+  'function claimMessageWithProof((bytes32[] proof, uint256 messageNumber, uint32 leafIndex, address from, address to, uint256 fee, uint256 value, address feeRecipient, bytes32 merkleRoot, bytes data) _params)',
+  'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+  'event L2MessagingBlockAnchored(uint256 indexed l2Block)',
+  'event L2MerkleRootAdded(bytes32 indexed l2MerkleRoot, uint256 indexed treeDepth)',
+]);
+
+/** The clients of one devnet: a wallet and a reader on each chain. */
+function clients(devnet: Devnet) {
+  const l1 = devnet.l1!;
+  return {
+    l1: createPublicClient({ transport: custom(l1.provider) }),
+    l2: createPublicClient({ transport: custom(devnet.provider) }),
+    l1Wallet: createWalletClient({ account, chain: l1.viemChain, transport: custom(l1.provider) }),
+    l2Wallet: createWalletClient({ account, chain: devnet.viemChain, transport: custom(devnet.provider) }),
+  };
+}
+
+type Client = ReturnType<typeof clients>['l1'];
+type Wallet = ReturnType<typeof clients>['l1Wallet'];
+
+/** Sends a message with `value` to `to` from `wallet`'s chain's service; the MessageSent event's arguments and block. */
+async function send(wallet: Wallet, reader: Client, to: Hex, fee: bigint, value: bigint) {
+  const hash = await wallet.writeContract({
+    address: wallet.chain!.id === 31337 ? L2_SERVICE : L1_SERVICE,
+    abi,
+    functionName: 'sendMessage',
+    args: [to, fee, '0x'],
+    value: value + fee,
+  });
+  const receipt = await reader.waitForTransactionReceipt({ hash });
+  const [event] = parseEventLogs({ abi, logs: receipt.logs, eventName: 'MessageSent' });
+  return { ...event.args, blockNumber: receipt.blockNumber };
+}
+
+const status = async (devnet: Devnet, hash: Hex) =>
+  ((await devnet.provider.request({ method: 'l2_getMessageStatus', params: [hash] })) as { status: string }).status;
+
+/** The message's status once it is `wanted`, or after `ms` (3 s; less where it must not become `wanted`). */
+async function statusOnce(devnet: Devnet, hash: Hex, wanted: string, ms = 3000): Promise<string> {
+  for (let i = 0; i < ms / 20 && (await status(devnet, hash)) !== wanted; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  return status(devnet, hash);
+}
+
+/** Linea's SDK's tree: 2^5 leaves (the message hashes, then zero hashes), keccak(left ‖ right). */
+function merkleTree(leaves: Hex[]): { root: Hex; proof: (i: number) => Hex[] } {
+  const levels: Hex[][] = [[...leaves, ...Array<Hex>(32 - leaves.length).fill(zeroHash)]];
+  for (let d = 0; d < 5; d++) {
+    const below = levels[d];
+    levels.push(
+      Array.from({ length: below.length / 2 }, (_, i) => keccak256(concat([below[2 * i], below[2 * i + 1]]))),
+    );
+  }
+  return { root: levels[5][0], proof: (i) => Array.from({ length: 5 }, (_, d) => levels[d][(i >> d) ^ 1]) };
+}
+
+async function withDevnet(opts: DevnetOptions, body: (devnet: Devnet) => Promise<void>): Promise<void> {
+  const devnet = await createDevnet({ l1: true, log: () => {}, ...opts });
+  try {
+    await body(devnet);
+  } finally {
+    await devnet.close();
+  }
+}
+
+test('manual: nothing is anchored or finalized until l2_anchorMessages and l2_finalize, which do it at once; the messages are then claimed in process, L2->L1 with its proof', () =>
+  withDevnet({ messageAnchoringDelay: 'manual', finalizationInterval: 'manual' }, async (devnet) => {
+    const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
+    const to = '0x00000000000000000000000000000000000000a1';
+    const down = await send(l1Wallet, l1, to, 0n, parseEther('1'));
+    const mine = (d: Devnet['provider']) => d.request({ method: 'evm_mine' });
+    await mine(devnet.l1!.provider);
+    await mine(devnet.provider);
+    expect(await status(devnet, down._messageHash)).toBe('sent');
+
+    const anchored = await devnet.provider.request({ method: 'l2_anchorMessages' });
+    expect(anchored).toEqual({ messageHashes: [down._messageHash], transactionHashes: [expect.any(String)] });
+    const [anchoring] = (anchored as { transactionHashes: Hex[] }).transactionHashes;
+    expect((await l2.getTransactionReceipt({ hash: anchoring })).status).toBe('success');
+    expect(await status(devnet, down._messageHash)).toBe('claimable');
+    expect(await devnet.l1!.provider.request({ method: 'l2_anchorMessages' })).toEqual({
+      messageHashes: [],
+      transactionHashes: [],
+    });
+    await l2.waitForTransactionReceipt({
+      hash: await l2Wallet.writeContract({
+        address: L2_SERVICE,
+        abi,
+        functionName: 'claimMessage',
+        args: [account.address, to, 0n, parseEther('1'), zeroAddress, '0x', down._nonce],
+        gas: 300_000n,
+      }),
+    });
+    expect(await l2.getBalance({ address: to })).toBe(parseEther('1'));
+    expect(await status(devnet, down._messageHash)).toBe('claimed');
+
+    // Two L2 messages in two blocks: one finalization, one tree over both.
+    const up = [
+      await send(l2Wallet, l2, to, MIN_FEE, 5n),
+      await send(l2Wallet, l2, '0x00000000000000000000000000000000000000a2', MIN_FEE, 7n),
+    ];
+    expect(up[1].blockNumber).toBe(up[0].blockNumber + 1n);
+    expect(await status(devnet, up[0]._messageHash)).toBe('sent');
+    const tree = merkleTree(up.map((m) => m._messageHash));
+    const head = await l2.getBlockNumber();
+    const finalized = (await devnet.l1!.provider.request({ method: 'l2_finalize' })) as Record<string, unknown>;
+    expect(finalized).toEqual({
+      l2BlockNumber: `0x${head.toString(16)}`,
+      merkleRoots: [tree.root],
+      messagingBlocks: up.map((m) => `0x${m.blockNumber.toString(16)}`),
+      transactionHash: expect.any(String),
+    });
+    const logs = parseEventLogs({
+      abi,
+      logs: (await l1.getTransactionReceipt({ hash: finalized.transactionHash as Hex })).logs,
+    });
+    expect(logs.map((l) => l.eventName)).toEqual([
+      'L2MerkleRootAdded',
+      'L2MessagingBlockAnchored',
+      'L2MessagingBlockAnchored',
+    ]);
+    expect(await status(devnet, up[1]._messageHash)).toBe('claimable');
+    expect(await devnet.provider.request({ method: 'l2_finalize' })).toBeNull();
+
+    const m = up[1];
+    const claim = await l1Wallet.writeContract({
+      address: L1_SERVICE,
+      abi,
+      functionName: 'claimMessageWithProof',
+      args: [
+        {
+          proof: tree.proof(1),
+          messageNumber: m._nonce,
+          leafIndex: 1,
+          from: m._from,
+          to: m._to,
+          fee: m._fee,
+          value: m._value,
+          feeRecipient: zeroAddress,
+          merkleRoot: tree.root,
+          data: m._calldata,
+        },
+      ],
+    });
+    expect((await l1.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+    expect(await l1.getBalance({ address: m._to })).toBe(7n);
+    expect(await status(devnet, m._messageHash)).toBe('claimed');
+    expect(await status(devnet, up[0]._messageHash)).toBe('claimable');
+  }));
+
+test('an anchoring delay of 2 blocks: an L1 message is anchored once 2 L1 blocks are on top of its own', () =>
+  withDevnet({ messageAnchoringDelay: 2 }, async (devnet) => {
+    const { l1, l1Wallet } = clients(devnet);
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    await devnet.l1!.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, m._messageHash, 'claimable', 300)).toBe('sent');
+    await devnet.l1!.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('cadences in seconds: an L1 message anchored that long after the node saw it, an L2 message finalized on the next tick', () =>
+  withDevnet({ messageAnchoringDelay: '1s', finalizationInterval: '1s' }, async (devnet) => {
+    const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
+    const down = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    const seen = Date.now();
+    const up = await send(l2Wallet, l2, '0x00000000000000000000000000000000000000a1', MIN_FEE, 1n);
+    expect(await status(devnet, down._messageHash)).toBe('sent');
+    expect(await status(devnet, up._messageHash)).toBe('sent');
+    expect(await statusOnce(devnet, down._messageHash, 'claimable')).toBe('claimable');
+    expect(Date.now() - seen).toBeGreaterThanOrEqual(900);
+    expect(await statusOnce(devnet, up._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('a finalization interval of 3 blocks: L2 blocks 1 to 3 are finalized at block 3 in one transaction, and --auto-claim claims both messages with their proofs', () =>
+  withDevnet({ finalizationInterval: 3, autoClaim: true }, async (devnet) => {
+    const { l1, l2, l2Wallet } = clients(devnet);
+    const to = ['0x00000000000000000000000000000000000000b1', '0x00000000000000000000000000000000000000b2'] as const;
+    const up = [await send(l2Wallet, l2, to[0], MIN_FEE, 11n), await send(l2Wallet, l2, to[1], MIN_FEE, 13n)];
+    expect(up.map((m) => m.blockNumber)).toEqual([1n, 2n]);
+    expect(await statusOnce(devnet, up[1]._messageHash, 'claimable', 300)).toBe('sent');
+    await devnet.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, up[1]._messageHash, 'claimed')).toBe('claimed');
+    expect(await statusOnce(devnet, up[0]._messageHash, 'claimed')).toBe('claimed');
+    expect([await l1.getBalance({ address: to[0] }), await l1.getBalance({ address: to[1] })]).toEqual([11n, 13n]);
+    const anchored = await l1.getContractEvents({
+      address: L1_SERVICE,
+      abi,
+      eventName: 'L2MessagingBlockAnchored',
+      fromBlock: 0n,
+    });
+    expect(anchored.map((e) => e.args.l2Block)).toEqual([1n, 2n]);
+    expect(new Set(anchored.map((e) => e.transactionHash)).size).toBe(1);
+    const roots = await l1.getContractEvents({
+      address: L1_SERVICE,
+      abi,
+      eventName: 'L2MerkleRootAdded',
+      fromBlock: 0n,
+    });
+    expect(roots.map((e) => e.args.l2MerkleRoot)).toEqual([merkleTree(up.map((m) => m._messageHash)).root]);
+  }));
+
+test.each([
+  [
+    { messageAnchoringDelay: 'soon' },
+    'messageAnchoringDelay must be a number of blocks (3), of seconds (10s) or manual; got "soon"',
+  ],
+  [
+    { finalizationInterval: '0s' },
+    'finalizationInterval must be a number of blocks (3), of seconds (10s) or manual; got "0s"',
+  ],
+  [
+    { finalizationInterval: -1 },
+    'finalizationInterval must be a number of blocks (3), of seconds (10s) or manual; got "-1"',
+  ],
+])('%j is refused with one line', async (opts, message) => {
+  await expect(createDevnet({ l1: true, log: () => {}, ...opts })).rejects.toThrow(message);
+});
+
+test('the cadences need the L1', async () => {
+  await expect(createDevnet({ finalizationInterval: 3, log: () => {} })).rejects.toThrow(/finalizationInterval.*l1/);
+});
