@@ -138,6 +138,10 @@ Linea's sequencer rules (a dev chain follows them; a chain from --genesis does n
   --max-block-gas GAS       most gas a block's transactions use together (default 55000000)
   --events-deny-list FILE   events that keep a transaction out of blocks, a line each:
                             address,topic0,topic1,topic2,topic3 (an empty field matches any)
+  --tx-pool-priority-senders ADDRESS[,ADDRESS...]
+                            senders whose transactions go first in blocks and are not priced, as Besu's
+                            option that Linea's profiles give their own services (with --l1 the message
+                            services' operator is one); line counts still apply
 
 Printed traces
   -v, -vv, -vvv, -vvvv      print each mined transaction (-v), and what its contracts console.log (-vv), and
@@ -255,6 +259,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'block-time': { type: 'string', short: 'b' },
   'no-mining': { type: 'boolean' },
   order: { type: 'string' },
+  'tx-pool-priority-senders': { type: 'string', multiple: true },
   'auto-impersonate': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'in-memory': { type: 'boolean' },
@@ -391,6 +396,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       baseFee: big('block-base-fee-per-gas', baseFee),
       codeSizeLimit: flag('disable-code-size-limit') ? null : int('code-size-limit', s('code-size-limit'), 1),
       order: s('order') as NodeOptions['order'],
+      txPoolPrioritySenders: (values['tx-pool-priority-senders'] as string[] | undefined)?.flatMap((v) => v.split(',')),
       autoImpersonate: flag('auto-impersonate'),
       // --state: loaded if the file is there, written at the stop.
       loadState: state !== undefined ? (existsSync(state) ? state : undefined) : s('load-state'),

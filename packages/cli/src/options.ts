@@ -26,6 +26,7 @@ import {
   MESSAGE_SENT_TOPIC,
   NO_BRIDGE,
   L2_MESSAGE_SERVICE,
+  operatorAddress,
 } from '@l2devnet/core';
 import type { Cadence, EventFilter, ForkOptions, L1L2Bridge } from '@l2devnet/core';
 import { RemoteNode } from '@l2devnet/rpc';
@@ -123,6 +124,8 @@ export interface NodeOptions {
   order?: 'fees' | 'fifo';
   /** eth_sendTransaction may send from any address without its key. `--auto-impersonate` */
   autoImpersonate?: boolean;
+  /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
+  txPoolPrioritySenders?: string[];
   // Storage
   /** Database directory; without it everything stays in memory. `--data-dir`, `--in-memory` */
   dataDir?: string;
@@ -253,6 +256,7 @@ const FLAGS: Record<OptionName, string> = {
   codeSizeLimit: '--code-size-limit',
   order: '--order',
   autoImpersonate: '--auto-impersonate',
+  txPoolPrioritySenders: '--tx-pool-priority-senders',
   loadState: '--load-state',
   dumpState: '--dump-state',
   stateInterval: '--state-interval',
@@ -399,6 +403,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     codeSizeLimit: opts.codeSizeLimit === null ? null : count('codeSizeLimit', opts.codeSizeLimit ?? undefined, 1),
     order: orderOf(opts.order, bad),
     autoImpersonate: opts.autoImpersonate === true,
+    prioritySenders: prioritySenders(opts, bad),
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
     dataDir: opts.dataDir === undefined ? undefined : resolve(opts.dataDir),
@@ -639,6 +644,15 @@ function eventFilters(path: string): EventFilter[] {
  * Where BLOCK_L2_L1_LOGS counts messages from: the flags', else the preset network's message service
  * and MessageSent's topic (its profile's plugin-linea-l1l2-bridge-*), else zero, as Linea's defaults.
  */
+/** The priority senders given, and with an L1 the operator of the message services, which anchors and finalizes. */
+function prioritySenders(opts: NodeOptions, bad: Bad): Uint8Array[] {
+  const given = (opts.txPoolPrioritySenders ?? []).map((a) => a.trim());
+  const wrong = given.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
+  if (wrong !== undefined) throw bad('txPoolPrioritySenders', 'must be addresses, 0x and 40 hex digits', wrong);
+  const senders = given.map((a) => hexToBytes(a as `0x${string}`));
+  return opts.l1 === true ? [...senders, operatorAddress()] : senders;
+}
+
 function bridgeOf(
   opts: NodeOptions,
   presetContract: string | undefined,

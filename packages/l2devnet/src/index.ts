@@ -90,6 +90,8 @@ export interface DevnetOptions {
   mining?: boolean;
   /** Mine every `blockTime` seconds instead of automining. `--block-time` */
   blockTime?: number;
+  /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
+  txPoolPrioritySenders?: string[];
   // --- Storage
   /** Database directory; without it everything stays in memory (the command's `--in-memory`). `--data-dir` */
   dataDir?: string;

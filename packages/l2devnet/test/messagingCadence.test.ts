@@ -230,6 +230,28 @@ test('a finalization interval of 3 blocks: L2 blocks 1 to 3 are finalized at blo
     expect(roots.map((e) => e.args.l2MerkleRoot)).toEqual([merkleTree(up.map((m) => m._messageHash)).root]);
   }));
 
+test("the operator's anchoring is a priority sender's transaction: first in the L2 block, ahead of a user who pays more (--tx-pool-priority-senders, as Linea's profile lists its coordinator)", () =>
+  withDevnet({ mining: false }, async (devnet) => {
+    const { l1, l1Wallet, l2Wallet } = clients(devnet);
+    const user = await l2Wallet.sendTransaction({
+      to: '0x00000000000000000000000000000000000000c1',
+      value: 1n,
+      maxPriorityFeePerGas: 10n ** 10n,
+      maxFeePerGas: 10n ** 11n,
+    });
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    const pooled = async () =>
+      Number(((await devnet.provider.request({ method: 'txpool_status' })) as { pending: string }).pending);
+    for (let i = 0; i < 150 && (await pooled()) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await devnet.provider.request({ method: 'evm_mine' });
+    const block = (await devnet.provider.request({ method: 'eth_getBlockByNumber', params: ['latest', true] })) as {
+      transactions: { hash: Hex; from: Hex; maxPriorityFeePerGas: Hex }[];
+    };
+    expect(block.transactions.map((t) => t.hash).slice(1)).toEqual([user]);
+    expect(BigInt(block.transactions[0].maxPriorityFeePerGas)).toBeLessThan(10n ** 10n);
+    expect(await status(devnet, m._messageHash)).toBe('claimable');
+  }));
+
 test.each([
   [
     { messageAnchoringDelay: 'soon' },

@@ -217,6 +217,43 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
     provider.destroy();
   });
 
+  test('a priority sender (--tx-pool-priority-senders) is not priced at submission or in the block, and goes first whatever others pay', async () => {
+    const priority = await startTestNode({
+      chain: { prioritySenders: [hexToBytes(ALICE)], mining: { mode: 'manual' } },
+    });
+    try {
+      const send = async (key: Hex, tip: bigint) => {
+        const from = privateKeyToAccount(key).address;
+        const nonce = BigInt((await call(priority, 'eth_getTransactionCount', [from, 'pending'])).result);
+        const tx = createFeeMarket1559Tx(
+          {
+            nonce,
+            to: BOB,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n ** 11n,
+            maxPriorityFeePerGas: tip,
+            chainId: 31337n,
+          },
+          { common: priority.chain.common },
+        ).sign(hexToBytes(key));
+        return call(priority, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
+      };
+      // Alice's 1-wei tip, which the sequencer refuses of anyone else (the test above), is taken.
+      const cheap = await send(ALICE_KEY, 1n);
+      expect(cheap.error).toBeUndefined();
+      const CAROL_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+      expect((await send(CAROL_KEY, 1n)).error).toEqual({ code: -32000, message: 'Gas price too low' });
+      const dear = await send(CAROL_KEY, 10n ** 10n);
+      expect(dear.error).toBeUndefined();
+      await call(priority, 'evm_mine');
+      const block = (await call(priority, 'eth_getBlockByNumber', ['latest', false])).result;
+      expect(block.transactions).toEqual([cheap.result, dear.result]);
+    } finally {
+      await priority.close();
+    }
+  });
+
   test("linea_setExtraData changes the pricing of what is sent and of the blocks; its refusals are the endpoint's", async () => {
     const dearer = { fixedCostWei: 300_000_000n, variableCostWei: 10_000_000n, ethGasPriceWei: 10_000_000n };
     expect((await call(node, 'linea_setExtraData', [bytesToHex(encodeExtraData(dearer))])).result).toBe(true);

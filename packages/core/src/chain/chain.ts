@@ -19,6 +19,7 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { bytesToHex } from '@ethereumjs/util';
 
 import type { DevAccount } from '../config/accounts';
 import { initFastCrypto } from '../config/fastCrypto';
@@ -63,6 +64,8 @@ export interface ChainOptions extends GenesisOptions {
   order?: 'fees' | 'fifo';
   /** eth_sendTransaction may send from any address without its key (Anvil's --auto-impersonate). */
   autoImpersonate?: boolean;
+  /** Senders whose transactions go first in blocks and are not priced (Besu's --tx-pool-priority-senders). */
+  prioritySenders?: Uint8Array[];
 }
 
 /** The parts of a chain (see the header), replaced together by `refork`. */
@@ -178,6 +181,7 @@ export class Chain {
     });
     chain.keptOptions = opened.kept;
     head.pool.order = opts.order ?? 'fees';
+    for (const sender of opts.prioritySenders ?? []) head.pool.prioritySenders.add(bytesToHex(sender));
     txs.autoImpersonate = opts.autoImpersonate ?? false;
     miner.setMining(opts.mining ?? { mode: 'auto' });
     return chain;

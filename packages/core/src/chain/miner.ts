@@ -110,7 +110,9 @@ export class Miner {
         limits: this.lines.limits,
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
-        blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
+        blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n, (sender) =>
+          head.pool.hasPriority(sender),
+        ),
         forced: head.forced.pending().map((f) => f.ptx),
         bundles: this.bundlesFor(header),
       });
@@ -255,7 +257,9 @@ export class Miner {
       candidates,
       this.lines.limits,
       this.lines.screen(false),
-      head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
+      head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n, (sender) =>
+        head.pool.hasPriority(sender),
+      ),
     );
   }
 

@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { bigIntToBytes, hexToBytes, privateToAddress, setLengthLeft, utf8ToBytes } from '@ethereumjs/util';
+// Not the project's fast keccak: this runs before a chain (which readies it) is made, when options are read.
+import { keccak256 } from 'ethereum-cryptography/keccak';
 
-import { keccak256 } from '../config/fastCrypto';
 import { FIXTURES_DIR } from '../config/fixtures';
 import type { GenesisAllocation } from '../config/genesis';
 

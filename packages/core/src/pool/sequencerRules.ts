@@ -118,15 +118,17 @@ export class SequencerRules {
   /**
    * The pool validators' refusal of `tx`, in their order (LineaTransactionPoolValidatorFactory):
    * the transaction type, a precompile recipient, the gas limit, the calldata size, profitability
-   * at the next block's `baseFee`. The deny list and the line counts are the line gate's.
+   * at the next block's `baseFee` (not for a `priority` sender's). The deny list and the line counts
+   * are the line gate's.
    */
-  refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint): string | undefined {
+  refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint, priority = false): string | undefined {
     // SEQ/sequencer/txvalidation/TransactionTypeValidation.java (blob transactions off by default).
     if (tx.type === TransactionType.BlobEIP4844) return 'TransactionTypeValidation - BLOB_TX_NOT_ALLOWED';
     const shape = this.bundleRefusal(tx);
     if (shape !== undefined) return shape;
     // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
-    if (!this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit)) return 'Gas price too low';
+    if (!priority && !this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit))
+      return 'Gas price too low';
     return undefined;
   }
 
@@ -170,8 +172,8 @@ export class SequencerRules {
   }
 
   /** A block being built at `baseFee`, as the selectors see it. */
-  startBlock(baseFee: bigint): BlockRules {
-    return new BlockRules(this, baseFee);
+  startBlock(baseFee: bigint, hasPriority: (sender: Uint8Array) => boolean = () => false): BlockRules {
+    return new BlockRules(this, baseFee, hasPriority);
   }
 }
 
@@ -183,6 +185,8 @@ export class BlockRules {
   constructor(
     private readonly rules: SequencerRules,
     private readonly baseFee: bigint,
+    /** A priority sender's transactions are not priced (ProfitableTransactionSelector: hasPriority). */
+    private readonly hasPriority: (sender: Uint8Array) => boolean,
   ) {}
 
   /**
@@ -194,8 +198,12 @@ export class BlockRules {
     const { config } = this.rules;
     const max = config.maxBlockCalldataSize;
     if (max !== undefined && this.calldata + tx.data.length > max) return 'BLOCK_CALLDATA_OVERFLOW';
-    // A priority transaction (a forced one) is not priced.
-    if (!priority && !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit))
+    // A priority transaction (a forced one, a priority sender's) is not priced.
+    if (
+      !priority &&
+      !this.hasPriority(sender) &&
+      !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit)
+    )
       return 'TX_UNPROFITABLE_UPFRONT';
     return undefined;
   }
@@ -215,7 +223,11 @@ export class BlockRules {
     const max = config.maxBlockGas;
     if (gasUsed > max) return 'TX_GAS_EXCEEDS_USER_MAX_BLOCK_GAS';
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
-    if (!priority && !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed))
+    if (
+      !priority &&
+      !this.hasPriority(sender) &&
+      !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed)
+    )
       return 'TX_UNPROFITABLE';
     // SEQ/sequencer/txselection/selectors/TransactionEventSelector.java
     if (config.deniedEvents.some((f) => logs.some((log) => matches(f, log)))) return 'DENIED_LOG_TOPIC';

@@ -42,6 +42,15 @@ export class TxPool {
   private readonly byHash = new Map<string, PoolTx>();
   /** How blocks take ready transactions: highest tip first (`fees`), or in arrival order (`fifo`), as Anvil's --order. */
   order: 'fees' | 'fifo' = 'fees';
+  /**
+   * Senders whose transactions go first and are not priced (Besu's --tx-pool-priority-senders, which
+   * Linea's profiles give the accounts of its own services), as lowercase hex.
+   */
+  readonly prioritySenders = new Set<string>();
+
+  hasPriority(sender: Uint8Array): boolean {
+    return this.prioritySenders.size > 0 && this.prioritySenders.has(bytesToHex(sender));
+  }
 
   get size(): number {
     return this.byHash.size;
@@ -136,6 +145,12 @@ export class TxPool {
       for (let i = 1; i < runs.length; i++) {
         const a = runs[i][runs[i].length - 1];
         const b = runs[best][runs[best].length - 1];
+        // A priority sender's first, whatever it pays (BaseFeePrioritizedTransactions.compareByFee).
+        const pa = this.hasPriority(a.sender);
+        if (pa !== this.hasPriority(b.sender)) {
+          if (pa) best = i;
+          continue;
+        }
         if (this.order === 'fifo') {
           if (a.addedAt < b.addedAt) best = i;
           continue;
