@@ -396,6 +396,19 @@ test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and clai
     expect([proof.leafIndex, proof.proof.length]).toEqual([0, 5]);
     await (await onL1.claim(toL1)).wait();
     expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+
+    // The SDK's claiming service: it claims with proofs once the L2 service says it moved to them
+    // (ServiceVersionMigrated(2), which the L2 service emits with its first message).
+    const claiming = sdk.getL1ClaimingService(L1_SERVICE, L2_SERVICE);
+    expect(await claiming.isClaimingNeedingProof(toL1.messageHash)).toBe(true);
+    const [again] = await onL2.getMessagesByTransactionHash(
+      await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('3')),
+    );
+    expect(await until(() => claiming.getMessageStatus(again.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+      OnChainMessageStatus.CLAIMABLE,
+    );
+    await (await claiming.claimMessage(again)).wait();
+    expect(await claiming.getMessageStatus(again.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
   } finally {
     await stop(node);
   }
