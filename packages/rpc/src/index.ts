@@ -7,7 +7,7 @@ export * as params from './params';
 export type { Profile } from './params';
 export { createProvider, Eip1193Provider, ProviderRpcError } from './provider';
 export type { RequestArguments } from './provider';
-export { CLIENT_VERSION, createRpc, Rpc } from './rpc';
+export { CLIENT_VERSION, createRpc, Rpc, serializeResponse } from './rpc';
 export type {
   Authorize,
   JsonRpcFailure,

@@ -9,6 +9,7 @@ import type { ErrorLogger } from './errors';
 import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toRpcError } from './errors';
 import type { Method, RpcContext } from './method';
 import { parseParams } from './method';
+import { JsonText } from './format';
 import { blockMethods } from './methods/blocks';
 import { chainMethods } from './methods/chain';
 import { debugMethods } from './methods/debug';
@@ -61,6 +62,8 @@ export interface RequestOptions {
   session?: Session;
   /** The rules the requests follow: `geth` on the devnet paths and in process; `service` (the default) on `/v3/<KEY>`. */
   profile?: Profile;
+  /** The transport sends text (serializeResponse): a result may stay JSON text (JsonText) rather than objects. */
+  jsonText?: boolean;
 }
 
 /** Lets a transport refuse a call before it runs (API key credits); returns the error to answer with. */
@@ -128,9 +131,16 @@ export class Rpc {
               requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
             };
       const fork = this.chain.fork;
-      if (fork === undefined) return await entry.handler(ctx, parseParams(entry.params, params, profile));
+      if (fork === undefined) {
+        const result = await entry.handler(ctx, parseParams(entry.params, params, profile));
+        return result instanceof JsonText && opts.jsonText !== true ? result.value() : result;
+      }
       if (this.forkProxy?.fork !== fork) this.forkProxy = this.proxyOf(fork);
-      const local = async (p: unknown = params) => entry.handler(ctx, parseParams(entry.params, p, profile));
+      // The proxy joins remote and local answers: values, not text.
+      const local = async (p: unknown = params) => {
+        const result = await entry.handler(ctx, parseParams(entry.params, p, profile));
+        return result instanceof JsonText ? result.value() : result;
+      };
       return await (this.forkProxy === undefined ? local() : this.forkProxy.request(method, params, local));
     } catch (e) {
       throw toRpcError(e, this.logError);
@@ -222,6 +232,38 @@ export class Rpc {
     return hasId ? response : undefined;
   }
 }
+
+/**
+ * An answer (or a batch of them) as JSON: text, or UTF-8 bytes when a result is JsonText, whose
+ * pieces are copied in as they are.
+ */
+export function serializeResponse(response: JsonRpcResponse | JsonRpcResponse[]): string | Buffer {
+  const pieces: Uint8Array[] = [];
+  const add = (r: JsonRpcResponse) => {
+    if ('result' in r && r.result instanceof JsonText) {
+      pieces.push(Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":`));
+      pieces.push(...r.result.pieces, CLOSE_BRACE);
+    } else pieces.push(Buffer.from(JSON.stringify(r)));
+  };
+  if (!Array.isArray(response)) {
+    if (!('result' in response && response.result instanceof JsonText)) return JSON.stringify(response);
+    add(response);
+  } else {
+    if (!response.some((r) => 'result' in r && r.result instanceof JsonText)) return JSON.stringify(response);
+    pieces.push(OPEN_BRACKET);
+    response.forEach((r, i) => {
+      if (i > 0) pieces.push(COMMA);
+      add(r);
+    });
+    pieces.push(CLOSE_BRACKET);
+  }
+  return Buffer.concat(pieces);
+}
+
+const OPEN_BRACKET = Buffer.from('[');
+const CLOSE_BRACKET = Buffer.from(']');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACE = Buffer.from('}');
 
 function failure(id: JsonRpcId, error: RpcError): JsonRpcFailure {
   return { jsonrpc: '2.0', id, error: error.toJSON() };

@@ -21,6 +21,10 @@ function memoryKv(): KvStore & { rows: Map<string, Uint8Array> } {
       const inRange = [...rows.keys()].filter((k) => k >= hex(gte) && k < hex(lt)).sort();
       for (const k of inRange.slice(0, limit)) yield [Buffer.from(k, 'hex'), rows.get(k)!];
     },
+    async *rangeBatches(gte, lt) {
+      const inRange = [...rows.keys()].filter((k) => k >= hex(gte) && k < hex(lt)).sort();
+      yield inRange.map((k) => [Buffer.from(k, 'hex'), rows.get(k)!] as [Uint8Array, Uint8Array]);
+    },
     close: async () => undefined,
   };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { FIXTURES_DIR } from '@l2devnet/core';
 import type { Authorize, JsonRpcResponse, Rpc, Session } from '@l2devnet/rpc';
-import { INVALID_REQUEST, LIMIT_EXCEEDED, quantity, RpcError } from '@l2devnet/rpc';
+import { INVALID_REQUEST, LIMIT_EXCEEDED, quantity, RpcError, serializeResponse } from '@l2devnet/rpc';
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
 
@@ -144,7 +144,8 @@ interface SocketData {
 
 interface Outcome {
   status: string;
-  body: string;
+  /** Text, or UTF-8 bytes (an answer with a JsonText result). */
+  body: string | Buffer;
   headers: [string, string][];
 }
 
@@ -213,7 +214,11 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       );
       return { response: { jsonrpc: '2.0', id: null, error: error.toJSON() }, outOfCredits: false };
     }
-    const response = await rpc.handle(body, authorize, { session, profile: plain ? 'geth' : 'service' });
+    const response = await rpc.handle(body, authorize, {
+      session,
+      profile: plain ? 'geth' : 'service',
+      jsonText: true,
+    });
     // 429 when the key could pay for none of the calls; a batch partly paid for is answered 200,
     // with -32005 in the elements that did not run.
     return { response, outOfCredits: refused > 0 && charged === 0 };
@@ -243,7 +248,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       res.writeStatus(out.status);
       for (const [k, v] of cors.answer) res.writeHeader(k, v);
       for (const [k, v] of out.headers) res.writeHeader(k, v);
-      if (out.body !== '') res.writeHeader('Content-Type', 'application/json');
+      if (out.body.length > 0) res.writeHeader('Content-Type', 'application/json');
       if (withBody) {
         res.end(out.body);
         return;
@@ -321,7 +326,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         ({ response, outOfCredits }) => {
           send(res, state, {
             status: outOfCredits ? '429 Too Many Requests' : '200 OK',
-            body: response === undefined ? '' : JSON.stringify(response),
+            body: response === undefined ? '' : serializeResponse(response),
             headers: creditHeaders(who),
           });
         },
@@ -483,7 +488,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         const data = ws.getUserData();
         execute(data.rpc, text, data.key, data.plain, data.session).then(
           ({ response }) => {
-            if (!data.closed && response !== undefined) ws.send(JSON.stringify(response), false);
+            if (!data.closed && response !== undefined) ws.send(serializeResponse(response), false);
           },
           (e: unknown) => log(`internal error: ${(e as Error).stack ?? String(e)}`),
         );

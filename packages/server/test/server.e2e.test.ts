@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import WebSocket from 'ws';
 
 import { startTestNode, WsClient } from './testNode';
 import type { TestNode } from './testNode';
@@ -360,6 +362,48 @@ describe('credits', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test("eth_getLogs is answered with the bytes JSON.stringify would write, alone, in a batch and over WebSocket (the answer is written from each log's kept JSON)", async () => {
+  const node = await startTestNode();
+  try {
+    const counter = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'Counter.json'), 'utf8'),
+    );
+    const address = await node.deploy(counter.bytecode);
+    const increment = '0xd09de08a'; // increment()
+    for (let i = 0; i < 3; i++)
+      await node.post(rpc('eth_sendTransaction', [{ from: ALICE, to: address, data: increment }]));
+    const filter = { fromBlock: '0x0', toBlock: 'latest', address };
+    const values = await node.rpc.request('eth_getLogs', [filter]);
+    expect(values).toHaveLength(3);
+    const raw = async (body: unknown) =>
+      (
+        await fetch(`${node.url}/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).text();
+    expect(await raw(rpc('eth_getLogs', [filter], 'a'))).toBe(
+      JSON.stringify({ jsonrpc: '2.0', id: 'a', result: values }),
+    );
+    const batch = [
+      rpc('eth_getLogs', [filter], 1),
+      rpc('eth_chainId', [], 2),
+      rpc('eth_nothing', [], 3),
+      rpc('eth_getLogs', [{ address: ALICE }], null),
+    ];
+    expect(await raw(batch)).toBe(JSON.stringify(await node.rpc.handle(batch, undefined, { profile: 'geth' })));
+    const socket = new WebSocket(`${node.wsUrl}/ws`);
+    await new Promise((resolve) => socket.once('open', resolve));
+    const message = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+    socket.send(JSON.stringify(rpc('eth_getLogs', [filter], 7)));
+    expect(await message).toBe(JSON.stringify({ jsonrpc: '2.0', id: 7, result: values }));
+    socket.close();
+  } finally {
+    await node.close();
+  }
 });
 
 test('the WebSocket client helper reports refused upgrades', async () => {

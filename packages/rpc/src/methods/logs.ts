@@ -7,7 +7,8 @@
 import type { BlockRef } from '@l2devnet/core';
 
 import { INVALID_PARAMS, RpcError, SERVER_ERROR } from '../errors';
-import { formatLog } from '../format';
+import { logsJson } from '../format';
+import type { JsonText } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
 import type { RawLogFilter } from '../params';
@@ -20,7 +21,7 @@ async function numberOf(ctx: RpcContext, ref: BlockRef | undefined): Promise<big
   return (await ctx.chain.reads.resolveNumber(ref)) ?? ctx.chain.headNumber;
 }
 
-export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<unknown[]> {
+export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<JsonText | []> {
   let fromBlock: bigint;
   let toBlock: bigint;
   const geth = ctx.profile === 'geth';
@@ -44,7 +45,7 @@ export async function queryLogs(ctx: RpcContext, filter: RawLogFilter): Promise<
     addresses: filter.addresses,
     topics: filter.topics,
   });
-  return logs.map(formatLog);
+  return logsJson(logs);
 }
 
 export const logMethods: Record<string, Method> = {
