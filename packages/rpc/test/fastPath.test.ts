@@ -35,17 +35,27 @@ const artifacts = readdirSync(FIXTURES)
   }))
   .filter((a) => typeof a.bytecode === 'string' && a.bytecode.length > 2);
 
-function load(stock: boolean): { core: Core; rpc: RpcModule } {
-  let modules: { core: Core; rpc: RpcModule } | undefined;
+type InterpreterClass = { prototype: { _runStepAsync: (...args: unknown[]) => unknown } };
+
+function load(stock: boolean): { core: Core; rpc: RpcModule; Interpreter: InterpreterClass } {
+  let modules: { core: Core; rpc: RpcModule; Interpreter: InterpreterClass } | undefined;
   const before = process.env.L2DEVNET_STOCK_EVM;
   if (stock) process.env.L2DEVNET_STOCK_EVM = '1';
   else delete process.env.L2DEVNET_STOCK_EVM;
   jest.isolateModules(() => {
-    modules = { core: require('@l2devnet/core') as Core, rpc: require('../src') as RpcModule };
+    modules = {
+      core: require('@l2devnet/core') as Core,
+      rpc: require('../src') as RpcModule,
+      Interpreter: (
+        require(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js')) as {
+          Interpreter: InterpreterClass;
+        }
+      ).Interpreter,
+    };
   });
   if (before === undefined) delete process.env.L2DEVNET_STOCK_EVM;
   else process.env.L2DEVNET_STOCK_EVM = before;
-  return modules as { core: Core; rpc: RpcModule };
+  return modules as { core: Core; rpc: RpcModule; Interpreter: InterpreterClass };
 }
 
 /** The opcodes defined by the latest hardfork (earlier forks take some of them as undefined). */
@@ -225,6 +235,14 @@ test('the patched packages are the ones installed (patch-package applied patches
   expect(evmMain).toContain('is built when first read');
   const { bytesToUnprefixedHex } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
   expect(bytesToUnprefixedHex.toString()).toContain('nativeHex');
+  const { setLengthLeft, setLengthRight } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
+  expect([setLengthLeft(Uint8Array.of(7, 8), 4), setLengthRight(Uint8Array.of(7, 8), 3)]).toEqual([
+    Uint8Array.of(0, 0, 7, 8),
+    Uint8Array.of(7, 8, 0),
+  ]);
+  expect(readFileSync(require.resolve('@ethereumjs/util').replace(/index\.js$/, 'bytes.js'), 'utf8')).toContain(
+    'out.set(msg, right ? 0 : length - msg.length)',
+  );
   // vm: the block-level steps (system contracts, rewards, requests) the block builder runs.
   const vm = require('@ethereumjs/vm') as Record<string, unknown>;
   for (const name of [
@@ -234,6 +252,44 @@ test('the patched packages are the ones installed (patch-package applied patches
     'applyDAOHardfork',
   ])
     expect(typeof vm[name]).toBe('function');
+});
+
+test("contract code runs on the fast path (no step through the original's promise per step), the stock node on the original's", async () => {
+  const steps = async (modules: typeof fast) => {
+    const proto = modules.Interpreter.prototype;
+    const original = proto._runStepAsync;
+    let n = 0;
+    proto._runStepAsync = function (this: unknown, ...args: unknown[]) {
+      n++;
+      return original.apply(this, args);
+    };
+    const chain = await modules.core.Chain.create({});
+    const rpc = modules.rpc.createRpc(chain);
+    try {
+      // The key-value store's code: a read of slot 1 (SLOAD, jumps, memory, RETURN).
+      const hash = (
+        (await rpc.handle({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_sendTransaction',
+          params: [{ from: ALICE, data: KV_STORE }],
+        })) as { result: string }
+      ).result;
+      const receipt = (await rpc.request('eth_getTransactionReceipt', [hash])) as { contractAddress: string };
+      n = 0;
+      await rpc.request('eth_call', [
+        { from: ALICE, to: receipt.contractAddress, data: `0x${'1'.padStart(64, '0')}` },
+        'latest',
+      ]);
+      return n;
+    } finally {
+      proto._runStepAsync = original;
+      rpc.close();
+      await chain.close();
+    }
+  };
+  expect(await steps(fast)).toBe(0);
+  expect(await steps(stock)).toBeGreaterThan(0);
 });
 
 describe.each(FORKS)('%s: the fast path answers as ethereumjs', (fork) => {

@@ -55,6 +55,8 @@ export class FlatState {
 }
 
 export class FlatStateManager extends MerkleStateManager {
+  /** Accounts decoded from the cache's entries, by entry. */
+  private readonly decoded = new WeakMap<object, Account>();
   private rootBytes: Uint8Array | undefined;
   private rootHex = '';
 
@@ -96,7 +98,16 @@ export class FlatStateManager extends MerkleStateManager {
   /** The account for reading its roots: the cached one when this manager changed it, else the committed one. */
   private async accountToRead(address: Address): Promise<Account | undefined> {
     const elem = this._caches?.account?.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    if (elem !== undefined) {
+      if (elem.accountRLP === undefined) return undefined;
+      // Decoded once per cache entry (every write makes a new entry): each SLOAD and SSTORE reads it.
+      let account = this.decoded.get(elem);
+      if (account === undefined) {
+        account = createAccountFromRLP(elem.accountRLP);
+        this.decoded.set(elem, account);
+      }
+      return account;
+    }
     return (await this.committedAccount(address)) ?? undefined;
   }
 
