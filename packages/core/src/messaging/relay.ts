@@ -122,7 +122,7 @@ export class MessageRelay {
     l2.on('block', this.onL2Block);
     // What the chains say is left undone: done now if due, else when it is.
     if (this.anchoring !== 'manual') {
-      if ('seconds' in this.anchoring) this.after(this.anchoring.seconds, () => this.anchorDue());
+      if ('seconds' in this.anchoring) this.anchorIn(this.anchoring.seconds);
       else this.background('anchoring L1 messages on the L2', () => this.anchorDue());
     }
     if (this.finalizing !== 'manual') {
@@ -170,7 +170,7 @@ export class MessageRelay {
       if (messages.length === 0) return;
       const now = Date.now();
       for (const log of messages) this.seenAt.set(bytesToBigInt(log.topics[1]), now);
-      this.after(this.anchoring.seconds, () => this.anchorDue());
+      this.anchorIn(this.anchoring.seconds);
       return;
     }
     this.background('anchoring L1 messages on the L2', () => this.anchorDue());
@@ -197,11 +197,11 @@ export class MessageRelay {
     this.queue(job).catch((e: Error) => this.log(`${what} failed: ${e.message}`));
   }
 
-  /** `job` queued in `seconds`. */
-  private after(seconds: number, job: () => Promise<unknown>): void {
+  /** An anchoring of what is due queued in `seconds`. */
+  private anchorIn(seconds: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.background('anchoring L1 messages on the L2', job);
+      this.background('anchoring L1 messages on the L2', () => this.anchorDue());
     }, seconds * 1000);
     timer.unref();
     this.timers.add(timer);
