@@ -84,8 +84,8 @@ L1 (a plain Ethereum dev chain beside the L2, on the same port)
                             (default 0: right after it)
   --finalization-interval INTERVAL
                             finalize the L2 on the L1 (its message roots, so L2 messages can be claimed
-                            there) at every N-th L2 block, every Ns seconds, or manual (l2_finalize
-                            only) (default 1: after every L2 block that sends a message)
+                            there) at every N-th L2 block (N from 1), every Ns seconds, or manual
+                            (l2_finalize only) (default 1: after every L2 block that sends a message)
 
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,

@@ -427,8 +427,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     chain,
     l1: l1Of(opts, chain, style, bad, integer),
     autoClaim: opts.autoClaim === true,
-    anchoringDelay: cadenceOf('messageAnchoringDelay', opts.messageAnchoringDelay, bad),
-    finalizationInterval: cadenceOf('finalizationInterval', opts.finalizationInterval, bad),
+    anchoringDelay: cadenceOf('messageAnchoringDelay', opts.messageAnchoringDelay, 0, bad),
+    finalizationInterval: cadenceOf('finalizationInterval', opts.finalizationInterval, 1, bad),
     limitsFile,
     listen,
     apiKeys,
@@ -450,15 +450,29 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   };
 }
 
-/** A messaging cadence: a whole number of blocks (a number or its digits), seconds ("10s", "0.5s"), or "manual". */
-function cadenceOf(option: OptionName, value: number | string | undefined, bad: Bad): Cadence | undefined {
+/** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
+const MAX_CADENCE_SECONDS = 2_147_483;
+
+/**
+ * A messaging cadence: a whole number of blocks from `minBlocks` (a number or its digits), seconds
+ * ("10s", "0.5s", at most MAX_CADENCE_SECONDS), or "manual".
+ */
+function cadenceOf(
+  option: OptionName,
+  value: number | string | undefined,
+  minBlocks: number,
+  bad: Bad,
+): Cadence | undefined {
   if (value === undefined) return undefined;
   const text = String(value).trim();
   if (text === 'manual') return 'manual';
-  if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) return { blocks: Number(text) };
+  const blocks = Number(text);
+  if (/^\d+$/.test(text) && Number.isSafeInteger(blocks) && blocks >= minBlocks) return { blocks };
   const seconds = /^(\d+(?:\.\d+)?)s$/.exec(text);
-  if (seconds !== null && Number(seconds[1]) > 0) return { seconds: Number(seconds[1]) };
-  throw bad(option, 'must be a number of blocks (3), of seconds (10s) or manual', value);
+  if (seconds !== null && Number(seconds[1]) > 0 && Number(seconds[1]) <= MAX_CADENCE_SECONDS)
+    return { seconds: Number(seconds[1]) };
+  const count = minBlocks === 0 ? 'a number of blocks' : `a number of blocks from ${minBlocks}`;
+  throw bad(option, `must be ${count} (3), of seconds (10s, at most ${MAX_CADENCE_SECONDS}s) or manual`, value);
 }
 
 /** The L1's chain id when none is given: next to the L2's default, and no public network's. */
@@ -640,10 +654,6 @@ function eventFilters(path: string): EventFilter[] {
   }
 }
 
-/**
- * Where BLOCK_L2_L1_LOGS counts messages from: the flags', else the preset network's message service
- * and MessageSent's topic (its profile's plugin-linea-l1l2-bridge-*), else zero, as Linea's defaults.
- */
 /** The priority senders given, and with an L1 the operator of the message services, which anchors and finalizes. */
 function prioritySenders(opts: NodeOptions, bad: Bad): Uint8Array[] {
   const given = (opts.txPoolPrioritySenders ?? []).map((a) => a.trim());
@@ -653,6 +663,10 @@ function prioritySenders(opts: NodeOptions, bad: Bad): Uint8Array[] {
   return opts.l1 === true ? [...senders, operatorAddress()] : senders;
 }
 
+/**
+ * Where BLOCK_L2_L1_LOGS counts messages from: the flags', else the preset network's message service
+ * and MessageSent's topic (its profile's plugin-linea-l1l2-bridge-*), else zero, as Linea's defaults.
+ */
 function bridgeOf(
   opts: NodeOptions,
   presetContract: string | undefined,

@@ -136,7 +136,7 @@ test.each([
   [['--finalization-interval', '3'], 'error: --finalization-interval goes with --l1'],
   [
     ['--l1', '--message-anchoring-delay', '2 blocks'],
-    'error: --message-anchoring-delay must be a number of blocks (3), of seconds (10s) or manual; got "2 blocks"',
+    'error: --message-anchoring-delay must be a number of blocks (3), of seconds (10s, at most 2147483s) or manual; got "2 blocks"',
   ],
 ])('%j stops the start in one line', async (args, message) => {
   const result = await runToEnd(['--in-memory', '--port', '0', ...args]);

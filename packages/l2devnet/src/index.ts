@@ -206,6 +206,8 @@ export interface DevnetL1 {
   /** `ws://host:port/l1/ws` when listening; undefined otherwise. */
   wsUrl: string | undefined;
   chain: DevnetChain;
+  /** Resolves once the anchorings, finalizations and claims the node has started so far are submitted. */
+  idle(): Promise<void>;
 }
 
 export interface Devnet {
@@ -271,6 +273,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
             url: l1Url,
             wsUrl: l1WsUrl,
             chain: node.l1.chain,
+            idle: () => (node.l1 as NonNullable<typeof node.l1>).relay.idle(),
           },
     url: node.server?.url,
     wsUrl: node.server?.wsUrl,

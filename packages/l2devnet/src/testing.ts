@@ -98,6 +98,8 @@ export function useDevnet(options: DevnetOptions = {}, hooks: TestHooks = global
     const id = snapshot;
     snapshot = undefined;
     if (id === undefined || devnet === undefined) return;
+    // Work the node started between the chains (an anchoring) ends before either goes back.
+    await devnet.l1?.idle();
     const reverted = await devnet.provider.request({ method: 'evm_revert', params: [id] });
     // The L1 (l1: true) goes back too.
     const l1Id = l1Snapshot;

@@ -139,11 +139,11 @@ test('manual: nothing is anchored or finalized until l2_anchorMessages and l2_fi
       l2BlockNumber: `0x${head.toString(16)}`,
       merkleRoots: [tree.root],
       messagingBlocks: up.map((m) => `0x${m.blockNumber.toString(16)}`),
-      transactionHash: expect.any(String),
+      transactionHashes: [expect.any(String)],
     });
     const logs = parseEventLogs({
       abi,
-      logs: (await l1.getTransactionReceipt({ hash: finalized.transactionHash as Hex })).logs,
+      logs: (await l1.getTransactionReceipt({ hash: (finalized.transactionHashes as Hex[])[0] })).logs,
     });
     expect(logs.map((l) => l.eventName)).toEqual([
       'L2MerkleRootAdded',
@@ -252,18 +252,82 @@ test("the operator's anchoring is a priority sender's transaction: first in the 
     expect(await status(devnet, m._messageHash)).toBe('claimable');
   }));
 
+test('an anchoring undone by a revert of the L2 is made again at the next L1 block', () =>
+  withDevnet({}, async (devnet) => {
+    const { l1, l1Wallet } = clients(devnet);
+    const snapshot = await devnet.provider.request({ method: 'evm_snapshot' });
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    expect(await devnet.provider.request({ method: 'evm_revert', params: [snapshot] })).toBe(true);
+    expect(await status(devnet, m._messageHash)).toBe('sent');
+    await devnet.l1!.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('a range of more than 500 messaging blocks is finalized in parts, each claimable with its own tree', () =>
+  withDevnet({ finalizationInterval: 'manual' }, async (devnet) => {
+    const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
+    const up = [];
+    for (let i = 0; i < 502; i++)
+      up.push(await send(l2Wallet, l2, '0x00000000000000000000000000000000000000d1', MIN_FEE, 1n));
+    const done = (await devnet.provider.request({ method: 'l2_finalize' })) as {
+      merkleRoots: Hex[];
+      messagingBlocks: Hex[];
+      transactionHashes: Hex[];
+    };
+    expect(done.transactionHashes).toHaveLength(2);
+    expect(done.messagingBlocks).toHaveLength(502);
+    // The first part: 500 blocks, 500 messages in 16 trees; the second: the last 2.
+    const last = merkleTree(up.slice(500).map((m) => m._messageHash));
+    expect(done.merkleRoots).toHaveLength(17);
+    expect(done.merkleRoots[16]).toBe(last.root);
+    for (const hash of done.transactionHashes)
+      expect((await l1.getTransactionReceipt({ hash })).status).toBe('success');
+    const m = up[501];
+    const claim = await l1Wallet.writeContract({
+      address: L1_SERVICE,
+      abi,
+      functionName: 'claimMessageWithProof',
+      args: [
+        {
+          proof: last.proof(1),
+          messageNumber: m._nonce,
+          leafIndex: 1,
+          from: m._from,
+          to: m._to,
+          fee: m._fee,
+          value: m._value,
+          feeRecipient: zeroAddress,
+          merkleRoot: last.root,
+          data: m._calldata,
+        },
+      ],
+    });
+    expect((await l1.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+    expect(await status(devnet, up[0]._messageHash)).toBe('claimable');
+  }));
+
 test.each([
   [
     { messageAnchoringDelay: 'soon' },
-    'messageAnchoringDelay must be a number of blocks (3), of seconds (10s) or manual; got "soon"',
+    'messageAnchoringDelay must be a number of blocks (3), of seconds (10s, at most 2147483s) or manual; got "soon"',
   ],
   [
     { finalizationInterval: '0s' },
-    'finalizationInterval must be a number of blocks (3), of seconds (10s) or manual; got "0s"',
+    'finalizationInterval must be a number of blocks from 1 (3), of seconds (10s, at most 2147483s) or manual; got "0s"',
   ],
   [
     { finalizationInterval: -1 },
-    'finalizationInterval must be a number of blocks (3), of seconds (10s) or manual; got "-1"',
+    'finalizationInterval must be a number of blocks from 1 (3), of seconds (10s, at most 2147483s) or manual; got "-1"',
+  ],
+  [
+    { finalizationInterval: 0 },
+    'finalizationInterval must be a number of blocks from 1 (3), of seconds (10s, at most 2147483s) or manual; got "0"',
+  ],
+  [
+    { messageAnchoringDelay: '2147484s' },
+    'messageAnchoringDelay must be a number of blocks (3), of seconds (10s, at most 2147483s) or manual; got "2147484s"',
   ],
 ])('%j is refused with one line', async (opts, message) => {
   await expect(createDevnet({ l1: true, log: () => {}, ...opts })).rejects.toThrow(message);

@@ -49,14 +49,14 @@ const formattedLogs = new WeakMap<LocatedLog, RpcLog>();
 const logTexts = new WeakMap<LocatedLog, Buffer>();
 
 /**
- * A result already written as JSON, in UTF-8 pieces (`pieces`, to be joined), for a transport that
- * sends bytes: copied into the answer as they are (`serializeResponse`), where JSON.stringify would
- * walk every object of a large answer again and the transport then encode the text. Anything else
- * gets the value (`value()`, which JSON.stringify also calls).
+ * A result that can be written as JSON in UTF-8 pieces (`pieces()`, to be joined), for a transport
+ * that sends bytes: copied into the answer as they are (`serializeResponse`), where JSON.stringify
+ * would walk every object of a large answer again and the transport then encode the text. Anything
+ * else gets the value (`value()`, which JSON.stringify also calls).
  */
 export class JsonText {
   constructor(
-    readonly pieces: Uint8Array[],
+    readonly pieces: () => Uint8Array[],
     readonly value: () => unknown,
   ) {}
 
@@ -71,17 +71,20 @@ const CLOSE = Buffer.from(']');
 
 /** Logs as one JSON array, each log written once and kept (an eth_getLogs answer). */
 export function logsJson(logs: readonly LocatedLog[]): JsonText {
-  const pieces: Uint8Array[] = [OPEN];
-  for (let i = 0; i < logs.length; i++) {
-    let text = logTexts.get(logs[i]);
-    if (text === undefined) {
-      text = Buffer.from(JSON.stringify(formatLog(logs[i])));
-      logTexts.set(logs[i], text);
+  const pieces = () => {
+    const out: Uint8Array[] = [OPEN];
+    for (let i = 0; i < logs.length; i++) {
+      let text = logTexts.get(logs[i]);
+      if (text === undefined) {
+        text = Buffer.from(JSON.stringify(formatLog(logs[i])));
+        logTexts.set(logs[i], text);
+      }
+      if (i > 0) out.push(COMMA);
+      out.push(text);
     }
-    if (i > 0) pieces.push(COMMA);
-    pieces.push(text);
-  }
-  pieces.push(CLOSE);
+    out.push(CLOSE);
+    return out;
+  };
   return new JsonText(pieces, () => logs.map(formatLog));
 }
 

@@ -242,7 +242,7 @@ export function serializeResponse(response: JsonRpcResponse | JsonRpcResponse[])
   const add = (r: JsonRpcResponse) => {
     if ('result' in r && r.result instanceof JsonText) {
       pieces.push(Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":`));
-      pieces.push(...r.result.pieces, CLOSE_BRACE);
+      pieces.push(...r.result.pieces(), CLOSE_BRACE);
     } else pieces.push(Buffer.from(JSON.stringify(r)));
   };
   if (!Array.isArray(response)) {

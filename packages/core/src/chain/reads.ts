@@ -182,6 +182,11 @@ export class Reads {
     return (await this.stateAt(n)).getStorage(new Address(address), slot);
   }
 
+  /** The transactions from `sender` in the pool now, by nonce. */
+  poolTransactionsFrom(sender: Uint8Array): PoolTx[] {
+    return this.head.pool.from(sender);
+  }
+
   /** A transaction in the pool now; undefined when it is not there. */
   poolTransaction(hash: Uint8Array): PoolTx | undefined {
     return this.head.pool.get(hash);

@@ -11,9 +11,10 @@
  * With `autoClaim` (--auto-claim), the node also claims each message once it can be, as Linea's
  * postman does: on the L2 after anchoring, on the L1 with its proof after finalization, with the
  * operator as the fee's recipient.
- * Where the work stands is read from the chains, never kept: the L2 service's last anchored message
- * and the L1 service's last finalized L2 block, or the operator's transactions waiting in a pool. So a
- * node that stopped (or a chain reverted to a snapshot) picks up where the chains say.
+ * Where the work stands is read from the chains, never kept: the operator's transactions waiting in
+ * a pool, else the L2 service's last anchored message and the L1 service's last finalized L2 block.
+ * So a node that stopped picks up where the chains say at start, and a chain reverted to a snapshot
+ * or rolled back at its next block (or timer).
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
@@ -35,6 +36,9 @@ const MAX_HASHES = 100;
 export const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
 /** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
 const FINALIZE_SELECTOR = hexToBytes('0x7650e855');
+/** Most messaging blocks and messages one finalization posts: a longer range is finalized in parts, each well under a transaction's gas cap. */
+const MAX_FINALIZED_BLOCKS = 500;
+const MAX_FINALIZED_MESSAGES = 1024;
 /** The gas an automatic claim is sent with. */
 const CLAIM_GAS = 500_000n;
 /** claimMessage(address,address,uint256,uint256,address,bytes,uint256) */
@@ -92,7 +96,8 @@ export interface Finalization {
   merkleRoots: Uint8Array[];
   /** The L2 blocks with messages among those it finalized. */
   messagingBlocks: bigint[];
-  transactionHash: Uint8Array;
+  /** One transaction, or more for a range past one's limits (MAX_FINALIZED_BLOCKS, MAX_FINALIZED_MESSAGES). */
+  transactionHashes: Uint8Array[];
 }
 
 export class MessageRelay {
@@ -120,6 +125,8 @@ export class MessageRelay {
     this.finalizing = opts.finalizationInterval ?? { blocks: 1 };
     l1.on('block', this.onL1Block);
     l2.on('block', this.onL2Block);
+    l1.on('reorg', this.onReorg);
+    l2.on('reorg', this.onReorg);
     // What the chains say is left undone: done now if due, else when it is.
     if (this.anchoring !== 'manual') {
       if ('seconds' in this.anchoring) this.anchorIn(this.anchoring.seconds);
@@ -152,13 +159,15 @@ export class MessageRelay {
     return this.queue(() => this.finalizeTo(this.l2.headNumber, true));
   }
 
-  /** Stops the relay: no more work is started; what was started ends first. */
+  /** Stops the relay: no more work starts on its own; what was started ends first. */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.l1.off('block', this.onL1Block);
     this.l2.off('block', this.onL2Block);
+    this.l1.off('reorg', this.onReorg);
+    this.l2.off('reorg', this.onReorg);
     await this.idle();
   }
 
@@ -182,6 +191,16 @@ export class MessageRelay {
     const every = BigInt(Math.max(1, this.finalizing.blocks));
     if (block.header.number % every !== 0n) return;
     this.background('finalizing L2 blocks on the L1', () => this.finalizeDue());
+  };
+
+  /**
+   * Blocks were dropped (a snapshot reverted, a rollback): an anchoring or finalization may have gone
+   * with them. Looked for again at the next block or timer, not now: the other chain may be about to
+   * go back too (useDevnet reverts both), and what is read of it now could be gone then.
+   */
+  private readonly onReorg = () => {
+    this.l1Waiting = true;
+    this.l2Waiting = true;
   };
 
   /** `job` after the work asked for before it; its failure is the caller's, the work goes on. */
@@ -211,12 +230,16 @@ export class MessageRelay {
   private async anchorDue(): Promise<void> {
     const cadence = this.anchoring;
     if (cadence === 'manual') return;
+    if ('blocks' in cadence) {
+      await this.anchor((m) => m.blockNumber + BigInt(cadence.blocks) <= this.l1.headNumber);
+      return;
+    }
     const now = Date.now();
-    const due =
-      'seconds' in cadence
-        ? (m: L1Message) => (this.seenAt.get(m.number) ?? this.startedAt) + cadence.seconds * 1000 <= now
-        : (m: L1Message) => m.blockNumber + BigInt(cadence.blocks) <= this.l1.headNumber;
-    await this.anchor(due);
+    const dueAt = (m: L1Message) => (this.seenAt.get(m.number) ?? this.startedAt) + cadence.seconds * 1000;
+    const { next } = await this.anchor((m) => dueAt(m) <= now);
+    // A timer can fire a little before the wall clock says the delay has passed: the first message
+    // still waiting is looked at again when it is due.
+    if (next !== undefined) this.anchorIn(Math.max(dueAt(next) - Date.now(), 1) / 1000);
   }
 
   /** Finalizes the L2 up to its last block on the cadence, if a message waits. */
@@ -232,7 +255,7 @@ export class MessageRelay {
    * Anchors on the L2 the L1 messages after the last anchored (or waiting to be) that `due` takes, in
    * order up to the first it does not; then, with autoClaim, claims them.
    */
-  private async anchor(due: (m: L1Message) => boolean): Promise<Anchoring> {
+  private async anchor(due: (m: L1Message) => boolean): Promise<Anchoring & { next?: L1Message }> {
     const out: Anchoring = { messageHashes: [], transactionHashes: [] };
     const after = await this.anchoredUpTo();
     const logs = await this.l1.reads.getLogs({
@@ -247,7 +270,6 @@ export class MessageRelay {
       if (!due(m)) break;
       messages.push(m);
     }
-    this.l1Waiting = messages.length < waiting.length;
     for (let i = 0; i < messages.length; i += MAX_HASHES) {
       const batch = messages.slice(i, i + MAX_HASHES);
       const last = batch[batch.length - 1];
@@ -262,20 +284,27 @@ export class MessageRelay {
       );
     }
     out.messageHashes = messages.map((m) => m.hash);
-    if (!this.autoClaim) return out;
-    const sent = sentMessages(logs, L1_MESSAGE_SERVICE);
-    for (const m of messages) {
-      const message = sent.find((s) => equalsBytes(s.hash, m.hash));
-      if (message !== undefined)
-        await this.send(this.l2, L2_MESSAGE_SERVICE, claimCalldata(message, operatorAddress()), CLAIM_GAS);
+    // Only now that they are sent: a send that failed leaves the messages to be looked at again.
+    const next = waiting[messages.length];
+    this.l1Waiting = next !== undefined;
+    for (const m of messages) this.seenAt.delete(m.number);
+    if (this.autoClaim) {
+      const sent = sentMessages(logs, L1_MESSAGE_SERVICE);
+      for (const m of messages) {
+        const message = sent.find((s) => equalsBytes(s.hash, m.hash));
+        if (message !== undefined)
+          await this.send(this.l2, L2_MESSAGE_SERVICE, claimCalldata(message, operatorAddress()), CLAIM_GAS);
+      }
     }
-    return out;
+    return { ...out, next };
   }
 
   /**
    * Finalizes on the L1 the L2 blocks after the last finalized (or waiting to be) up to `to`: the
-   * Merkle roots of their messages and the blocks that sent them. Without `always`, only when a
-   * message is among them. Then, with autoClaim, claims each message with its proof.
+   * Merkle roots of their messages and the blocks that sent them, in parts of at most
+   * MAX_FINALIZED_BLOCKS messaging blocks and MAX_FINALIZED_MESSAGES messages (a block's messages are
+   * never split: Linea's SDK rebuilds a tree from all of a finalization's blocks). Without `always`,
+   * only when a message is among them. Then, with autoClaim, claims each message with its proof.
    */
   private async finalizeTo(to: bigint, always: boolean): Promise<Finalization | undefined> {
     const from = (await this.finalizedUpTo()) + 1n;
@@ -286,8 +315,43 @@ export class MessageRelay {
       addresses: [L2_MESSAGE_SERVICE],
       topics: [[MESSAGE_SENT]],
     });
+    if (logs.length === 0 && !always) {
+      this.l2Waiting = to < this.l2.headNumber;
+      return undefined;
+    }
+    const parts: LocatedLog[][] = [[]];
+    let blocks = 0;
+    for (const log of logs) {
+      let part = parts[parts.length - 1];
+      const newBlock = part.length === 0 || part[part.length - 1].blockNumber !== log.blockNumber;
+      if (newBlock && part.length > 0) {
+        const blockMessages = logs.filter((l) => l.blockNumber === log.blockNumber).length;
+        if (blocks === MAX_FINALIZED_BLOCKS || part.length + blockMessages > MAX_FINALIZED_MESSAGES) {
+          parts.push((part = []));
+          blocks = 0;
+        }
+      }
+      if (newBlock) blocks++;
+      part.push(log);
+    }
+    const done: Finalization = { l2BlockNumber: to, merkleRoots: [], messagingBlocks: [], transactionHashes: [] };
+    for (const [i, part] of parts.entries()) {
+      // Each part up to its last messaging block; the last one up to `to`.
+      const partTo = i === parts.length - 1 ? to : part[part.length - 1].blockNumber;
+      const { merkleRoots, messagingBlocks, transactionHash } = await this.finalizePart(partTo, part);
+      done.merkleRoots.push(...merkleRoots);
+      done.messagingBlocks.push(...messagingBlocks);
+      done.transactionHashes.push(transactionHash);
+    }
     this.l2Waiting = to < this.l2.headNumber;
-    if (logs.length === 0 && !always) return undefined;
+    return done;
+  }
+
+  /** One finalization transaction: L2 blocks up to `to`, whose messages are `logs`. */
+  private async finalizePart(
+    to: bigint,
+    logs: LocatedLog[],
+  ): Promise<{ merkleRoots: Uint8Array[]; messagingBlocks: bigint[]; transactionHash: Uint8Array }> {
     const hashes = l2Messages(logs);
     const messagingBlocks = [...new Set(logs.map((l) => l.blockNumber))];
     const size = 2 ** MESSAGE_TREE_DEPTH;
@@ -306,7 +370,8 @@ export class MessageRelay {
       word(BigInt(messagingBlocks.length)),
       ...messagingBlocks.map(word),
     );
-    const gas = 150_000n + 30_000n * BigInt(merkleRoots.length) + 5_000n * BigInt(messagingBlocks.length);
+    // Measured: ~25k a root (a stored depth, a LOG3), ~1.5k a messaging block (a LOG2 and its calldata).
+    const gas = 150_000n + 30_000n * BigInt(merkleRoots.length) + 3_000n * BigInt(messagingBlocks.length);
     const transactionHash = await this.send(this.l1, L1_MESSAGE_SERVICE, data, gas);
     if (this.autoClaim)
       // Each message with its proof: its tree, its leaf, the siblings from the bottom up.
@@ -317,30 +382,30 @@ export class MessageRelay {
         const claim = claimWithProofCalldata(m, proof, leaf, levels[MESSAGE_TREE_DEPTH][0], operatorAddress());
         await this.send(this.l1, L1_MESSAGE_SERVICE, claim, CLAIM_GAS);
       }
-    return { l2BlockNumber: to, merkleRoots, messagingBlocks, transactionHash };
+    return { merkleRoots, messagingBlocks, transactionHash };
   }
 
   /** The last L1 message anchored on the L2, or in an anchoring waiting in its pool. */
   private async anchoredUpTo(): Promise<bigint> {
-    // The L2 service's slot 3: lastAnchoredL1MessageNumber; an anchoring's third word: its final number.
-    const anchored = await stored(this.l2, L2_MESSAGE_SERVICE, word(3n));
-    return maxOf(anchored, await this.waiting(this.l2, ANCHOR_SELECTOR, 2));
+    // An anchoring's third word: its final number; the L2 service's slot 3: lastAnchoredL1MessageNumber.
+    // The pool first: an anchoring mined in between is then in the state read after.
+    const waiting = this.waiting(this.l2, ANCHOR_SELECTOR, 2);
+    return maxOf(waiting, await stored(this.l2, L2_MESSAGE_SERVICE, word(3n)));
   }
 
   /** The last L2 block finalized on the L1, or in a finalization waiting in its pool. */
   private async finalizedUpTo(): Promise<bigint> {
-    // The L1 service's slot 4: currentL2BlockNumber; a finalization's first word: its last block.
-    const finalized = await stored(this.l1, L1_MESSAGE_SERVICE, word(4n));
-    return maxOf(finalized, await this.waiting(this.l1, FINALIZE_SELECTOR, 0));
+    // A finalization's first word: its last block; the L1 service's slot 4: currentL2BlockNumber.
+    // The pool first, as for anchorings.
+    const waiting = this.waiting(this.l1, FINALIZE_SELECTOR, 0);
+    return maxOf(waiting, await stored(this.l1, L1_MESSAGE_SERVICE, word(4n)));
   }
 
   /** The highest `index`-th word of the operator's `selector` calls waiting in `chain`'s pool. */
-  private async waiting(chain: Chain, selector: Uint8Array, index: number): Promise<bigint> {
-    const operator = operatorAddress();
-    const { ready, queued } = await chain.reads.poolContent();
+  private waiting(chain: Chain, selector: Uint8Array, index: number): bigint {
     let out = 0n;
-    for (const { tx, sender } of [...ready, ...queued])
-      if (equalsBytes(sender, operator) && equalsBytes(tx.data.subarray(0, 4), selector))
+    for (const { tx } of chain.reads.poolTransactionsFrom(operatorAddress()))
+      if (equalsBytes(tx.data.subarray(0, 4), selector))
         out = maxOf(out, bytesToBigInt(tx.data.subarray(4 + 32 * index, 36 + 32 * index)));
     return out;
   }

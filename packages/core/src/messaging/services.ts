@@ -25,8 +25,10 @@ export function operatorKey(): Uint8Array {
   return keccak256(utf8ToBytes('l2devnet message service operator'));
 }
 
+let operator: Uint8Array | undefined;
+
 export function operatorAddress(): Uint8Array {
-  return privateToAddress(operatorKey());
+  return (operator ??= privateToAddress(operatorKey()));
 }
 
 /** The L2's minimum message fee, as Linea's L2MessageService starts with (0.0001 ETH). */

@@ -64,6 +64,11 @@ export class TxPool {
     return [...this.byHash.values()];
   }
 
+  /** The sender's transactions, by nonce. */
+  from(sender: Uint8Array): PoolTx[] {
+    return [...(this.bySender.get(bytesToHex(sender))?.values() ?? [])].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
+  }
+
   /** Adds `ptx`; returns the transaction it replaced, if any. */
   add(ptx: PoolTx): PoolTx | undefined {
     const hashHex = bytesToHex(ptx.hash);
@@ -128,7 +133,7 @@ export class TxPool {
   /**
    * Ready transactions in the order a block takes them: repeatedly the sender whose next
    * transaction pays the highest tip at `baseFee` (ties: earliest arrival), or arrived first with
-   * `fifo`; each sender's nonces in order.
+   * `fifo`, a priority sender's before any other's; each sender's nonces in order.
    */
   async ordered(baseFee: bigint, stateNonce: (sender: Uint8Array) => Promise<bigint>): Promise<PoolTx[]> {
     const runs: PoolTx[][] = [];

@@ -38,8 +38,9 @@ export function messagingMethods(relay: MessageRelay): Record<string, Method> {
     }),
     /**
      * l2_finalize(): finalizes on the L1 every L2 block up to the head, whatever
-     * --finalization-interval says: `{ l2BlockNumber, merkleRoots, messagingBlocks, transactionHash }`,
-     * or null when the head is finalized already.
+     * --finalization-interval says: `{ l2BlockNumber, merkleRoots, messagingBlocks, transactionHashes }`
+     * (one transaction, or more for a range of over 500 messaging blocks or 1,024 messages), or null when
+     * the head is finalized already.
      */
     'l2_finalize': method([], async () => {
       const done = await relay.finalize();
@@ -48,7 +49,7 @@ export function messagingMethods(relay: MessageRelay): Record<string, Method> {
         l2BlockNumber: quantity(done.l2BlockNumber),
         merkleRoots: done.merkleRoots.map(hex),
         messagingBlocks: done.messagingBlocks.map(quantity),
-        transactionHash: hex(done.transactionHash),
+        transactionHashes: done.transactionHashes.map(hex),
       };
     }),
   };
