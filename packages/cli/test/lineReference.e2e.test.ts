@@ -449,6 +449,36 @@ describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts t
     expect(tracesCounters.BLOCK_TRANSACTIONS).toBe(0);
   });
 
+  // EIP4788BeaconBlockRootSection / EIP2935HistoricalHash: storage rows only where the system
+  // contract has code (isNonTrivialOperation); ZkCounter tallies their bounds whatever the state.
+  test("without the system contracts' code the full tracer leaves out their 3 storage rows; the limitless counter's bounds stay", async () => {
+    const contracts = ['0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02', '0x0000F90827F1C53a10cb7A02335B175320002935'];
+    const codes = await Promise.all(contracts.map(async (a) => (await call('eth_getCode', [a, 'latest'])).result));
+    expect(codes.every((c) => c.length > 2)).toBe(true);
+    try {
+      for (const a of contracts) await call('anvil_setCode', [a, '0x']);
+      await mine();
+      const { tracesCounters } = (await call('linea_getBlockTracesCountersV2', [{ blockNumber: await head() }]))
+        .result as { tracesCounters: Record<string, number> };
+      expect(tracesCounters.HUB).toBe(counter === 'tracer' ? 3 + 3 + 2 + 12 : 5 + 4 + 2 + 12);
+      if (counter === 'tracer') {
+        // As in Linea's acceptance-test genesis (no system contracts): DummyAdder.add(1) counts 227 here;
+        // the HUB note says what the other 11 rows against its 216 are.
+        let count = NaN;
+        await withLimits({ HUB: 1 }, async () => {
+          const data = new Interface(ADDER.abi as string[]).encodeFunctionData('add', [1]);
+          const answer = await call('linea_estimateGas', [
+            { from: wallet.address, to: adder, data, gasPrice: '0x3b9aca00' },
+          ]);
+          count = Number(/module HUB=(\d+) is above/.exec(answer.error?.message ?? '')?.[1]);
+        });
+        expect(count).toBe(227);
+      }
+    } finally {
+      for (const [i, a] of contracts.entries()) await call('anvil_setCode', [a, codes[i]]);
+    }
+  });
+
   // ExcludedPrecompilesTest.kt (full tracer) and ExcludedPrecompilesLimitlessTest.kt,
   // EthSendRawTransactionSimulationCheckLimitlessTest.kt (limitless).
   test(

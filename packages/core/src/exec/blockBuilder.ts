@@ -226,7 +226,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
   const maxBlobGas = blobs ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
   const blobGasPrice = blobs ? context.header.getBlobGasPrice() : 0n;
   let blobGasUsed = 0n;
-  lineCounter.startBlock();
+  await lineCounter.startBlock();
 
   const body = input.body ?? EMPTY_BODY;
   const results: RunTxResult[] = [];

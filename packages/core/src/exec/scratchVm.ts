@@ -291,7 +291,7 @@ export class ScratchVm {
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
     const { intrinsic } = this.asTransaction(req);
     const sent = countLines ? await this.sentAs(req, block) : undefined;
-    if (countLines) this.counter.begin();
+    if (countLines) await this.counter.begin();
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
     const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
     return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };

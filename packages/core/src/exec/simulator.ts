@@ -137,7 +137,7 @@ export class Simulator extends ScratchVm {
           const tx = (await this.sentAs(req, block))(gas);
           this.counter.setActive(true);
           if (run === undefined) {
-            this.counter.begin();
+            await this.counter.begin();
             run = await attempt(gas);
           }
           const counts = this.counter.end(tx, run);
@@ -152,7 +152,7 @@ export class Simulator extends ScratchVm {
           const code = await this.vm.stateManager.getCode(new Address(req.to));
           if (code.length === 0) {
             this.counter.setActive(counting);
-            this.counter.begin();
+            await this.counter.begin();
             const probe = await attempt(intrinsic.floor);
             this.counter.setActive(false);
             if (probe.execResult.exceptionError === undefined)
@@ -164,7 +164,7 @@ export class Simulator extends ScratchVm {
         // call that overflows is refused for it, not after running to its end or its time limit.
         if (judge !== undefined) {
           this.counter.setActive(true);
-          this.counter.begin();
+          await this.counter.begin();
           this.guard.watch(() => judge(this.counter.liveCounts()));
         }
         const first = await attempt(hi0);
@@ -263,7 +263,7 @@ export class Simulator extends ScratchVm {
   countTransaction(tx: TypedTransaction, root: Uint8Array, header: HeaderData): Promise<LineCounts | undefined> {
     return this.withState(root, header, false, async () => {
       const context = createBlock({ header }, { common: this.vm.common });
-      this.counter.begin();
+      await this.counter.begin();
       try {
         const result = await runTx(this.vm, { tx, block: context, skipNonce: true, skipHardForkValidation: true });
         return this.counter.end(tx, result);
@@ -322,7 +322,7 @@ export class Simulator extends ScratchVm {
       block.header,
       options.timeout ?? true,
       async () => {
-        this.counter.startBlock();
+        await this.counter.startBlock();
         // The block's own writes before its transactions (beacon root, parent hash), as when it was mined.
         await beginBlock(this.vm, block, this.daoForkBlock);
         const out: { txHash: Uint8Array; result: TraceResult }[] = [];
@@ -410,7 +410,7 @@ export class Simulator extends ScratchVm {
         const { intrinsic } = this.asTransaction(req);
         // The transaction it would be, for the line counts, where the tracer wants them.
         const sent = this.counter.isActive ? await this.sentAs(req, block) : undefined;
-        this.counter.begin();
+        await this.counter.begin();
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = attach(this.vm.evm, tracer);
         let result: EVMResult;
@@ -456,7 +456,7 @@ export class Simulator extends ScratchVm {
         applyOverrides: (overrides) => this.overrides.apply(overrides),
         simulated: (number, hash) => this.simulatedHashes.set(number, hash),
         runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
-          this.counter.begin();
+          await this.counter.begin();
           const detach = tracer === undefined ? undefined : attach(this.vm.evm, tracer);
           let result: EVMResult;
           try {

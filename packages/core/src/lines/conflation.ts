@@ -19,9 +19,14 @@ export class Conflation {
   private readonly seen = new Set<string>();
   private bundleSeen = new Set<string>();
 
-  constructor(readonly profile: TracerProfile) {
+  /** `missingSystemRows`: the block's system transactions' HUB rows its state leaves out (systemStorageRows). */
+  constructor(
+    readonly profile: TracerProfile,
+    missingSystemRows = 0,
+  ) {
     Object.assign(this.committed, profile.conflationRows);
     for (const [m, n] of Object.entries(profile.blockRows)) this.committed[m] = (this.committed[m] ?? 0) + n;
+    if (missingSystemRows > 0) this.committed.HUB -= missingSystemRows;
   }
 
   add(module: string, n: number): void {

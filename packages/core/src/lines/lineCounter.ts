@@ -21,8 +21,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
-import type { Address } from '@ethereumjs/util';
+import { Address, bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
@@ -146,7 +145,10 @@ export class LineCounter {
   readonly enabled: boolean;
   private readonly bridge: L1L2Bridge;
 
-  constructor(evm: VM['evm'], opts: LineCounterOptions = {}) {
+  constructor(
+    private readonly evm: VM['evm'],
+    opts: LineCounterOptions = {},
+  ) {
     const { tracer = 'osaka', counter = 'tracer' } = opts;
     this.enabled = opts.enabled ?? true;
     this.bridge = opts.bridge ?? NO_BRIDGE;
@@ -190,9 +192,16 @@ export class LineCounter {
     return this.enabled ? this.c.counts(true) : {};
   }
 
-  /** Starts a conflation of one block (the sequencer's new tracer for the block it builds). */
-  startBlock(): Conflation {
-    this.c = new Conflation(this.profile);
+  /**
+   * Starts a conflation of one block (the sequencer's new tracer for the block it builds), on the
+   * state the block starts from: its system contracts' code decides some of its rows.
+   */
+  async startBlock(): Promise<Conflation> {
+    let missing = 0;
+    if (this.enabled && this.active)
+      for (const { address, hub } of this.profile.systemStorageRows ?? [])
+        if ((await this.evm.stateManager.getCode(new Address(address))).length === 0) missing += hub;
+    this.c = new Conflation(this.profile, missing);
     return this.c;
   }
 
@@ -212,8 +221,8 @@ export class LineCounter {
   }
 
   /** A simulation: a conflation of its own, holding one transaction (begin ... end). */
-  begin(): void {
-    this.startBlock();
+  async begin(): Promise<void> {
+    await this.startBlock();
     this.beginTx();
   }
 

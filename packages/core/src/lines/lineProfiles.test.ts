@@ -136,7 +136,7 @@ test('an inactive counter counts nothing, and leaves the wrappers around its own
   const wrapped = table[0x01].opHandler;
   const code = hexToBytes('0x600260010150600260030150');
   const run = async () => {
-    counter.begin();
+    await counter.begin();
     const result = await vm.evm.runCode({ code, gasLimit: 100_000n });
     return counter.end(undefined, { execResult: result } as never);
   };

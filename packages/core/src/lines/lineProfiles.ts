@@ -12,6 +12,7 @@
  * Source paths are under tracer/arithmetization/src/main/java/net/consensys/linea/zktracer/.
  * `MODULE_NOTES` says, per profile and module, whether the count is exact and against what.
  */
+import { hexToBytes } from '@ethereumjs/util';
 
 export type TracerProfileName = 'london' | 'osaka';
 export const TRACER_PROFILES: readonly TracerProfileName[] = ['london', 'osaka'];
@@ -338,6 +339,11 @@ export interface TracerProfile {
   /** Rows each block of the conflation starts with (traceStartBlock: block data, system transactions). */
   blockRows: Readonly<Record<string, number>>;
   /**
+   * Of `blockRows`' HUB rows, those a system transaction adds only when its contract has code in the
+   * state the block starts from (its storage fragments); none of them without that code.
+   */
+  systemStorageRows?: readonly { address: Uint8Array; hub: number }[];
+  /**
    * Rows a block adds when it ends (traceEndBlock: ZkTracer's final no-op system transaction): in a
    * finished block's totals, not in what its transactions are checked against while it is built.
    */
@@ -605,7 +611,7 @@ Object.assign(OSAKA_NOTES, {
   RLP_UTILS: "approximate: not modelled, counts 0, as Linea's own light counter (ZkCounter) reports it",
   BLAKE_MODEXP_DATA: 'exact: MODEXP 256 per successful call (4·1024/16, EIP-7823), BLAKE2F 19 per call',
   PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS: 'exact: successful MODEXP calls with a size over 32 bytes',
-  HUB: "approximate: ZkTracer's sections (hub/section/**): the fragments of each instruction's section by scenario (CALL to a contract, an account without code or a precompile; CREATE; deployment STOP and RETURN), precompile subsections, undo rows on rollback, TX_INIT 8 (10 failing) + TX_FINL 4 or TX_SKIP 6, the system transactions (9 at the block's start, 2 at its end), 1 per exceptional instruction; a SELFDESTRUCT that wipes its account (7) is counted 6. Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, compiled by solc 0.8.19 with optimizer runs 1 as Linea's build then forced; HUB=216 at linea-monorepo f36923aa): 230 here, +6.5%",
+  HUB: "approximate: ZkTracer's sections (hub/section/**): the fragments of each instruction's section by scenario (CALL to a contract, an account without code or a precompile; CREATE; deployment STOP and RETURN), precompile subsections, undo rows on rollback, TX_INIT 8 (10 failing) + TX_FINL 4 or TX_SKIP 6, the system transactions (9 at the block's start, 6 where the system contracts have no code, 2 at its end), 1 per exceptional instruction; a SELFDESTRUCT that wipes its account (7) is counted 6. Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, compiled by solc 0.8.19 with optimizer runs 1 as Linea's build then forced; HUB=216 at linea-monorepo f36923aa): 230 here, +6.5%. Of the 14 rows, 3 are the storage rows of this chain's system contracts, which the test's genesis lacks (227 here without them, tested); 1 is TX_INIT's EIP-7702 row, added after the tracer the test ran (beta-v4.0-rc23; 59ec5a0225); 10 are the spillage, 12 here (London's, which today's SimulationValidatorTest HUB=18 also implies) where 2 fits that test and the London-era HUB=208",
 });
 OSAKA_NOTES.PRECOMPILE_RIPEMD_BLOCKS =
   "exact for calls that succeed: 64-byte blocks; 1 for ExcludedPrecompilesTest's call";
@@ -773,9 +779,15 @@ export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
     spillage: LONDON_SPILLAGE,
     conflationRows: { WCP: 84, EUC: 8 },
     // Hub.traceStartBlock: the EIP-4788 (5 rows: transaction, account, two storage, context) and
-    // EIP-2935 (4 rows) system transactions, on a chain whose system contracts have code; the final
-    // no-op (2 rows) at traceEndBlock. TXN_DATA: 3 + 3, then 2.
+    // EIP-2935 (4 rows) system transactions; the final no-op (2 rows) at traceEndBlock. TXN_DATA: 3 +
+    // 3, then 2. The storage rows only where the system contract has code (isNonTrivialOperation).
     blockRows: { BLOCK_DATA: 14, TXN_DATA: 6, HUB: 9, WCP: 4, BLOCK_L1_SIZE: 38 },
+    systemStorageRows: [
+      // EIP4788BeaconBlockRootSection: the timestamp and the beacon root stored.
+      { address: hexToBytes('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02'), hub: 2 },
+      // EIP2935HistoricalHash: the parent's hash stored.
+      { address: hexToBytes('0x0000F90827F1C53a10cb7A02335B175320002935'), hub: 1 },
+    ],
     blockEndRows: { TXN_DATA: 2, HUB: 2 },
     unchecked: new Set(),
     singleRowArithmetic: true,
