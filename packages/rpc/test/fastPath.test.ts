@@ -235,6 +235,8 @@ test('the patched packages are the ones installed (patch-package applied patches
   expect(evmMain).toContain('is built when first read');
   const { bytesToUnprefixedHex } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
   expect(bytesToUnprefixedHex.toString()).toContain('nativeHex');
+  // Re-exported as values, not getters.
+  expect(Object.getOwnPropertyDescriptor(require('@ethereumjs/util'), 'setLengthLeft')).toHaveProperty('value');
   const { setLengthLeft, setLengthRight } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
   expect([setLengthLeft(Uint8Array.of(7, 8), 4), setLengthRight(Uint8Array.of(7, 8), 3)]).toEqual([
     Uint8Array.of(0, 0, 7, 8),
