@@ -30,6 +30,29 @@ import type { RunningCommand } from './command';
 const KEY0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const DEV0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
+/** Linea mainnet's addresses, where a chain made with --l1 holds the message services. */
+const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+
+/** viem clients of the node at `url`: a reader and dev account 0's wallet on each chain. */
+function clientsOf(url: string) {
+  const chainOf = (id: number, at: string) =>
+    ({
+      id,
+      name: String(id),
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [at] } },
+    }) as const;
+  const l1Url = `${url}/l1`;
+  const account = privateKeyToAccount(KEY0);
+  return {
+    l1: createPublicClient({ transport: http(l1Url) }),
+    l2: createPublicClient({ transport: http(url) }),
+    l1Wallet: createWalletClient({ account, chain: chainOf(31338, l1Url), transport: http(l1Url) }),
+    l2Wallet: createWalletClient({ account, chain: chainOf(31337, url), transport: http(url) }),
+  };
+}
+
 async function stop(node: RunningCommand): Promise<void> {
   node.child.kill('SIGTERM');
   await node.exited;
@@ -163,8 +186,6 @@ test('createDevnet({ l1: true }) gives the L1 a provider of its own', async () =
 test('an L1 message is anchored on the L2 after its L1 block, and claimed there with viem', async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
   try {
-    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
-    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
     const l1Abi = parseAbi([
       'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
       'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
@@ -174,19 +195,8 @@ test('an L1 message is anchored on the L2 after its L1 block, and claimed there 
       'function minimumFeeInWei() view returns (uint256)',
       'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
     ]);
-    const chainOf = (id: number, url: string) =>
-      ({
-        id,
-        name: String(id),
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [url] } },
-      }) as const;
     const l1Url = `${node.url}/l1`;
-    const l1 = createPublicClient({ transport: http(l1Url) });
-    const l2 = createPublicClient({ transport: http(node.url) });
-    const account = privateKeyToAccount(KEY0);
-    const l1Wallet = createWalletClient({ account, chain: chainOf(31338, l1Url), transport: http(l1Url) });
-    const l2Wallet = createWalletClient({ account, chain: chainOf(31337, node.url), transport: http(node.url) });
+    const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
     expect(await l2.readContract({ address: L2_SERVICE, abi: l2Abi, functionName: 'minimumFeeInWei' })).toBe(
       10n ** 14n,
     );
@@ -240,8 +250,6 @@ test('an L1 message is anchored on the L2 after its L1 block, and claimed there 
 test("an L2 message is finalized on the L1 after its L2 block, and claimed there with the proof Linea's SDK builds", async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
   try {
-    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
-    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
     const l2Abi = parseAbi([
       'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
       'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
@@ -252,19 +260,7 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
       'event L2MessagingBlockAnchored(uint256 indexed l2Block)',
       'function claimMessageWithProof((bytes32[] proof, uint256 messageNumber, uint32 leafIndex, address from, address to, uint256 fee, uint256 value, address feeRecipient, bytes32 merkleRoot, bytes data) _params)',
     ]);
-    const chainOf = (id: number, url: string) =>
-      ({
-        id,
-        name: String(id),
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [url] } },
-      }) as const;
-    const l1Url = `${node.url}/l1`;
-    const l1 = createPublicClient({ transport: http(l1Url) });
-    const l2 = createPublicClient({ transport: http(node.url) });
-    const account = privateKeyToAccount(KEY0);
-    const l1Wallet = createWalletClient({ account, chain: chainOf(31338, l1Url), transport: http(l1Url) });
-    const l2Wallet = createWalletClient({ account, chain: chainOf(31337, node.url), transport: http(node.url) });
+    const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
 
     const to = '0x00000000000000000000000000000000000000cc';
     const [fee, value] = [parseEther('0.0011'), parseEther('4')];
@@ -344,8 +340,6 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
 test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions", async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
   try {
-    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
-    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
     const sdk = new LineaSDK({
       network: 'localhost',
       l1RpcUrl: `${node.url}/l1`,
@@ -417,8 +411,6 @@ test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and clai
 test('--auto-claim: the node claims each message once it can, in both directions, calldata and all', async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--auto-claim']);
   try {
-    const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
-    const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
     const l1Url = `${node.url}/l1`;
     // A destination on each chain that keeps the calldata's first word in slot 0 (CALLDATALOAD 0, SSTORE 0).
     const sink = '0x00000000000000000000000000000000000000ff';
@@ -499,7 +491,7 @@ test("a node killed between a message's send and its anchoring or finalization d
   try {
     // L1 to L2: mined on the L1, its anchoring waiting in the L2's pool, then killed.
     let node = await runCommand(args);
-    const toL2 = await send(`${node.url}/l1`, '0xd19d4B5d358258f05D7B411E21A1460D11B0876F', 0n);
+    const toL2 = await send(`${node.url}/l1`, L1_SERVICE, 0n);
     await settle();
     expect(await pending(node.url)).toBe(1n);
     await kill(node);
@@ -509,7 +501,7 @@ test("a node killed between a message's send and its anchoring or finalization d
     expect((await call(node.url, 'l2_getMessageStatus', [toL2])).status).toBe('claimable');
 
     // L2 to L1: mined on the L2, its finalization waiting in the L1's pool, then killed.
-    const toL1 = await send(node.url, '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec', parseEther('0.0001'));
+    const toL1 = await send(node.url, L2_SERVICE, parseEther('0.0001'));
     await settle();
     expect(await pending(`${node.url}/l1`)).toBe(1n);
     await kill(node);

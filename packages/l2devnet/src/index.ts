@@ -30,6 +30,8 @@ export interface DevnetOptions {
   maxWsMessageBytes?: number;
   /** With `listen`: bytes a slow WebSocket client may leave unread before it is dropped. */
   maxWsBackpressureBytes?: number;
+  /** With `listen`: the origin browsers may call from (default `*`); `null` sends no CORS headers. `--allow-origin`, `--no-cors` */
+  allowOrigin?: string | null;
   // --- Chain
   /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
   chainId?: number | bigint;
@@ -45,6 +47,12 @@ export interface DevnetOptions {
   accounts?: number;
   /** Balance of each dev account in ETH, like the flag: 10000, '0.5' (default 10000). `--balance` */
   balance?: number | bigint | string;
+  /** A new chain's genesis timestamp, seconds (default now). `--timestamp` */
+  timestamp?: number | bigint;
+  /** A new chain's genesis base fee, wei. `--block-base-fee-per-gas` */
+  baseFee?: number | bigint;
+  /** Largest deployed contract code, bytes (default the fork's, 24576); `null` for no limit. `--code-size-limit`, `--disable-code-size-limit` */
+  codeSizeLimit?: number | null;
   /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
@@ -90,6 +98,10 @@ export interface DevnetOptions {
   mining?: boolean;
   /** Mine every `blockTime` seconds instead of automining. `--block-time` */
   blockTime?: number;
+  /** How blocks take pool transactions: 'fees' (highest tip first, default) or 'fifo'. `--order` */
+  order?: 'fees' | 'fifo';
+  /** eth_sendTransaction may send from any address without its key. `--auto-impersonate` */
+  autoImpersonate?: boolean;
   /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
   txPoolPrioritySenders?: string[];
   // --- Storage
@@ -99,6 +111,12 @@ export interface DevnetOptions {
   import?: string;
   /** With `import`: import up to this block. `--head` */
   head?: number | bigint;
+  /** Load the head state from this file at start (anvil_dumpState's blob, or Anvil's JSON state). `--load-state` */
+  loadState?: string;
+  /** Write the head state to this file when the node stops (and every `stateInterval` seconds). `--dump-state` */
+  dumpState?: string;
+  /** Seconds between writes of `dumpState`. `--state-interval` */
+  stateInterval?: number;
   // --- Prover line counts
   /** Which Linea tracer the line counter follows: 'osaka' (default) or 'london'. `--tracer` */
   tracer?: 'osaka' | 'london';
@@ -135,6 +153,8 @@ export interface DevnetOptions {
   verbosity?: number;
   /** Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the printed traces. `--artifacts` */
   artifacts?: string[];
+  /** Print nothing through `log`: no notices, no traces (until anvil_setLoggingEnabled). `--silent` */
+  silent?: boolean;
   // --- RPC
   /** With `listen`: let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
   callFromOptional?: boolean;
@@ -244,7 +264,10 @@ export class DevnetOptionError extends Error {
 // package's types stand alone; this fails to compile when the two differ.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const optionsMatch: Same<Omit<DevnetOptions, 'log'>, NodeOptions> = true;
+// Optional fields make the check above pass with one side missing a field: the names too.
+const namesMatch: Same<keyof Omit<DevnetOptions, 'log'>, keyof NodeOptions> = true;
 void optionsMatch;
+void namesMatch;
 
 /** Starts a devnet in this process; see DevnetOptions for what each option does. */
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
@@ -273,7 +296,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
             url: l1Url,
             wsUrl: l1WsUrl,
             chain: node.l1.chain,
-            idle: () => (node.l1 as NonNullable<typeof node.l1>).relay.idle(),
+            idle: node.l1.relay.idle.bind(node.l1.relay),
           },
     url: node.server?.url,
     wsUrl: node.server?.wsUrl,

@@ -65,24 +65,28 @@ export class JsonText {
   }
 }
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
+/** The JSON punctuation JsonText's pieces and the answers around them are joined with. */
+export const JSON_BYTES = {
+  open: Buffer.from('['),
+  close: Buffer.from(']'),
+  comma: Buffer.from(','),
+  end: Buffer.from('}'),
+};
 
 /** Logs as one JSON array, each log written once and kept (an eth_getLogs answer). */
 export function logsJson(logs: readonly LocatedLog[]): JsonText {
   const pieces = () => {
-    const out: Uint8Array[] = [OPEN];
+    const out: Uint8Array[] = [JSON_BYTES.open];
     for (let i = 0; i < logs.length; i++) {
       let text = logTexts.get(logs[i]);
       if (text === undefined) {
         text = Buffer.from(JSON.stringify(formatLog(logs[i])));
         logTexts.set(logs[i], text);
       }
-      if (i > 0) out.push(COMMA);
+      if (i > 0) out.push(JSON_BYTES.comma);
       out.push(text);
     }
-    out.push(CLOSE);
+    out.push(JSON_BYTES.close);
     return out;
   };
   return new JsonText(pieces, () => logs.map(formatLog));

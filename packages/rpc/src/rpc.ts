@@ -9,7 +9,7 @@ import type { ErrorLogger } from './errors';
 import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, toRpcError } from './errors';
 import type { Method, RpcContext } from './method';
 import { parseParams } from './method';
-import { JsonText } from './format';
+import { JSON_BYTES, JsonText } from './format';
 import { blockMethods } from './methods/blocks';
 import { chainMethods } from './methods/chain';
 import { debugMethods } from './methods/debug';
@@ -130,17 +130,16 @@ export class Rpc {
               profile,
               requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
             };
+      /** The handler's answer; JSON text only to a transport that sends text. */
+      const run = async (p: unknown, text: boolean) => {
+        const result = await entry.handler(ctx, parseParams(entry.params, p, profile));
+        return result instanceof JsonText && !text ? result.value() : result;
+      };
       const fork = this.chain.fork;
-      if (fork === undefined) {
-        const result = await entry.handler(ctx, parseParams(entry.params, params, profile));
-        return result instanceof JsonText && opts.jsonText !== true ? result.value() : result;
-      }
+      if (fork === undefined) return await run(params, opts.jsonText === true);
       if (this.forkProxy?.fork !== fork) this.forkProxy = this.proxyOf(fork);
       // The proxy joins remote and local answers: values, not text.
-      const local = async (p: unknown = params) => {
-        const result = await entry.handler(ctx, parseParams(entry.params, p, profile));
-        return result instanceof JsonText ? result.value() : result;
-      };
+      const local = (p: unknown = params) => run(p, false);
       return await (this.forkProxy === undefined ? local() : this.forkProxy.request(method, params, local));
     } catch (e) {
       throw toRpcError(e, this.logError);
@@ -238,32 +237,24 @@ export class Rpc {
  * pieces are copied in as they are.
  */
 export function serializeResponse(response: JsonRpcResponse | JsonRpcResponse[]): string | Buffer {
-  const pieces: Uint8Array[] = [];
-  const add = (r: JsonRpcResponse) => {
-    if ('result' in r && r.result instanceof JsonText) {
-      pieces.push(Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":`));
-      pieces.push(...r.result.pieces(), CLOSE_BRACE);
-    } else pieces.push(Buffer.from(JSON.stringify(r)));
-  };
-  if (!Array.isArray(response)) {
-    if (!('result' in response && response.result instanceof JsonText)) return JSON.stringify(response);
-    add(response);
-  } else {
-    if (!response.some((r) => 'result' in r && r.result instanceof JsonText)) return JSON.stringify(response);
-    pieces.push(OPEN_BRACKET);
-    response.forEach((r, i) => {
-      if (i > 0) pieces.push(COMMA);
-      add(r);
-    });
-    pieces.push(CLOSE_BRACKET);
+  const list = Array.isArray(response) ? response : [response];
+  const text = (r: JsonRpcResponse) => ('result' in r && r.result instanceof JsonText ? r.result : undefined);
+  if (!list.some(text)) return JSON.stringify(response);
+  const pieces: Uint8Array[] = Array.isArray(response) ? [JSON_BYTES.open] : [];
+  for (const [i, r] of list.entries()) {
+    if (i > 0) pieces.push(JSON_BYTES.comma);
+    const result = text(r);
+    if (result === undefined) pieces.push(Buffer.from(JSON.stringify(r)));
+    else
+      pieces.push(
+        Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":`),
+        ...result.pieces(),
+        JSON_BYTES.end,
+      );
   }
+  if (Array.isArray(response)) pieces.push(JSON_BYTES.close);
   return Buffer.concat(pieces);
 }
-
-const OPEN_BRACKET = Buffer.from('[');
-const CLOSE_BRACKET = Buffer.from(']');
-const COMMA = Buffer.from(',');
-const CLOSE_BRACE = Buffer.from('}');
 
 function failure(id: JsonRpcId, error: RpcError): JsonRpcFailure {
   return { jsonrpc: '2.0', id, error: error.toJSON() };

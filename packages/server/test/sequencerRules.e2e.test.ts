@@ -174,13 +174,14 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
   afterEach(() => node.close());
 
   const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-  /** A transfer from Alice paying `tip` over the next base fee, signed. */
-  async function transfer(tip: bigint, gasLimit = 21_000n) {
-    const nonce = BigInt((await call(node, 'eth_getTransactionCount', [ALICE, 'pending'])).result);
+  /** A transfer from Alice (or `key`'s account) on `on`, paying `tip` over the next base fee, signed. */
+  async function transfer(tip: bigint, gasLimit = 21_000n, on = node, key: Hex = ALICE_KEY) {
+    const from = privateKeyToAccount(key).address;
+    const nonce = BigInt((await call(on, 'eth_getTransactionCount', [from, 'pending'])).result);
     return createFeeMarket1559Tx(
       { nonce, to: BOB, value: 1n, gasLimit, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: tip, chainId: 31337n },
-      { common: node.chain.common },
-    ).sign(hexToBytes(ALICE_KEY));
+      { common: on.chain.common },
+    ).sign(hexToBytes(key));
   }
   /** The tip the sequencer wants of `tx` at `margin` and `gas`, by the formula of TransactionProfitabilityCalculator. */
   function wanted(tx: TypedTransaction, margin: number, gas: bigint, pricing = LINEA_MAINNET_PRICING): bigint {
@@ -222,23 +223,10 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
       chain: { prioritySenders: [hexToBytes(ALICE)], mining: { mode: 'manual' } },
     });
     try {
-      const send = async (key: Hex, tip: bigint) => {
-        const from = privateKeyToAccount(key).address;
-        const nonce = BigInt((await call(priority, 'eth_getTransactionCount', [from, 'pending'])).result);
-        const tx = createFeeMarket1559Tx(
-          {
-            nonce,
-            to: BOB,
-            value: 1n,
-            gasLimit: 21_000n,
-            maxFeePerGas: 10n ** 11n,
-            maxPriorityFeePerGas: tip,
-            chainId: 31337n,
-          },
-          { common: priority.chain.common },
-        ).sign(hexToBytes(key));
-        return call(priority, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
-      };
+      const send = async (key: Hex, tip: bigint) =>
+        call(priority, 'eth_sendRawTransaction', [
+          bytesToHex((await transfer(tip, 21_000n, priority, key)).serialize()),
+        ]);
       // Alice's 1-wei tip, which the sequencer refuses of anyone else (the test above), is taken.
       const cheap = await send(ALICE_KEY, 1n);
       expect(cheap.error).toBeUndefined();

@@ -446,7 +446,7 @@ export class Admission {
     if (maxFee < baseFee) throw new FeeCapTooLowError(from, maxFee, baseFee);
     if (maxFee < this.minGasPrice) throw new UnderpricedError(maxFee, this.minGasPrice);
     // Linea's pool validators, after the protocol's checks and before the account's (as Besu orders them).
-    const refusal = this.head.rules?.refusal(tx, from, baseFee, this.head.pool.hasPriority(from));
+    const refusal = this.head.rules?.refusal(tx, from, baseFee);
     if (refusal !== undefined) throw new SequencerRuleError(refusal);
     const account = await this.head.account(from);
     if (tx.nonce < account.nonce) throw new NonceTooLowError(from, tx.nonce, account.nonce);

@@ -110,9 +110,7 @@ export class Miner {
         limits: this.lines.limits,
         screen: this.lines.screen(true),
         daoForkBlock: head.daoForkBlock,
-        blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n, (sender) =>
-          head.pool.hasPriority(sender),
-        ),
+        blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
         forced: head.forced.pending().map((f) => f.ptx),
         bundles: this.bundlesFor(header),
       });
@@ -257,9 +255,7 @@ export class Miner {
       candidates,
       this.lines.limits,
       this.lines.screen(false),
-      head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n, (sender) =>
-        head.pool.hasPriority(sender),
-      ),
+      head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
     );
   }
 

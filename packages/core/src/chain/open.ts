@@ -253,7 +253,11 @@ export async function openChain(
   head.rpcGasCap = opts.rpcGasCap;
   const rules = opts.sequencerRules ?? spec === undefined;
   head.rules =
-    rules === false ? undefined : new SequencerRules({ ...LINEA_MAINNET_RULES, ...(rules === true ? {} : rules) });
+    rules === false
+      ? undefined
+      : new SequencerRules({ ...LINEA_MAINNET_RULES, ...(rules === true ? {} : rules) }, (sender) =>
+          head.pool.hasPriority(sender),
+        );
 
   if (headNumber < 0n && forked !== undefined) {
     await writeForkBlock(head, forked, opts, persisted, accounts);

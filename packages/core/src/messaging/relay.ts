@@ -17,14 +17,14 @@
  * or rolled back at its next block (or timer).
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bigIntToBytes, bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
 import type { Chain } from '../chain/chain';
 import { SUGGESTED_TIP } from '../pool/requestTx';
 import { keccak256 } from '../config/fastCrypto';
 import type { Block } from '@ethereumjs/block';
 import type { LocatedLog, Log, Receipt } from '../types';
-import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, operatorAddress, operatorKey } from './services';
+import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, operatorAddress, operatorKey, word } from './services';
 
 /** RollingHashUpdated(uint256 indexed messageNumber, bytes32 indexed rollingHash, bytes32 indexed messageHash), the L1's topic. */
 const L1_ROLLING_HASH_UPDATED = hexToBytes('0xea3b023b4c8680d4b4824f0143132c95476359a2bb70a81d6c5a36f6918f6339');
@@ -112,6 +112,8 @@ export class MessageRelay {
   private closed = false;
   private readonly anchoring: Cadence;
   private readonly finalizing: Cadence;
+  /** With a cadence in blocks: finalization at every this-many-th L2 block (at least 1). */
+  private readonly finalizeEvery: bigint;
   private readonly autoClaim: boolean;
 
   constructor(
@@ -123,6 +125,8 @@ export class MessageRelay {
     this.autoClaim = opts.autoClaim ?? false;
     this.anchoring = opts.anchoringDelay ?? { blocks: 0 };
     this.finalizing = opts.finalizationInterval ?? { blocks: 1 };
+    this.finalizeEvery =
+      this.finalizing !== 'manual' && 'blocks' in this.finalizing ? BigInt(Math.max(1, this.finalizing.blocks)) : 1n;
     l1.on('block', this.onL1Block);
     l2.on('block', this.onL2Block);
     l1.on('reorg', this.onReorg);
@@ -186,10 +190,9 @@ export class MessageRelay {
   };
 
   private readonly onL2Block = (block: Block, receipts: Receipt[]) => {
-    if (l2Messages(receipts.flatMap((r) => r.logs)).length > 0) this.l2Waiting = true;
+    if (receipts.some((r) => r.logs.some((l) => isMessageSent(l, L2_MESSAGE_SERVICE)))) this.l2Waiting = true;
     if (this.finalizing === 'manual' || 'seconds' in this.finalizing || !this.l2Waiting) return;
-    const every = BigInt(Math.max(1, this.finalizing.blocks));
-    if (block.header.number % every !== 0n) return;
+    if (block.header.number % this.finalizeEvery !== 0n) return;
     this.background('finalizing L2 blocks on the L1', () => this.finalizeDue());
   };
 
@@ -247,8 +250,7 @@ export class MessageRelay {
     const cadence = this.finalizing;
     if (cadence === 'manual') return;
     const head = this.l2.headNumber;
-    const every = 'seconds' in cadence ? 1n : BigInt(Math.max(1, cadence.blocks));
-    await this.finalizeTo(head - (head % every), false);
+    await this.finalizeTo(head - (head % this.finalizeEvery), false);
   }
 
   /**
@@ -319,20 +321,24 @@ export class MessageRelay {
       this.l2Waiting = to < this.l2.headNumber;
       return undefined;
     }
+    // The messages by block (logs come in chain order), then the blocks in parts.
+    const byBlock: LocatedLog[][] = [];
+    for (const log of logs) {
+      const last = byBlock[byBlock.length - 1];
+      if (last !== undefined && last[0].blockNumber === log.blockNumber) last.push(log);
+      else byBlock.push([log]);
+    }
     const parts: LocatedLog[][] = [[]];
     let blocks = 0;
-    for (const log of logs) {
-      let part = parts[parts.length - 1];
-      const newBlock = part.length === 0 || part[part.length - 1].blockNumber !== log.blockNumber;
-      if (newBlock && part.length > 0) {
-        const blockMessages = logs.filter((l) => l.blockNumber === log.blockNumber).length;
-        if (blocks === MAX_FINALIZED_BLOCKS || part.length + blockMessages > MAX_FINALIZED_MESSAGES) {
-          parts.push((part = []));
-          blocks = 0;
-        }
+    for (const block of byBlock) {
+      const part = parts[parts.length - 1];
+      if (part.length > 0 && (blocks === MAX_FINALIZED_BLOCKS || part.length + block.length > MAX_FINALIZED_MESSAGES)) {
+        parts.push([...block]);
+        blocks = 1;
+      } else {
+        part.push(...block);
+        blocks++;
       }
-      if (newBlock) blocks++;
-      part.push(log);
     }
     const done: Finalization = { l2BlockNumber: to, merkleRoots: [], messagingBlocks: [], transactionHashes: [] };
     for (const [i, part] of parts.entries()) {
@@ -352,7 +358,8 @@ export class MessageRelay {
     to: bigint,
     logs: LocatedLog[],
   ): Promise<{ merkleRoots: Uint8Array[]; messagingBlocks: bigint[]; transactionHash: Uint8Array }> {
-    const hashes = l2Messages(logs);
+    // The L2 service's MessageSent logs (getLogs' filter): each message's hash is the last topic.
+    const hashes = logs.map((l) => l.topics[3]);
     const messagingBlocks = [...new Set(logs.map((l) => l.blockNumber))];
     const size = 2 ** MESSAGE_TREE_DEPTH;
     const trees: Uint8Array[][][] = [];
@@ -453,17 +460,9 @@ function l1Messages(logs: LocatedLog[], after: bigint): L1Message[] {
   return out;
 }
 
-/** The hashes of the L2 service's messages among `logs`, in log order. */
-function l2Messages(logs: Log[]): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const log of logs)
-    if (
-      equalsBytes(log.address, L2_MESSAGE_SERVICE) &&
-      log.topics.length === 4 &&
-      equalsBytes(log.topics[0], MESSAGE_SENT)
-    )
-      out.push(log.topics[3]);
-  return out;
+/** Whether `log` is `service`'s MessageSent: from, to and the message's hash indexed. */
+function isMessageSent(log: Log, service: Uint8Array): boolean {
+  return equalsBytes(log.address, service) && log.topics.length === 4 && equalsBytes(log.topics[0], MESSAGE_SENT);
 }
 
 /** The levels of a tree of 2^depth leaves (`leaves`, then zero hashes), the root last; nodes keccak-256(left ‖ right). */
@@ -482,8 +481,7 @@ export function merkleLevels(leaves: Uint8Array[], depth: number): Uint8Array[][
 function sentMessages(logs: Log[], service: Uint8Array): SentMessage[] {
   const out: SentMessage[] = [];
   for (const log of logs) {
-    if (!equalsBytes(log.address, service) || log.topics.length !== 4 || !equalsBytes(log.topics[0], MESSAGE_SENT))
-      continue;
+    if (!isMessageSent(log, service)) continue;
     const d = log.data;
     const at = (i: number) => bytesToBigInt(d.subarray(32 * i, 32 * i + 32));
     const length = Number(at(4));
@@ -499,8 +497,6 @@ function sentMessages(logs: Log[], service: Uint8Array): SentMessage[] {
   }
   return out;
 }
-
-export const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 
 /** The word stored at `slot` of `service` at `chain`'s head. */
 export async function stored(chain: Chain, service: Uint8Array, slot: Uint8Array): Promise<bigint> {

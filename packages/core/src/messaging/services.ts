@@ -39,8 +39,8 @@ const ETH = 10n ** 18n;
 const SERVICE_BALANCE = 10n ** 9n * ETH;
 const OPERATOR_BALANCE = 10n ** 6n * ETH;
 
-const slot = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
-const word = (n: bigint) => bigIntToBytes(n);
+/** `n` as a 32-byte word: a storage slot, an ABI argument. */
+export const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 
 function runtimeCode(contract: 'LineaRollup' | 'L2MessageService'): Uint8Array {
   const file = join(FIXTURES_DIR, 'contracts', 'messaging', `${contract}.json`);
@@ -56,10 +56,10 @@ function runtimeCode(contract: 'LineaRollup' | 'L2MessageService'): Uint8Array {
 export function messagingAlloc(layer: 'l1' | 'l2'): GenesisAllocation[] {
   const operator = operatorAddress();
   const storage: [Uint8Array, Uint8Array][] = [
-    [slot(0n), operator],
-    [slot(1n), word(1n)],
+    [word(0n), operator],
+    [word(1n), bigIntToBytes(1n)],
   ];
-  if (layer === 'l2') storage.push([slot(5n), word(MINIMUM_FEE_WEI)]);
+  if (layer === 'l2') storage.push([word(5n), bigIntToBytes(MINIMUM_FEE_WEI)]);
   return [
     {
       address: layer === 'l1' ? L1_MESSAGE_SERVICE : L2_MESSAGE_SERVICE,

@@ -7,8 +7,8 @@ import { bytesToBigInt, concatBytes } from '@ethereumjs/util';
 
 import type { Chain } from '../chain/chain';
 import { keccak256 } from '../config/fastCrypto';
-import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE } from './services';
-import { MESSAGE_SENT, stored, word } from './relay';
+import { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, word } from './services';
+import { MESSAGE_SENT, stored } from './relay';
 
 export interface MessageStatus {
   direction: 'L1->L2' | 'L2->L1';

@@ -111,7 +111,11 @@ export class SequencerRules {
   /** Compressed sizes of the transactions priced so far (the sequencer caches them by hash too). */
   private readonly sizes = new WeakMap<TypedTransaction, number>();
 
-  constructor(readonly config: SequencerRulesConfig) {
+  constructor(
+    readonly config: SequencerRulesConfig,
+    /** A priority sender's transactions are not priced (the pool's --tx-pool-priority-senders; hasPriority in the plugins). */
+    readonly hasPriority: (sender: Uint8Array) => boolean = () => false,
+  ) {
     this.pricing = config.pricing;
   }
 
@@ -121,13 +125,13 @@ export class SequencerRules {
    * at the next block's `baseFee` (not for a `priority` sender's). The deny list and the line counts
    * are the line gate's.
    */
-  refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint, priority = false): string | undefined {
+  refusal(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint): string | undefined {
     // SEQ/sequencer/txvalidation/TransactionTypeValidation.java (blob transactions off by default).
     if (tx.type === TransactionType.BlobEIP4844) return 'TransactionTypeValidation - BLOB_TX_NOT_ALLOWED';
     const shape = this.bundleRefusal(tx);
     if (shape !== undefined) return shape;
     // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
-    if (!priority && !this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit))
+    if (!this.hasPriority(sender) && !this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit))
       return 'Gas price too low';
     return undefined;
   }
@@ -172,8 +176,8 @@ export class SequencerRules {
   }
 
   /** A block being built at `baseFee`, as the selectors see it. */
-  startBlock(baseFee: bigint, hasPriority: (sender: Uint8Array) => boolean = () => false): BlockRules {
-    return new BlockRules(this, baseFee, hasPriority);
+  startBlock(baseFee: bigint): BlockRules {
+    return new BlockRules(this, baseFee);
   }
 }
 
@@ -185,8 +189,6 @@ export class BlockRules {
   constructor(
     private readonly rules: SequencerRules,
     private readonly baseFee: bigint,
-    /** A priority sender's transactions are not priced (ProfitableTransactionSelector: hasPriority). */
-    private readonly hasPriority: (sender: Uint8Array) => boolean,
   ) {}
 
   /**
@@ -201,7 +203,7 @@ export class BlockRules {
     // A priority transaction (a forced one, a priority sender's) is not priced.
     if (
       !priority &&
-      !this.hasPriority(sender) &&
+      !this.rules.hasPriority(sender) &&
       !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, tx.gasLimit)
     )
       return 'TX_UNPROFITABLE_UPFRONT';
@@ -225,7 +227,7 @@ export class BlockRules {
     if (this.gas + gasUsed > max) return 'TX_TOO_LARGE_FOR_REMAINING_USER_GAS';
     if (
       !priority &&
-      !this.hasPriority(sender) &&
+      !this.rules.hasPriority(sender) &&
       !this.rules.profitable(tx, sender, this.baseFee, config.minMargin, gasUsed)
     )
       return 'TX_UNPROFITABLE';
