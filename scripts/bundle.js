@@ -4,6 +4,7 @@
  * - dist/l2devnet.js, the command (packages/cli) in one file, with a V8 code cache beside it.
  *   Loading ~400 modules one by one, half of them ES modules required from CommonJS, costs more
  *   than the whole start-up budget (300 ms); one pre-compiled file costs a fraction.
+ * - dist/callWorker.js, the call workers' thread, which the command and the library start.
  * - dist/index.js, the library (packages/l2devnet/src/index.ts), and dist/testing.js, the
  *   test-runner helpers, which require ./index.js rather than carry a second copy.
  * - fixtures/, the data files the node reads (credits table, limits files, the message services'
@@ -53,6 +54,8 @@ esbuild.buildSync({
   entryPoints: {
     l2devnet: join(root, 'packages', 'cli', 'dist', 'main.js'),
     index: join(pkg, 'src', 'index.ts'),
+    // The call workers' thread (packages/core/src/exec/workers/), which the pool finds beside it.
+    callWorker: join(root, 'packages', 'core', 'dist', 'exec', 'workers', 'callWorker.js'),
   },
   outdir: dist,
 });

@@ -159,6 +159,8 @@ RPC
                             --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
   --rpc-gas-cap GAS         the gas eth_call, eth_estimateGas and an eth_simulateV1 request may use, as
                             geth's --rpc.gascap (default 10x the block gas limit)
+  --workers N               threads that run eth_call, eth_estimateGas and eth_createAccessList, beside
+                            the one that serves; 0 runs them on that one (default: one per core)
 
 Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
 linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,
@@ -289,6 +291,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'log-query-timeout-ms': { type: 'string' },
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
+  workers: { type: 'string' },
   l1: { type: 'boolean' },
   'l1-chain-id': { type: 'string' },
   'l1-block-time': { type: 'string' },
@@ -436,6 +439,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
+      workers: int('workers', s('workers'), 0),
       l1: flag('l1') ? true : undefined,
       l1ChainId: big('l1-chain-id', s('l1-chain-id')),
       l1BlockTime: seconds('l1-block-time', s('l1-block-time')),

@@ -34,6 +34,9 @@ import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 /** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
+/** More call threads than this only share the same cores. */
+const MAX_WORKERS = 64;
+
 export interface NodeOptions {
   // Network
   /** Serve HTTP and WebSocket: `true` on 127.0.0.1 and a free port, or where given. `--host`, `--port` */
@@ -184,6 +187,8 @@ export interface NodeOptions {
   logQueryTimeoutMs?: number;
   /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: ms, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
   rpcEvmTimeout?: number | string;
+  /** Threads that run eth_call, eth_estimateGas and eth_createAccessList; 0 for the main thread alone (default one per core). `--workers` */
+  workers?: number;
   /** Gas eth_call, eth_estimateGas and an eth_simulateV1 request may use (default 10× the block gas limit). `--rpc-gas-cap` */
   rpcGasCap?: number | bigint;
 }
@@ -293,6 +298,7 @@ const FLAGS: Record<OptionName, string> = {
   callFromOptional: '--call-from-optional',
   logQueryTimeoutMs: '--log-query-timeout-ms',
   rpcEvmTimeout: '--rpc-evm-timeout',
+  workers: '--workers',
   rpcGasCap: '--rpc-gas-cap',
   forkUrl: '--fork-url',
   forkBlockNumber: '--fork-block-number',
@@ -357,6 +363,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const count = (option: OptionName, value: number | undefined, min = 0) =>
     value === undefined ? undefined : Number(integer(option, value, min));
 
+  if (opts.workers !== undefined && opts.workers > MAX_WORKERS)
+    throw bad('workers', `must be at most ${MAX_WORKERS}`, opts.workers);
   if (opts.preset !== undefined && !(opts.preset in PRESETS))
     throw bad('preset', `must be one of ${Object.keys(PRESETS).join(', ')}`, opts.preset);
   const preset = opts.preset === undefined ? undefined : PRESETS[opts.preset];
@@ -420,6 +428,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     sequencerRules: presetRules(sequencerRules(opts, integer, count), preset),
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
+    workers: count('workers', opts.workers),
   };
   // With an L1, a new L2's genesis holds its message service too.
   if (opts.l1 === true) chain.messaging = 'l2';
@@ -519,6 +528,7 @@ function l1Of(
     messaging: 'l1',
     autoImpersonate: l2.autoImpersonate,
     rpcEvmTimeoutMs: l2.rpcEvmTimeoutMs,
+    workers: l2.workers,
   };
 }
 

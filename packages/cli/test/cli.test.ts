@@ -58,6 +58,7 @@ test('--help documents every flag', async () => {
     '--safe-depth',
     '--rpc-evm-timeout',
     '--rpc-gas-cap',
+    '--workers',
     '--sequencer-rules',
     '--preset',
     '--max-tx-calldata-size',
@@ -95,6 +96,8 @@ test.each([
     "--counter limitless counts for the osaka tracer only (Linea's ZkCounter refuses earlier forks)",
   ],
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
+  [['--workers', 'all'], '--workers must be an integer of at least 0; got "all"'],
+  [['--workers', '65'], '--workers must be at most 64; got "65"'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
   expect(code).toBe(2);

@@ -326,3 +326,24 @@ test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout, rpcGasCap', async
     new DevnetOptionError('createDevnet: option logQueryTimeoutMs must be at least 1; got "0"'),
   );
 });
+
+test('workers: the threads calls run in, none with 0', async () => {
+  const BOB_CODE = '0x3360005260206000f3'; // CALLER, MSTORE it, RETURN 32 bytes
+  for (const workers of [1, 0]) {
+    await using devnet = await createDevnet({ workers });
+    await request(devnet, 'anvil_setCode', CAROL, BOB_CODE);
+    expect(await devnet.chain.calls.workersReady()).toBe(workers > 0);
+    const before = devnet.chain.calls.workerCalls;
+    const caller = await devnet.provider.request({ method: 'eth_call', params: [{ from: BOB, to: CAROL }, 'latest'] });
+    expect(caller).toBe(`0x${BOB.slice(2).toLowerCase().padStart(64, '0')}`);
+    expect(devnet.chain.calls.workerCalls - before).toBe(workers);
+  }
+  for (const [workers, why] of [
+    [-1, 'must be at least 0; got "-1"'],
+    [1.5, 'must be an integer; got "1.5"'],
+    [65, 'must be at most 64; got "65"'],
+  ] as const)
+    await expect(createDevnet({ workers })).rejects.toThrow(
+      new DevnetOptionError(`createDevnet: option workers ${why}`),
+    );
+});

@@ -46,6 +46,7 @@ beforeAll(async () => {
     'LICENSE',
     'README.md',
     'bin/l2devnet.js',
+    'dist/callWorker.js',
     'dist/index.d.ts',
     'dist/index.js',
     'dist/l2devnet.js',
@@ -171,6 +172,12 @@ await testClient.setBalance({ address: BOB, value: 1n });
 assert.equal(await publicClient.getBalance({ address: BOB }), 1n);
 await testClient.revert({ id });
 assert.equal(await publicClient.getBalance({ address: BOB }), parseEther('10001'));
+
+// The call workers start from the installed package's own script, and run the calls.
+assert.equal(await devnet.chain.calls.workersReady(), true);
+const before = devnet.chain.calls.workerCalls;
+assert.equal((await publicClient.call({ to: CAROL })).data, '0x' + '0'.repeat(64));
+assert.equal(devnet.chain.calls.workerCalls, before + 1);
 } finally {
   // What \`await using\` calls (a syntax Node 20 lacks).
   await devnet[Symbol.asyncDispose]();

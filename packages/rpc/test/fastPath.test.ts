@@ -4,6 +4,8 @@
  * packages, no flat state) and through the node as it runs; every answer must be identical: return
  * data, errors, gas used, logs, receipts and every block (state root, receipts root, bloom, hash).
  *
+ * The node runs them twice: with its calls on the main thread, and in its call workers.
+ *
  * Covered, for each hardfork in FORKS: every contract in fixtures/ (deployed, each function sent as a
  * transaction and as a call) and seeded random programs, run as creation transactions and as calls,
  * which between them use every opcode (0x00 to 0xff), storage, logs, calls into the fixtures and the
@@ -164,10 +166,24 @@ function argsFor(inputs: readonly ParamType[]): unknown[] {
   });
 }
 
-/** Every answer of one node for one hardfork, in order. */
-async function record(modules: { core: Core; rpc: RpcModule }, fork: string, seed: number): Promise<unknown[]> {
+/**
+ * Every answer of one node for one hardfork, in order, and how many calls its call workers ran
+ * (with `workers`, every eth_call and eth_estimateGas runs in them: they are waited for first).
+ */
+async function record(
+  modules: { core: Core; rpc: RpcModule },
+  fork: string,
+  seed: number,
+  workers = 0,
+): Promise<{ out: unknown[]; workerCalls: number }> {
   const { core, rpc: rpcModule } = modules;
-  const chain = await core.Chain.create({ hardfork: fork, clock: new core.NodeClock(() => 1_750_000_000_000) });
+  const chain = await core.Chain.create({
+    hardfork: fork,
+    clock: new core.NodeClock(() => 1_750_000_000_000),
+    workers,
+  });
+  if (workers > 0) await chain.calls.workersReady();
+  const ranBefore = chain.calls.workerCalls;
   const rpc = rpcModule.createRpc(chain, { logError: () => undefined });
   const out: unknown[] = [];
   let id = 1;
@@ -215,11 +231,11 @@ async function record(modules: { core: Core; rpc: RpcModule }, fork: string, see
     }
     const head = Number(await call('eth_blockNumber'));
     for (let n = 0; n <= head; n++) out.push(await call('eth_getBlockByNumber', `0x${n.toString(16)}`, false));
+    return { out, workerCalls: chain.calls.workerCalls - ranBefore };
   } finally {
     rpc.close();
     await chain.close();
   }
-  return out;
 }
 
 const stock = load(true);
@@ -265,7 +281,7 @@ test("contract code runs on the fast path (no step through the original's promis
       n++;
       return original.apply(this, args);
     };
-    const chain = await modules.core.Chain.create({});
+    const chain = await modules.core.Chain.create({ workers: 0 });
     const rpc = modules.rpc.createRpc(chain);
     try {
       // The key-value store's code: a read of slot 1 (SLOAD, jumps, memory, RETURN).
@@ -294,18 +310,26 @@ test("contract code runs on the fast path (no step through the original's promis
   expect(await steps(stock)).toBeGreaterThan(0);
 });
 
-describe.each(FORKS)('%s: the fast path answers as ethereumjs', (fork) => {
+describe.each(FORKS)('%s: the fast path, on the main thread and in the call workers, answers as ethereumjs', (fork) => {
   test(`fixtures and ${PROGRAMS_PER_FORK} random programs`, async () => {
     const seed = SEED + FORKS.indexOf(fork);
-    const expected = await record(stock, fork, seed);
-    const actual = await record(fast, fork, seed);
-    expect(actual.length).toBe(expected.length);
-    for (let i = 0; i < expected.length; i++) {
-      if (JSON.stringify(actual[i]) !== JSON.stringify(expected[i]))
-        throw new Error(
-          `seed ${seed}, answer ${i}:\nstock ${JSON.stringify(expected[i])}\nfast  ${JSON.stringify(actual[i])}`,
-        );
+    const expected = (await record(stock, fork, seed)).out;
+    const actual = (await record(fast, fork, seed)).out;
+    const inWorkers = await record(fast, fork, seed, 2);
+    for (const [name, answers] of [
+      ['fast', actual],
+      ['workers', inWorkers.out],
+    ] as const) {
+      expect(answers.length).toBe(expected.length);
+      for (let i = 0; i < expected.length; i++) {
+        if (JSON.stringify(answers[i]) !== JSON.stringify(expected[i]))
+          throw new Error(
+            `seed ${seed}, answer ${i}:\nstock   ${JSON.stringify(expected[i])}\n${name.padEnd(7)} ${JSON.stringify(answers[i])}`,
+          );
+      }
     }
+    // Every eth_call ran in the workers: four for each program, besides the fixtures'.
+    expect(inWorkers.workerCalls).toBeGreaterThanOrEqual(PROGRAMS_PER_FORK * 4);
     // The programs did run: some succeeded (before Byzantium a receipt has a state root instead of a
     // status), some failed, some logged.
     const receipts = actual.filter(

@@ -1,12 +1,14 @@
 /**
  * Calls: execution that changes nothing (eth_call, eth_estimateGas, eth_createAccessList,
- * eth_simulateV1), on the state after any block, run by the simulator on a scratch state. Gas is
- * capped at 10× the block gas limit (spec, Limits).
+ * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: eth_call,
+ * eth_estimateGas and eth_createAccessList by the call workers' (exec/workers/) when they are ready,
+ * the main thread's otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
 import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
+import type { CallSession } from '../exec/workers/callPool';
 import type { LineCounts } from '../lines/conflation';
 import { profitablePriorityFee } from '../pool/profitability';
 import type { ChainHead } from './head';
@@ -17,7 +19,28 @@ export class Calls {
     private readonly head: ChainHead,
     private readonly simulator: Simulator,
     private readonly lines: LineGate,
+    private readonly workers: CallSession | undefined,
   ) {}
+
+  /**
+   * Resolves once the call workers are ready, so that the calls after it run there (a warm-up);
+   * false with no workers (`workers: 0`, a forked chain).
+   */
+  async workersReady(): Promise<boolean> {
+    if (this.workers === undefined) return false;
+    await this.workers.ready();
+    return true;
+  }
+
+  /** How many calls this process's call workers have run. */
+  get workerCalls(): number {
+    return this.workers?.ran ?? 0;
+  }
+
+  /** Leaves the call workers (the chain closes). */
+  close(): void {
+    this.workers?.close();
+  }
 
   /** Runs a call on the state after block `n` without creating a transaction. */
   async call(
@@ -26,7 +49,11 @@ export class Calls {
     opts: { countLines?: boolean; overrides?: StateOverride[] } = {},
   ): Promise<CallResult> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.call(req, block, root, this.head.callGasCap(), opts.countLines ?? false, opts.overrides);
+    const [cap, countLines, overrides] = [this.head.callGasCap(), opts.countLines ?? false, opts.overrides ?? []];
+    return (
+      this.workers?.call(block, root, req, cap, countLines, overrides) ??
+      this.simulator.call(req, block, root, cap, countLines, overrides)
+    );
   }
 
   /**
@@ -36,8 +63,11 @@ export class Calls {
    */
   async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
-    const lines = judgeLines ? { judge: (counts: LineCounts) => this.lines.callOverflow(counts) } : undefined;
-    return this.simulator.estimateGas(req, block, root, this.head.callGasCap(), lines);
+    const cap = this.head.callGasCap();
+    if (!judgeLines)
+      return this.workers?.estimateGas(block, root, req, cap) ?? this.simulator.estimateGas(req, block, root, cap);
+    const judge = (counts: LineCounts) => this.lines.callOverflow(counts);
+    return this.simulator.estimateGas(req, block, root, cap, { judge });
   }
 
   /**
@@ -93,7 +123,10 @@ export class Calls {
     n: bigint,
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint; error?: string }> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.createAccessList(req, block, root, this.head.callGasCap());
+    const cap = this.head.callGasCap();
+    return (
+      this.workers?.createAccessList(block, root, req, cap) ?? this.simulator.createAccessList(req, block, root, cap)
+    );
   }
 
   /** eth_simulateV1: blocks of calls simulated on top of block `n`. */

@@ -126,6 +126,7 @@ export class Chain {
       for (const listener of old.events.listeners(event)) next.head.events.on(event, listener as never);
     old.events.removeAllListeners();
     this.head = next.head;
+    this.calls.close();
     this.adopt(next);
     await old.close();
   }
@@ -171,7 +172,7 @@ export class Chain {
     const txs = new Admission(head, lines, miner, opened.accounts);
     const chain = new Chain(head, opened.accounts, opened.mnemonic, opts, {
       reads,
-      calls: new Calls(head, simulator, lines),
+      calls: new Calls(head, simulator, lines, opened.workers),
       traces: new Traces(head, simulator),
       txs,
       miner,
@@ -269,6 +270,7 @@ export class Chain {
     if (this.closed) return;
     this.closed = true;
     this.miner.stop();
+    this.calls.close();
     await this.head.close();
   }
 }

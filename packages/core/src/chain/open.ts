@@ -3,6 +3,8 @@
  * configuration it was created with; an existing one resumes at its last committed block, with the
  * chain id, accounts and genesis it was created with, its edited head state and its pool.
  */
+import { availableParallelism } from 'node:os';
+
 import { Block, createBlock, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
 import type { BlockHeader, HeaderData } from '@ethereumjs/block';
 import { Hardfork } from '@ethereumjs/common';
@@ -16,12 +18,12 @@ import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
 import type { DevAccount } from '../config/accounts';
 import {
   applyAlloc,
+  chainCommon,
   DEFAULT_BALANCE,
   DEFAULT_CHAIN_ID,
   DEFAULT_GAS_LIMIT,
   DEFAULT_HARDFORK,
   devCommon,
-  gethGenesisSpec,
   INITIAL_BASE_FEE,
 } from '../config/genesis';
 import type { GenesisSpec } from '../config/genesis';
@@ -32,6 +34,9 @@ import { openForkState } from '../fork/forkState';
 import { messagingAlloc } from '../messaging/services';
 import type { ForkOptions } from '../fork/forkState';
 import { Simulator } from '../exec/simulator';
+import type { SimulatorOptions } from '../exec/simulator';
+import { CallPool } from '../exec/workers/callPool';
+import type { CallSession } from '../exec/workers/callPool';
 import { LineCounter } from '../lines/lineCounter';
 import type { L1L2Bridge } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
@@ -127,6 +132,12 @@ export interface GenesisOptions {
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
   rpcGasCap?: bigint;
   /**
+   * Threads that run eth_call, eth_estimateGas and eth_createAccessList (exec/workers/); default one
+   * per core, 0 for the main thread alone. A forked chain's calls run on the main thread, which
+   * fetches the remote state.
+   */
+  workers?: number;
+  /**
    * Linea's sequencer rules beyond line counts (pool/sequencerRules.ts): on a dev chain by default,
    * with mainnet's values; off on a chain from a genesis file (an Ethereum chain) unless given.
    */
@@ -140,6 +151,8 @@ export interface OpenedChain {
   simulator: Simulator;
   /** The mining VM's line counter. */
   counter: LineCounter;
+  /** The chain's session in the call workers; none with `workers: 0` or on a forked chain. */
+  workers: CallSession | undefined;
   /** Options given that a reopened chain keeps its own value of (its creation fixed them). */
   kept: KeptOption[];
 }
@@ -200,11 +213,7 @@ export async function openChain(
     if (opts.genesis !== undefined && JSON.stringify(opts.genesis) !== JSON.stringify(persisted.genesis))
       kept.push({ option: 'genesis', stored: 'its own', given: 'another' });
   }
-  const spec: GenesisSpec | undefined =
-    persisted.genesis !== null ? gethGenesisSpec(persisted.genesis, persisted.hardfork ?? undefined) : undefined;
-  const common = spec?.common ?? devCommon(BigInt(persisted.chainId), persisted.hardfork ?? DEFAULT_HARDFORK);
-  const scheduled = spec?.scheduled ?? false;
-  if (scheduled) common.setHardforkBy({ blockNumber: 0n, timestamp: spec?.timestamp ?? 0n });
+  const { common, spec, scheduled } = chainCommon(persisted.chainId, persisted.hardfork, persisted.genesis);
   const stateDb = new StateDB(kv);
   stateDb.flat.fork = forked?.fork;
   const store = new ChainStore(kv, common, scheduled);
@@ -229,8 +238,7 @@ export async function openChain(
   const evmOpts = codeSizeOptions(opts.codeSizeLimit);
   const vm = await createVM({ common, stateManager: sm, blockchain, evmOpts });
   const lineCounting = opts.lineCounting ?? true;
-  // The simulator's Common is its own: it runs each use under that use's block's fork.
-  const simulator = await Simulator.create(common.copy(), stateDb, blockchain, {
+  const simulatorOpts: SimulatorOptions = {
     evmOpts,
     scheduled,
     lineCounting,
@@ -239,7 +247,9 @@ export async function openChain(
     bridge: opts.l1l2Bridge,
     daoForkBlock: spec?.daoForkBlock,
     evmTimeoutMs: opts.rpcEvmTimeoutMs,
-  });
+  };
+  // The simulator's Common is its own: it runs each use under that use's block's fork.
+  const simulator = await Simulator.create(common.copy(), stateDb, blockchain, simulatorOpts);
   const counter = new LineCounter(vm.evm, {
     enabled: lineCounting,
     tracer,
@@ -275,7 +285,24 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
-  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter, kept };
+  const workerCount = opts.workers ?? availableParallelism();
+  const workers =
+    workerCount === 0 || forked !== undefined
+      ? undefined
+      : CallPool.open(
+          workerCount,
+          {
+            chainId: persisted.chainId,
+            hardfork: persisted.hardfork,
+            genesis: persisted.genesis,
+            simulator: simulatorOpts,
+          },
+          {
+            get: (key) => stateDb.get(key),
+            blockHash: async (n) => (await blockchain.getBlock(Number(n))).hash(),
+          },
+        );
+  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter, workers, kept };
 }
 
 async function writeGenesis(

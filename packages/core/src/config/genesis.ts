@@ -64,6 +64,22 @@ export function devCommon(chainId: bigint, hardfork: string): Common {
   );
 }
 
+/**
+ * A chain's configuration as it was made (a chain id and fork, or a genesis file with its schedule):
+ * its Common at genesis, the genesis file's spec, and whether forks follow a schedule.
+ */
+export function chainCommon(
+  chainId: string,
+  hardfork: string | null,
+  genesis: unknown,
+): { common: Common; spec: GenesisSpec | undefined; scheduled: boolean } {
+  const spec = genesis !== null ? gethGenesisSpec(genesis, hardfork ?? undefined) : undefined;
+  const common = spec?.common ?? devCommon(BigInt(chainId), hardfork ?? DEFAULT_HARDFORK);
+  const scheduled = spec?.scheduled ?? false;
+  if (scheduled) common.setHardforkBy({ blockNumber: 0n, timestamp: spec?.timestamp ?? 0n });
+  return { common, spec, scheduled };
+}
+
 function big(value: unknown, what: string): bigint {
   try {
     if (typeof value === 'number' || typeof value === 'bigint') return BigInt(value);

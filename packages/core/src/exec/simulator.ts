@@ -20,7 +20,7 @@ import { gasSpent } from '../pool/intrinsicGas';
 import type { PoolTx } from '../pool/txPool';
 import { flatStateManager } from '../state/flatState';
 import { OverlayDB, stateCaches } from '../state/stateDb';
-import type { StateDB } from '../state/stateDb';
+import type { StateSource } from '../state/stateDb';
 import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
@@ -42,7 +42,7 @@ const ESTIMATE_ERROR_RATIO = 0.015;
 export class Simulator extends ScratchVm {
   static async create(
     common: Common,
-    stateDb: StateDB,
+    stateDb: StateSource,
     blockchain: Blockchain,
     opts: SimulatorOptions = {},
   ): Promise<Simulator> {

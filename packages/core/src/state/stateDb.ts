@@ -28,7 +28,16 @@ function levelKey(key: string): Uint8Array {
   return out;
 }
 
-export class StateDB implements DB<string, string | Uint8Array> {
+/**
+ * What a scratch layer reads through: trie nodes and code by key, and the flat maps over them. The
+ * state database, or a call worker's copy of what it read from it (exec/workers/).
+ */
+export interface StateSource {
+  get(key: string): Promise<Uint8Array | undefined>;
+  readonly flat: FlatState;
+}
+
+export class StateDB implements DB<string, string | Uint8Array>, StateSource {
   private pending = new Map<string, Uint8Array>();
   /** None over an in-memory store, whose reads cost what a cache's would. */
   private readonly cache: LruCache<string, Uint8Array> | undefined;
@@ -89,7 +98,7 @@ export class StateDB implements DB<string, string | Uint8Array> {
 export class OverlayDB implements DB<string, string | Uint8Array> {
   private writes = new Map<string, Uint8Array>();
 
-  constructor(private readonly base: StateDB) {}
+  constructor(private readonly base: StateSource) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
     return this.writes.get(key) ?? this.base.get(key);

@@ -1,0 +1,108 @@
+/**
+ * The call workers (callPool.ts, callWorker.ts): calls run in them answer as the main thread's, with
+ * the same errors, on the state of the block asked for (edits and new blocks included), and a call
+ * pinned by its time limit holds up no other.
+ */
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+
+import { deploy, send, word } from '../../../test/helpers';
+import { Chain } from '../../chain/chain';
+import { NodeClock } from '../../chain/clock';
+import type { CallRequest } from '../simulator';
+
+const COUNTER_INCREMENT = '0xd09de08a';
+const COUNTER_COUNT = '0x06661abd';
+/** Init code returning BLOCKHASH(NUMBER - 1): NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN. */
+const PARENT_HASH = hexToBytes('0x43600190034060005260206000f3');
+/** Init code that never ends: JUMPDEST PUSH1 0 JUMP. */
+const LOOP = hexToBytes('0x5b600056');
+
+/** A chain with fixed time, so two of them make the same blocks. */
+function open(workers: number, rpcEvmTimeoutMs?: number): Promise<Chain> {
+  return Chain.create({ workers, rpcEvmTimeoutMs, clock: new NodeClock(() => 1_750_000_000_000) });
+}
+
+/** The answer, or the error's class, kind, message and fields: what the RPC layer maps. */
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return { value: await p };
+  } catch (e) {
+    return { error: (e as Error).constructor.name, ...(e as object), message: (e as Error).message };
+  }
+}
+
+describe('call workers', () => {
+  const chains: Chain[] = [];
+  afterEach(async () => {
+    for (const chain of chains.splice(0)) await chain.close();
+  });
+
+  test('eth_call, eth_estimateGas and eth_createAccessList run in the workers and answer as the main thread', async () => {
+    const [inWorkers, onMain] = [await open(2), await open(0)];
+    chains.push(inWorkers, onMain);
+    expect(await inWorkers.calls.workersReady()).toBe(true);
+    expect(await onMain.calls.workersReady()).toBe(false);
+    const answers: unknown[][] = [[], []];
+    for (const [i, chain] of [inWorkers, onMain].entries()) {
+      const counter = await deploy(chain, 'Counter');
+      const reverter = await deploy(chain, 'Reverter');
+      const from = chain.accounts[0].address;
+      const poor = hexToBytes(`0x${'77'.repeat(20)}`);
+      const requests: CallRequest[] = [
+        { to: counter, data: hexToBytes(COUNTER_COUNT) },
+        { from, to: counter, data: hexToBytes(COUNTER_INCREMENT) },
+        { to: reverter, data: hexToBytes('0x5b2dd100') },
+        { to: reverter, data: hexToBytes('0x0e64d54c') },
+        { from: poor, to: counter, value: 1n },
+        { from, to: counter, data: hexToBytes(COUNTER_INCREMENT), gas: 21_000n },
+        { data: PARENT_HASH },
+      ];
+      const before = chain.calls.workerCalls;
+      for (const req of requests) {
+        answers[i].push(await outcome(chain.calls.call(req, chain.headNumber)));
+        answers[i].push(await outcome(chain.calls.estimateGas(req, chain.headNumber)));
+        answers[i].push(await outcome(chain.calls.createAccessList(req, chain.headNumber)));
+      }
+      // At an earlier block, and after a transaction and a state edit at the head.
+      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
+      await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
+      await chain.dev.setStorageAt(counter, word(0n), word(41n));
+      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber)));
+      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
+      answers[i].push(await outcome(chain.calls.call(requests[6], chain.headNumber)));
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? requests.length * 3 + 4 : 0);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    // What was compared: values, errors of their classes with their fields, state as edited.
+    expect(answers[0].at(-3)).toEqual({ value: expect.objectContaining({ returnValue: word(41n) }) });
+    expect(answers[0].at(-1)).toEqual({
+      value: expect.objectContaining({
+        returnValue: (await inWorkers.reads.getBlockByNumber(inWorkers.headNumber - 1n))!.hash(),
+      }),
+    });
+    expect(answers[0][6]).toMatchObject({ error: 'ExecutionRevertedError', kind: 'executionReverted', reason: 'nope' });
+    expect(answers[0][12]).toMatchObject({ error: 'InsufficientFundsError', kind: 'insufficientFunds', have: 0n });
+    expect(bytesToHex((answers[0][9] as { data: Uint8Array }).data)).toBe(
+      `0xcb362b34${bytesToHex(word(42n)).slice(2)}`,
+    );
+  });
+
+  test('a call stopped by its time limit fails as on the main thread, and holds up no other call', async () => {
+    const chain = await open(2, 300);
+    const onMain = await open(0, 300);
+    chains.push(chain, onMain);
+    await chain.calls.workersReady();
+    const counter = await deploy(chain, 'Counter');
+    const finished: string[] = [];
+    const loop = outcome(chain.calls.call({ data: LOOP }, chain.headNumber)).then((r) => {
+      finished.push('loop');
+      return r;
+    });
+    await chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+    finished.push('count');
+    const stopped = await loop;
+    expect(finished).toEqual(['count', 'loop']);
+    expect(stopped).toMatchObject({ error: 'ExecutionTimeoutError', message: 'execution aborted (timeout = 300ms)' });
+    expect(stopped).toEqual(await outcome(onMain.calls.call({ data: LOOP }, onMain.headNumber)));
+  });
+});

@@ -1,0 +1,273 @@
+/**
+ * The call workers: eth_call, eth_estimateGas and eth_createAccessList run on threads of their own
+ * (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
+ * shared by its chains (a test process may open hundreds): each chain is a session, opened in a
+ * worker the first time one of its calls runs there. The threads start with a chain's first call and
+ * stop shortly after the last chain closes; until one is ready, calls run on the main thread, as they
+ * do with no workers at all (`workers: 0`).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+import type { Block } from '@ethereumjs/block';
+
+import type { Simulator } from '../simulator';
+import { errorFrom, ownBytes } from './protocol';
+import type { BlockRef, CallOp, CallOps, FromWorker, SessionInit, ToWorker } from './protocol';
+
+export type { SessionInit } from './protocol';
+
+/** What a session's workers ask the main thread for. */
+export interface SessionHost {
+  /** A trie node or code from the state database. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Block `n`'s hash (zeros for none), for BLOCKHASH. */
+  blockHash(n: bigint): Promise<Uint8Array>;
+}
+
+/** How long the threads outlive the last chain (a test process opens the next one soon). */
+const LINGER_MS = 2_000;
+
+/** The worker's script: beside this file once built; the build's when run from TypeScript sources (tests). */
+function workerScript(): string {
+  const built = join(__dirname, 'callWorker.js');
+  return existsSync(built) ? built : join(__dirname, '..', '..', '..', 'dist', 'exec', 'workers', 'callWorker.js');
+}
+
+class CallWorker {
+  readonly thread: Worker;
+  ready = false;
+  /** Settles when the thread is ready, or has stopped before it was (its script failed to load). */
+  readonly started: Promise<void>;
+  private settle!: { resolve(): void; reject(e: Error): void };
+  /** Calls sent and not answered. */
+  inflight = 0;
+  readonly opened = new Set<number>();
+  readonly waiting = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
+
+  constructor(
+    onMessage: (worker: CallWorker, message: FromWorker) => void,
+    onExit: (worker: CallWorker, error?: Error) => void,
+  ) {
+    this.started = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    this.started.catch(() => undefined);
+    this.thread = new Worker(workerScript());
+    this.thread.unref();
+    this.thread.on('message', (message: FromWorker) => {
+      if (message.t === 'ready') {
+        this.ready = true;
+        this.settle.resolve();
+      } else onMessage(this, message);
+    });
+    this.thread.on('error', (e) => {
+      this.settle.reject(e);
+      onExit(this, e);
+    });
+    this.thread.on('exit', (code) => {
+      this.settle.reject(new Error(`the call worker stopped (exit code ${code})`));
+      onExit(this);
+    });
+  }
+
+  post(message: ToWorker): void {
+    this.thread.postMessage(message);
+  }
+
+  /** A thread with calls in flight keeps the process alive; an idle one does not. */
+  sent(): void {
+    if (this.inflight++ === 0) this.thread.ref();
+  }
+
+  finished(): void {
+    if (--this.inflight === 0) this.thread.unref();
+  }
+}
+
+export class CallPool {
+  private static shared: CallPool | undefined;
+  private workers: CallWorker[] = [];
+  private readonly sessions = new Map<number, { init: SessionInit; host: SessionHost; size: number }>();
+  private nextSession = 1;
+  private nextCall = 1;
+  private nextBlock = 1;
+  /** Each block's header as sent, with its id: the same block object is the same block to a worker. */
+  private readonly blocks = new WeakMap<Block, BlockRef>();
+  private lingering: NodeJS.Timeout | undefined;
+  /** Calls run in the workers so far. */
+  ran = 0;
+  /** Why a thread failed to start: none is started again, and calls run on the main thread. */
+  private failed: Error | undefined;
+
+  /** Opens a chain's session in the process's pool, which grows to `size` threads. */
+  static open(size: number, init: SessionInit, host: SessionHost): CallSession {
+    CallPool.shared ??= new CallPool();
+    return CallPool.shared.open(size, init, host);
+  }
+
+  private open(size: number, init: SessionInit, host: SessionHost): CallSession {
+    const id = this.nextSession++;
+    this.sessions.set(id, { init, host, size });
+    clearTimeout(this.lingering);
+    return new CallSession(this, id);
+  }
+
+  /** @internal */
+  close(session: number): void {
+    if (!this.sessions.delete(session)) return;
+    for (const worker of this.workers) if (worker.opened.delete(session)) worker.post({ t: 'close', session });
+    if (this.sessions.size > 0) return;
+    clearTimeout(this.lingering);
+    this.lingering = setTimeout(() => this.stop(), LINGER_MS);
+    this.lingering.unref();
+  }
+
+  private stop(): void {
+    const workers = this.workers;
+    this.workers = [];
+    for (const worker of workers) void worker.thread.terminate();
+  }
+
+  /**
+   * Runs `op` in the least busy ready worker; undefined when none is ready yet (the caller runs it
+   * on the main thread), starting the threads if they are not.
+   * @internal
+   */
+  run<T>(session: number, op: CallOp, block: Block, root: Uint8Array, args: unknown[]): Promise<T> | undefined {
+    const { size } = this.sessions.get(session)!;
+    if (this.workers.length < size) this.grow(size);
+    let best: CallWorker | undefined;
+    for (const worker of this.workers)
+      if (worker.ready && (best === undefined || worker.inflight < best.inflight)) best = worker;
+    if (best === undefined) return undefined;
+    const worker = best;
+    if (!worker.opened.has(session)) {
+      worker.opened.add(session);
+      worker.post({ t: 'open', session, init: this.sessions.get(session)!.init });
+    }
+    const id = this.nextCall++;
+    worker.sent();
+    this.ran++;
+    return new Promise<T>((resolve, reject) => {
+      worker.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.post({ t: 'run', id, session, op, block: this.blockRef(block), root, args });
+    });
+  }
+
+  /**
+   * Starts the session's threads if they are not, and resolves once every one is ready (a
+   * benchmark's warm-up, a test that must run in them); rejects if one failed to start.
+   * @internal
+   */
+  async ready(session: number): Promise<void> {
+    const { size } = this.sessions.get(session)!;
+    if (this.workers.length < size) this.grow(size);
+    await Promise.all(this.workers.map((worker) => worker.started));
+    if (this.failed !== undefined) throw this.failed;
+  }
+
+  private blockRef(block: Block): BlockRef {
+    let ref = this.blocks.get(block);
+    if (ref === undefined) {
+      ref = { id: this.nextBlock++, header: ownBytes(block.header.serialize()) };
+      this.blocks.set(block, ref);
+    }
+    return ref;
+  }
+
+  private grow(size: number): void {
+    while (this.failed === undefined && this.workers.length < size)
+      this.workers.push(
+        new CallWorker(
+          (worker, message) => this.onMessage(worker, message),
+          (worker, error) => this.onExit(worker, error),
+        ),
+      );
+  }
+
+  private onMessage(worker: CallWorker, message: FromWorker): void {
+    switch (message.t) {
+      case 'done':
+      case 'failed': {
+        const waiting = worker.waiting.get(message.id);
+        if (waiting === undefined) return;
+        worker.waiting.delete(message.id);
+        worker.finished();
+        if (message.t === 'done') waiting.resolve(message.value);
+        else waiting.reject(errorFrom(message.error));
+        return;
+      }
+      case 'get':
+      case 'hash': {
+        const host = this.sessions.get(message.session)?.host;
+        const answer =
+          host === undefined
+            ? Promise.resolve(undefined)
+            : message.t === 'get'
+              ? host.get(message.key)
+              : host.blockHash(message.n);
+        answer.then(
+          (value) => worker.post({ t: 'reply', id: message.id, value: value && ownBytes(value) }),
+          () => worker.post({ t: 'reply', id: message.id, value: undefined }),
+        );
+      }
+    }
+  }
+
+  /** A thread that stopped (terminated, or failed): its calls fail, and the next call starts another. */
+  private onExit(worker: CallWorker, error?: Error): void {
+    const i = this.workers.indexOf(worker);
+    if (i >= 0) {
+      this.workers.splice(i, 1);
+      // Not stopped by the pool, and never ready: it cannot start here.
+      if (!worker.ready) this.failed ??= error ?? new Error('the call worker stopped before it was ready');
+    }
+    for (const { reject } of worker.waiting.values()) reject(new Error('the call worker stopped'));
+    worker.waiting.clear();
+    worker.ready = false;
+  }
+}
+
+type Result<K extends CallOp> = Awaited<ReturnType<Simulator[K]>>;
+
+/** One chain's calls in the pool, with the Simulator's signatures; undefined: run it on the main thread. */
+export class CallSession {
+  constructor(
+    private readonly pool: CallPool,
+    private readonly id: number,
+  ) {}
+
+  call(block: Block, root: Uint8Array, ...args: CallOps['call']): Promise<Result<'call'>> | undefined {
+    return this.pool.run(this.id, 'call', block, root, args);
+  }
+
+  estimateGas(
+    block: Block,
+    root: Uint8Array,
+    ...args: CallOps['estimateGas']
+  ): Promise<Result<'estimateGas'>> | undefined {
+    return this.pool.run(this.id, 'estimateGas', block, root, args);
+  }
+
+  createAccessList(
+    block: Block,
+    root: Uint8Array,
+    ...args: CallOps['createAccessList']
+  ): Promise<Result<'createAccessList'>> | undefined {
+    return this.pool.run(this.id, 'createAccessList', block, root, args);
+  }
+
+  /** Resolves once the workers are ready to take this chain's calls; rejects if one failed to start. */
+  ready(): Promise<void> {
+    return this.pool.ready(this.id);
+  }
+
+  /** How many calls the process's workers have run (every chain's). */
+  get ran(): number {
+    return this.pool.ran;
+  }
+
+  close(): void {
+    this.pool.close(this.id);
+  }
+}

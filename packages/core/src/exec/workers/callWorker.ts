@@ -1,0 +1,142 @@
+/**
+ * A call worker: a thread with its own EVM (a Simulator, as the main thread's) for each chain it
+ * serves, running eth_call, eth_estimateGas and eth_createAccessList on the state root it is given.
+ * State is read from the main thread's state database a node at a time and kept: trie nodes and code
+ * are keyed by their hashes, and the flat maps by what their values are a pure function of, so
+ * nothing a worker keeps can go stale and nothing needs telling when blocks are made.
+ */
+import { parentPort } from 'node:worker_threads';
+
+import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+
+import { chainCommon } from '../../config/genesis';
+import { initFastCrypto } from '../../config/fastCrypto';
+import { FlatState } from '../../state/flatState';
+import type { StateSource } from '../../state/stateDb';
+import { LruCache } from '../../support/lru';
+import { Simulator } from '../simulator';
+import type { CallRequest, StateOverride } from '../scratchVm';
+import { errorShape, ownBytes } from './protocol';
+import type { BlockRef, FromWorker, SessionInit, ToWorker } from './protocol';
+
+const port = parentPort!;
+const send = (message: FromWorker) => port.postMessage(message);
+
+/** Answers to this worker's questions to the main thread, by id. */
+const asked = new Map<number, (value: Uint8Array | undefined) => void>();
+let nextAsk = 1;
+
+function ask(question: { t: 'get'; session: number; key: string } | { t: 'hash'; session: number; n: bigint }) {
+  const id = nextAsk++;
+  return new Promise<Uint8Array | undefined>((resolve) => {
+    asked.set(id, resolve);
+    send({ ...question, id });
+  });
+}
+
+/** The main thread's state database, as far as this worker has read it. */
+class RemoteState implements StateSource {
+  readonly flat = new FlatState();
+  private readonly nodes = new LruCache<string, Uint8Array>(200_000);
+
+  constructor(private readonly session: number) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const kept = this.nodes.get(key);
+    if (kept !== undefined) return kept;
+    // A miss is not kept: the node may be written later.
+    const value = await ask({ t: 'get', session: this.session, key });
+    if (value !== undefined) this.nodes.set(key, value);
+    return value;
+  }
+}
+
+class Session {
+  private readonly blocks = new LruCache<number, Block>(64);
+
+  private constructor(
+    readonly simulator: Simulator,
+    private readonly common: Common,
+    private readonly scheduled: boolean,
+  ) {}
+
+  static async open(id: number, init: SessionInit): Promise<Session> {
+    const { common, scheduled } = chainCommon(init.chainId, init.hardfork, init.genesis);
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const hash = (await ask({ t: 'hash', session: id, n: BigInt(n) })) ?? new Uint8Array(32);
+        return { hash: () => hash };
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    };
+    const simulator = await Simulator.create(common.copy(), new RemoteState(id), blockchain, init.simulator);
+    return new Session(simulator, common, scheduled);
+  }
+
+  /** The block as the main thread's store decodes it (chainStore.ts getBlock). */
+  block(ref: BlockRef): Block {
+    let block = this.blocks.get(ref.id);
+    if (block === undefined) {
+      const opts = { common: this.common, setHardfork: this.scheduled, skipConsensusFormatValidation: true };
+      block = new Block(createBlockHeaderFromRLP(ref.header, opts), [], [], undefined, opts);
+      this.blocks.set(ref.id, block);
+    }
+    return block;
+  }
+}
+
+const sessions = new Map<number, Promise<Session>>();
+
+async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
+  const session = await sessions.get(message.session);
+  if (session === undefined) throw new Error('the chain was closed');
+  const block = session.block(message.block);
+  const { simulator } = session;
+  const [req, gasCap] = message.args as [CallRequest, bigint];
+  switch (message.op) {
+    case 'call': {
+      const [, , countLines, overrides] = message.args as [unknown, unknown, boolean, StateOverride[]];
+      const result = await simulator.call(req, block, message.root, gasCap, countLines, overrides);
+      return { ...result, returnValue: ownBytes(result.returnValue) };
+    }
+    case 'estimateGas':
+      return simulator.estimateGas(req, block, message.root, gasCap);
+    case 'createAccessList':
+      return simulator.createAccessList(req, block, message.root, gasCap);
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.t) {
+    case 'open':
+      sessions.set(message.session, Session.open(message.session, message.init));
+      return;
+    case 'close':
+      sessions.delete(message.session);
+      return;
+    case 'reply': {
+      const resolve = asked.get(message.id);
+      asked.delete(message.id);
+      resolve?.(message.value);
+      return;
+    }
+    case 'run':
+      run(message).then(
+        (value) => send({ t: 'done', id: message.id, value }),
+        (e: unknown) => {
+          try {
+            send({ t: 'failed', id: message.id, error: errorShape(e) });
+          } catch {
+            // Fields that cannot be cloned: the class and message still say what failed.
+            send({ t: 'failed', id: message.id, error: { ...errorShape(e), fields: {} } });
+          }
+        },
+      );
+  }
+});
+
+initFastCrypto().then(() => send({ t: 'ready' }));
