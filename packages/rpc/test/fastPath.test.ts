@@ -249,6 +249,8 @@ test('the patched packages are the ones installed (patch-package applied patches
   expect(evmSource).toContain('jumpAnalyses');
   const evmMain = readFileSync(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'evm.js'), 'utf8');
   expect(evmMain).toContain('is built when first read');
+  // A top-level eth_call that moves no value writes no account (the simulator's `untouched` runs).
+  expect(evmMain).toContain('this.untouchedCalls === true');
   const { bytesToUnprefixedHex } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
   expect(bytesToUnprefixedHex.toString()).toContain('nativeHex');
   // Re-exported as values, not getters.

@@ -15,7 +15,7 @@ import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
 import { ExecutionGuard } from './executionGuard';
-import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
+import { callIntrinsicGas, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
 import { requestTransaction } from '../pool/requestTx';
 import type { TxRequest } from '../pool/requestTx';
@@ -29,6 +29,7 @@ import type { StateOverride } from './overrides';
 import type { TracerContext } from './tracers/tracer';
 import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
+import { STOCK_EVM } from '../state/flatState';
 import { OverlayDB } from '../state/stateDb';
 
 /** A call: a transaction request (pool/requestTx.ts) from `from` with at most `gas`. */
@@ -196,20 +197,18 @@ export class ScratchVm {
   }
 
   /**
-   * One message call; the journal has been checkpointed by the caller. With `prepaid` the caller has
-   * taken the gas from the sender already (eth_simulateV1), so only the value must be there.
-   */
-  /**
-   * Runs `req` as a message call or creation with `gasLimit` for execution. `prepaid`: the caller
-   * has bought the gas (no balance check here). `settle`: ends as a transaction does, the empty
-   * accounts it touched removed (EIP-161), for a state that is kept (eth_simulateV1's blocks).
+   * Runs `req` as a message call or creation with `gasLimit` for execution; the journal has been
+   * checkpointed by the caller. `prepaid`: the caller has bought the gas (eth_simulateV1: no balance
+   * check here). `settle`: ends as a transaction does, the empty accounts it touched removed
+   * (EIP-161), for a state that is kept (eth_simulateV1's blocks). `untouched`: only its answer is
+   * read (no trace, no line count, no access list), so a call that moves no value writes neither
+   * account at its top frame (the patched EVM's `untouchedCalls`; patches/).
    */
   protected async runCall(
     req: CallRequest,
     block: Block,
     gasLimit: bigint,
-    prepaid = false,
-    settle = false,
+    { prepaid = false, settle = false, untouched = false } = {},
   ): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
@@ -231,6 +230,8 @@ export class ScratchVm {
         journal.addAlwaysWarmAddress(a, true);
         for (const slot of slots) journal.addAlwaysWarmSlot(a, bytesToUnprefixedHex(slot), true);
       }
+    const evm = this.vm.evm as { untouchedCalls?: boolean };
+    evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
     try {
       return await this.vm.evm.runCall({
         caller,
@@ -243,6 +244,7 @@ export class ScratchVm {
         block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
       });
     } finally {
+      evm.untouchedCalls = false;
       // Forget what this call warmed (the next call has its own sender and target); the state it
       // touched is reverted by the caller's checkpoint, or settled.
       if (settle) await journal.cleanup();
@@ -252,20 +254,24 @@ export class ScratchVm {
   }
 
   /**
-   * A transaction like `req` (what its line counts are folded with), and the gas it pays before it
-   * runs (`upfront`) and the least it pays in all: with EIP-7623 the calldata floor, which is
-   * charged at the end, not before execution (as geth).
+   * The gas a transaction like `req` pays before it runs (`upfront`) and the least it pays in all:
+   * with EIP-7623 the calldata floor, which is charged at the end, not before execution (as geth).
+   * Worked out from the request where it can be (pool/intrinsicGas.ts callIntrinsicGas), else from
+   * the transaction ethereumjs builds: its type as the fork allows, and its checks (an oversized
+   * creation is refused there).
    */
-  protected asTransaction(req: CallRequest): { tx: TypedTransaction; intrinsic: IntrinsicGas } {
-    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
+  protected intrinsicOf(req: CallRequest): IntrinsicGas {
     const common = this.vm.common;
+    const quick = STOCK_EVM ? undefined : callIntrinsicGas(common, req);
+    if (quick !== undefined) return quick;
+    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
     const accessList = req.accessList ?? [];
     const tx = common.isActivatedEIP(1559)
       ? createFeeMarket1559Tx({ ...data, accessList }, { common })
       : common.isActivatedEIP(2930)
         ? createAccessList2930Tx({ ...data, accessList }, { common })
         : createLegacyTx(data, { common });
-    return { tx, intrinsic: intrinsicGasParts(tx) };
+    return intrinsicGasParts(tx);
   }
 
   /**
@@ -289,10 +295,12 @@ export class ScratchVm {
     gas: bigint,
     countLines: boolean,
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
-    const { intrinsic } = this.asTransaction(req);
+    const intrinsic = this.intrinsicOf(req);
     const sent = countLines ? await this.sentAs(req, block) : undefined;
     if (countLines) await this.counter.begin();
-    const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
+    const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
+      untouched: !countLines,
+    });
     const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
     return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };
   }

@@ -122,11 +122,11 @@ export class Simulator extends ScratchVm {
       block.header,
       true,
       async () => {
-        const { intrinsic } = this.asTransaction(req);
+        const intrinsic = this.intrinsicOf(req);
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();
           try {
-            return await this.runCall(req, block, gas - intrinsic.upfront);
+            return await this.runCall(req, block, gas - intrinsic.upfront, { untouched: !counting });
           } finally {
             await this.vm.evm.journal.revert();
           }
@@ -230,7 +230,7 @@ export class Simulator extends ScratchVm {
           journal.startReportingAccessList();
           // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
           const touched = journal.accessList as Map<string, Set<string>>;
-          const { intrinsic } = this.asTransaction(run);
+          const intrinsic = this.intrinsicOf(run);
           if (gas < intrinsic.upfront)
             throw new ExecutionHaltedError(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic.upfront}`);
           let result: EVMResult;
@@ -407,7 +407,7 @@ export class Simulator extends ScratchVm {
           block.header.coinbase.bytes,
         ];
         const tracer = makeTracer(options, this.tracerContext(start));
-        const { intrinsic } = this.asTransaction(req);
+        const intrinsic = this.intrinsicOf(req);
         // The transaction it would be, for the line counts, where the tracer wants them.
         const sent = this.counter.isActive ? await this.sentAs(req, block) : undefined;
         await this.counter.begin();
@@ -464,8 +464,7 @@ export class Simulator extends ScratchVm {
               { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
               block,
               gasLimit,
-              true,
-              true,
+              { prepaid: true, settle: true },
             );
           } finally {
             detach?.();

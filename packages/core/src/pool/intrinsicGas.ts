@@ -1,3 +1,4 @@
+import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 /** Intrinsic gas of a transaction, with the EIP-7623 calldata floor where that EIP is active. */
@@ -37,3 +38,33 @@ export function gasSpent(
   }
   return used > intrinsic.floor ? used : intrinsic.floor;
 }
+
+/**
+ * The intrinsic gas of a call `to` an address with `data` and no access list, as a transaction of
+ * it would have (ethereumjs's getIntrinsicGas: 21,000 and the data's bytes; intrinsicGas's EIP-7623
+ * floor), without building the transaction; undefined for what that leaves out: a creation (its
+ * init code is checked and priced on its own), an access list, and the later forks whose EIPs price
+ * more (EIP-2780's recipient, EIP-7981's access list bytes).
+ */
+export function callIntrinsicGas(
+  common: Common,
+  req: { to?: Uint8Array; data?: Uint8Array; value?: bigint; accessList?: unknown[] },
+): IntrinsicGas | undefined {
+  if (req.to === undefined || (req.accessList?.length ?? 0) > 0) return undefined;
+  // A value past 256 bits is the transaction's error to give.
+  if ((req.value ?? 0n) > MAX_UINT256) return undefined;
+  if (common.isActivatedEIP(2780) || common.isActivatedEIP(7981)) return undefined;
+  const txGas = common.param('txGas');
+  let zeros = 0;
+  const data = req.data ?? EMPTY;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  const nonZeros = data.length - zeros;
+  const upfront =
+    txGas + common.param('txDataZeroGas') * BigInt(zeros) + common.param('txDataNonZeroGas') * BigInt(nonZeros);
+  if (!common.isActivatedEIP(7623)) return { upfront, floor: upfront };
+  const floor = txGas + common.param('totalCostFloorPerToken') * BigInt(zeros + 4 * nonZeros);
+  return { upfront, floor: upfront > floor ? upfront : floor };
+}
+
+const EMPTY = new Uint8Array(0);
+const MAX_UINT256 = (1n << 256n) - 1n;

@@ -26,6 +26,13 @@ export interface SessionHost {
   blockHash(n: bigint): Promise<Uint8Array>;
 }
 
+/**
+ * A worker's young generation (V8's default is several times this): a call's garbage is small and
+ * dies young. Measured with wrk on balanceOf calls at 16 and 64 connections: the node's RSS 388 ->
+ * 328 MiB, throughput unchanged.
+ */
+const YOUNG_GENERATION_MB = 4;
+
 /** How long the threads outlive the last chain (a test process opens the next one soon). */
 const LINGER_MS = 2_000;
 
@@ -52,7 +59,7 @@ class CallWorker {
   ) {
     this.started = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     this.started.catch(() => undefined);
-    this.thread = new Worker(workerScript());
+    this.thread = new Worker(workerScript(), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     this.thread.unref();
     this.thread.on('message', (message: FromWorker) => {
       if (message.t === 'ready') {
