@@ -213,7 +213,8 @@ async function simulateBlock<Override>(
   let gasUsed = 0n;
   for (const call of calls) {
     const from = new Address(call.from ?? new Uint8Array(20));
-    const who = gethAddress(from.bytes);
+    // The sender as geth's messages write it: checksummed only when a message needs it.
+    const who = { toString: () => gethAddress(from.bytes) };
     const account = (await sm.getAccount(from)) ?? new Account();
     // geth's sanitizeCall: the sender's nonce, the block's remaining gas within the request's budget,
     // then CallDefaults (chain id; fees 0 where not given).
