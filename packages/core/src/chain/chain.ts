@@ -173,7 +173,7 @@ export class Chain {
     const chain = new Chain(head, opened.accounts, opened.mnemonic, opts, {
       reads,
       calls: new Calls(head, simulator, lines, opened.workers),
-      traces: new Traces(head, simulator),
+      traces: new Traces(head, simulator, opened.workers),
       txs,
       miner,
       lines,

@@ -132,7 +132,7 @@ export interface GenesisOptions {
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
   rpcGasCap?: bigint;
   /**
-   * Threads that run eth_call, eth_estimateGas and eth_createAccessList (exec/workers/); default one
+   * Threads that run eth_call, eth_estimateGas, eth_createAccessList and traces (exec/workers/); default one
    * per core, 0 for the main thread alone. A forked chain's calls run on the main thread, which
    * fetches the remote state.
    */

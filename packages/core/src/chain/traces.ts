@@ -3,9 +3,11 @@
  * state (the block's earlier transactions first), calls on the state after any block, each traced by
  * the tracer the options name (exec/tracers).
  */
+import type { Block } from '@ethereumjs/block';
 import { createTxFromRLP } from '@ethereumjs/tx';
 
 import type { CallRequest, Simulator, StateOverride } from '../exec/simulator';
+import type { CallSession } from '../exec/workers/callPool';
 import type { TraceOptions, TraceResult } from '../exec/tracers/tracer';
 import type { ChainHead } from './head';
 
@@ -13,6 +15,8 @@ export class Traces {
   constructor(
     private readonly head: ChainHead,
     private readonly simulator: Simulator,
+    /** The call workers, where they run (else the main thread's simulator). */
+    private readonly workers: CallSession | undefined,
   ) {}
 
   /**
@@ -25,7 +29,7 @@ export class Traces {
   ): Promise<{ txHash: Uint8Array; result: TraceResult }[] | undefined> {
     const replay = await this.head.replayInputs(n);
     if (replay === undefined) return undefined;
-    return this.simulator.traceBlock(replay.root, replay.block, replay.senders, options);
+    return this.runTraceBlock(replay, options);
   }
 
   /** debug_traceTransaction: a mined transaction traced on its block's state before it; undefined if not mined. */
@@ -34,7 +38,7 @@ export class Traces {
     if (loc === undefined) return undefined;
     const replay = await this.head.replayInputs(loc.blockNumber);
     if (replay === undefined) return undefined;
-    const [traced] = await this.simulator.traceBlock(replay.root, replay.block, replay.senders, options, loc.index);
+    const [traced] = await this.runTraceBlock(replay, options, loc.index);
     return traced.result;
   }
 
@@ -62,6 +66,21 @@ export class Traces {
     options: TraceOptions,
   ): Promise<TraceResult> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.traceCall(req, block, root, this.head.callGasCap(), overrides, options);
+    const cap = this.head.callGasCap();
+    return (
+      this.workers?.traceCall(block, root, req, cap, overrides, options) ??
+      this.simulator.traceCall(req, block, root, cap, overrides, options)
+    );
+  }
+
+  private runTraceBlock(
+    { block, root, senders }: { block: Block; root: Uint8Array; senders: Uint8Array[] },
+    options: TraceOptions,
+    only?: number,
+  ): Promise<{ txHash: Uint8Array; result: TraceResult }[]> {
+    return (
+      this.workers?.traceBlock(block, root, senders, options, only) ??
+      this.simulator.traceBlock(root, block, senders, options, only)
+    );
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The call workers (callPool.ts, callWorker.ts): calls run in them answer as the main thread's, with
- * the same errors, on the state of the block asked for (edits and new blocks included), and a call
+ * The call workers (callPool.ts, callWorker.ts): calls and traces run in them answer as the main
+ * thread's, with the same errors, on the state of the block asked for (edits and new blocks included), and a call
  * pinned by its time limit holds up no other.
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
@@ -85,6 +85,34 @@ describe('call workers', () => {
     expect(bytesToHex((answers[0][9] as { data: Uint8Array }).data)).toBe(
       `0xcb362b34${bytesToHex(word(42n)).slice(2)}`,
     );
+  });
+
+  test('traces of calls and of mined transactions and blocks run in the workers and answer as the main thread', async () => {
+    const [inWorkers, onMain] = [await open(2), await open(0)];
+    chains.push(inWorkers, onMain);
+    await inWorkers.calls.workersReady();
+    const traces: unknown[][] = [[], []];
+    for (const [i, chain] of [inWorkers, onMain].entries()) {
+      const counter = await deploy(chain, 'Counter');
+      const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
+      const hash = await send(chain, 0, { to: counter, data: increment.data });
+      const before = chain.calls.workerCalls;
+      for (const options of [
+        { enableMemory: true },
+        { tracer: 'callTracer' },
+        { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+      ]) {
+        traces[i].push(await chain.traces.traceCall(increment, chain.headNumber, [], options));
+        traces[i].push(await chain.traces.traceTransaction(hash, options));
+      }
+      traces[i].push(await chain.traces.traceBlock(chain.headNumber, { tracer: 'callTracer' }));
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 7 : 0);
+    }
+    expect(traces[0]).toEqual(traces[1]);
+    expect(traces[0][0]).toMatchObject({ tracer: 'structLogger', failed: false });
+    expect(traces[0][6]).toEqual([
+      { txHash: expect.any(Uint8Array), result: expect.objectContaining({ tracer: 'callTracer' }) },
+    ]);
   });
 
   test('a call stopped by its time limit fails as on the main thread, and holds up no other call', async () => {

@@ -1,6 +1,6 @@
 /**
- * The call workers: eth_call, eth_estimateGas and eth_createAccessList run on threads of their own
- * (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
+ * The call workers: eth_call, eth_estimateGas, eth_createAccessList and the debug and trace
+ * methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
  * shared by its chains (a test process may open hundreds): each chain is a session, opened in a
  * worker the first time one of its calls runs there. The threads start with a chain's first call and
  * stop shortly after the last chain closes; until one is ready, calls run on the main thread, as they
@@ -98,8 +98,9 @@ export class CallPool {
   private nextSession = 1;
   private nextCall = 1;
   private nextBlock = 1;
-  /** Each block's header as sent, with its id: the same block object is the same block to a worker. */
-  private readonly blocks = new WeakMap<Block, BlockRef>();
+  /** Each block as sent (its header, or all of it), with its id: the same block object is the same block to a worker. */
+  private readonly headers = new WeakMap<Block, BlockRef>();
+  private readonly fullBlocks = new WeakMap<Block, BlockRef>();
   private lingering: NodeJS.Timeout | undefined;
   /** Calls run in the workers so far. */
   ran = 0;
@@ -157,7 +158,7 @@ export class CallPool {
     this.ran++;
     return new Promise<T>((resolve, reject) => {
       worker.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.post({ t: 'run', id, session, op, block: this.blockRef(block), root, args });
+      worker.post({ t: 'run', id, session, op, block: this.blockRef(block, op === 'traceBlock'), root, args });
     });
   }
 
@@ -173,11 +174,12 @@ export class CallPool {
     if (this.failed !== undefined) throw this.failed;
   }
 
-  private blockRef(block: Block): BlockRef {
-    let ref = this.blocks.get(block);
+  private blockRef(block: Block, full: boolean): BlockRef {
+    const sent = full ? this.fullBlocks : this.headers;
+    let ref = sent.get(block);
     if (ref === undefined) {
-      ref = { id: this.nextBlock++, header: ownBytes(block.header.serialize()) };
-      this.blocks.set(block, ref);
+      ref = { id: this.nextBlock++, full, rlp: ownBytes(full ? block.serialize() : block.header.serialize()) };
+      sent.set(block, ref);
     }
     return ref;
   }
@@ -262,6 +264,19 @@ export class CallSession {
     ...args: CallOps['createAccessList']
   ): Promise<Result<'createAccessList'>> | undefined {
     return this.pool.run(this.id, 'createAccessList', block, root, args);
+  }
+
+  traceCall(block: Block, root: Uint8Array, ...args: CallOps['traceCall']): Promise<Result<'traceCall'>> | undefined {
+    return this.pool.run(this.id, 'traceCall', block, root, args);
+  }
+
+  /** A mined block's transactions traced again on `root`, its parent's state. */
+  traceBlock(
+    block: Block,
+    root: Uint8Array,
+    ...args: CallOps['traceBlock']
+  ): Promise<Result<'traceBlock'>> | undefined {
+    return this.pool.run(this.id, 'traceBlock', block, root, args);
   }
 
   /** Resolves once the workers are ready to take this chain's calls; rejects if one failed to start. */

@@ -1,13 +1,14 @@
 /**
  * A call worker: a thread with its own EVM (a Simulator, as the main thread's) for each chain it
- * serves, running eth_call, eth_estimateGas and eth_createAccessList on the state root it is given.
+ * serves, running eth_call, eth_estimateGas, eth_createAccessList and traces of calls and mined
+ * blocks on the state root it is given.
  * State is read from the main thread's state database a node at a time and kept: trie nodes and code
  * are keyed by their hashes, and the flat maps by what their values are a pure function of, so
  * nothing a worker keeps can go stale and nothing needs telling when blocks are made.
  */
 import { parentPort } from 'node:worker_threads';
 
-import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block';
+import { Block, createBlockFromRLP, createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 
 import { chainCommon } from '../../config/genesis';
@@ -16,9 +17,8 @@ import { FlatState } from '../../state/flatState';
 import type { StateSource } from '../../state/stateDb';
 import { LruCache } from '../../support/lru';
 import { Simulator } from '../simulator';
-import type { CallRequest, StateOverride } from '../scratchVm';
 import { errorShape, ownBytes } from './protocol';
-import type { BlockRef, FromWorker, SessionInit, ToWorker } from './protocol';
+import type { BlockRef, CallOps, FromWorker, SessionInit, ToWorker } from './protocol';
 
 const port = parentPort!;
 const send = (message: FromWorker) => port.postMessage(message);
@@ -77,12 +77,14 @@ class Session {
     return new Session(simulator, common, scheduled);
   }
 
-  /** The block as the main thread's store decodes it (chainStore.ts getBlock). */
+  /** The block as the main thread's store decodes it (chainStore.ts getBlock); a call's without its transactions. */
   block(ref: BlockRef): Block {
     let block = this.blocks.get(ref.id);
     if (block === undefined) {
       const opts = { common: this.common, setHardfork: this.scheduled, skipConsensusFormatValidation: true };
-      block = new Block(createBlockHeaderFromRLP(ref.header, opts), [], [], undefined, opts);
+      block = ref.full
+        ? createBlockFromRLP(ref.rlp, opts)
+        : new Block(createBlockHeaderFromRLP(ref.rlp, opts), [], [], undefined, opts);
       this.blocks.set(ref.id, block);
     }
     return block;
@@ -96,17 +98,29 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
   if (session === undefined) throw new Error('the chain was closed');
   const block = session.block(message.block);
   const { simulator } = session;
-  const [req, gasCap] = message.args as [CallRequest, bigint];
+  const { root } = message;
   switch (message.op) {
     case 'call': {
-      const [, , countLines, overrides] = message.args as [unknown, unknown, boolean, StateOverride[]];
-      const result = await simulator.call(req, block, message.root, gasCap, countLines, overrides);
+      const [req, gasCap, countLines, overrides] = message.args as CallOps['call'];
+      const result = await simulator.call(req, block, root, gasCap, countLines, overrides);
       return { ...result, returnValue: ownBytes(result.returnValue) };
     }
-    case 'estimateGas':
-      return simulator.estimateGas(req, block, message.root, gasCap);
-    case 'createAccessList':
-      return simulator.createAccessList(req, block, message.root, gasCap);
+    case 'estimateGas': {
+      const [req, gasCap] = message.args as CallOps['estimateGas'];
+      return simulator.estimateGas(req, block, root, gasCap);
+    }
+    case 'createAccessList': {
+      const [req, gasCap] = message.args as CallOps['createAccessList'];
+      return simulator.createAccessList(req, block, root, gasCap);
+    }
+    case 'traceCall': {
+      const [req, gasCap, overrides, options] = message.args as CallOps['traceCall'];
+      return simulator.traceCall(req, block, root, gasCap, overrides, options);
+    }
+    case 'traceBlock': {
+      const [senders, options, only] = message.args as CallOps['traceBlock'];
+      return simulator.traceBlock(root, block, senders, options, only);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import * as chainErrors from '../../errors';
 import type { CallRequest, SimulatorOptions, StateOverride } from '../scratchVm';
+import type { TraceOptions } from '../tracers/tracer';
 
 /** What a worker needs to run a chain's calls: the chain's configuration, as openChain makes it. */
 export interface SessionInit {
@@ -14,17 +15,23 @@ export interface SessionInit {
   simulator: SimulatorOptions;
 }
 
-/** The block a call runs in: its header's RLP, and an id that is the same for the same block. */
+/**
+ * The block a use runs in: its header's RLP (a call's context), or the whole block's (a block's
+ * transactions traced again), with an id that is the same for the same block.
+ */
 export interface BlockRef {
   id: number;
-  header: Uint8Array;
+  full: boolean;
+  rlp: Uint8Array;
 }
 
-/** The simulator's read-only uses a worker runs, with their arguments after the block. */
+/** The simulator's read-only uses a worker runs, with their arguments after the block and state root. */
 export interface CallOps {
   call: [req: CallRequest, gasCap: bigint, countLines: boolean, overrides: StateOverride[]];
   estimateGas: [req: CallRequest, gasCap: bigint];
   createAccessList: [req: CallRequest, gasCap: bigint];
+  traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
+  traceBlock: [senders: Uint8Array[], options: TraceOptions, only?: number];
 }
 export type CallOp = keyof CallOps;
 
