@@ -167,7 +167,7 @@ export class Chain {
     const { head, simulator } = opened;
     const finality = await FinalityTags.load(kv, head.store, opts.finalizedDepth ?? 64n, opts.safeDepth ?? 32n);
     const reads = new Reads(head, finality, opts);
-    const lines = new LineGate(head, simulator, opened.counter, opts);
+    const lines = new LineGate(head, simulator, opened.counter, opts, opened.workers);
     const miner = new Miner(head, lines, simulator, reads);
     const txs = new Admission(head, lines, miner, opened.accounts);
     const chain = new Chain(head, opened.accounts, opened.mnemonic, opts, {

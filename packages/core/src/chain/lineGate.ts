@@ -18,6 +18,7 @@ import { DeniedAddressError, InvalidLimitsError, KnownLineCountOverflowError, Li
 import { asCandidates, buildFields } from '../exec/blockBuilder';
 import type { BuildResult } from '../exec/blockBuilder';
 import type { CallRequest, Simulator } from '../exec/simulator';
+import type { CallSession } from '../exec/workers/callPool';
 import { ExclusionControl } from '../lines/exclusionControl';
 import type { ForcedExclusion } from '../lines/exclusionControl';
 import { ExclusionStore } from '../lines/exclusionStore';
@@ -66,6 +67,8 @@ export class LineGate {
     /** The mining VM's line counter: blocks are counted as they are built. */
     readonly counter: LineCounter,
     opts: LineGateOptions,
+    /** The call workers, where they run (line counts of calls; else the main thread's simulator). */
+    private readonly workers?: CallSession,
   ) {
     this.exclusions = new ExclusionStore(head.kv, () => head.clock.now());
     this.current = this.fileLimits = opts.lineLimits;
@@ -254,7 +257,8 @@ export class LineGate {
   /** Line counts of a call on the state after block `n`, as linea_estimateGas counts it, whatever its outcome. */
   async callLineCounts(req: CallRequest, n: bigint): Promise<LineCounts> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.countCall(req, block, root, this.head.callGasCap());
+    const cap = this.head.callGasCap();
+    return this.workers?.countCall(block, root, req, cap) ?? this.simulator.countCall(req, block, root, cap);
   }
 
   /**

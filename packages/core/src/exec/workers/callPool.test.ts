@@ -87,7 +87,7 @@ describe('call workers', () => {
     );
   });
 
-  test('traces of calls and of mined transactions and blocks run in the workers and answer as the main thread', async () => {
+  test('traces of calls, mined transactions and blocks, and line counts of calls, run in the workers and answer as the main thread', async () => {
     const [inWorkers, onMain] = [await open(2), await open(0)];
     chains.push(inWorkers, onMain);
     await inWorkers.calls.workersReady();
@@ -106,10 +106,14 @@ describe('call workers', () => {
         traces[i].push(await chain.traces.traceTransaction(hash, options));
       }
       traces[i].push(await chain.traces.traceBlock(chain.headNumber, { tracer: 'callTracer' }));
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 7 : 0);
+      // l2_traceCallLineCounts: estimated first, then counted at the estimate.
+      traces[i].push(await chain.lines.callLineCounts(increment, chain.headNumber));
+      traces[i].push(await chain.lines.callLineCounts({ ...increment, gas: 100_000n }, chain.headNumber));
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 9 : 0);
     }
     expect(traces[0]).toEqual(traces[1]);
     expect(traces[0][0]).toMatchObject({ tracer: 'structLogger', failed: false });
+    expect(traces[0][7]).toMatchObject({ HUB: expect.any(Number) });
     expect(traces[0][6]).toEqual([
       { txHash: expect.any(Uint8Array), result: expect.objectContaining({ tracer: 'callTracer' }) },
     ]);

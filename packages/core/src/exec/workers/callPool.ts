@@ -1,6 +1,6 @@
 /**
- * The call workers: eth_call, eth_estimateGas, eth_createAccessList and the debug and trace
- * methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
+ * The call workers: eth_call, eth_estimateGas, eth_createAccessList, line counts of calls and the
+ * debug and trace methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
  * shared by its chains (a test process may open hundreds): each chain is a session, opened in a
  * worker the first time one of its calls runs there. The threads start with a chain's first call and
  * stop shortly after the last chain closes; until one is ready, calls run on the main thread, as they
@@ -264,6 +264,11 @@ export class CallSession {
     ...args: CallOps['createAccessList']
   ): Promise<Result<'createAccessList'>> | undefined {
     return this.pool.run(this.id, 'createAccessList', block, root, args);
+  }
+
+  /** A call's line counts, as linea_estimateGas counts them (l2_traceCallLineCounts). */
+  countCall(block: Block, root: Uint8Array, ...args: CallOps['countCall']): Promise<Result<'countCall'>> | undefined {
+    return this.pool.run(this.id, 'countCall', block, root, args);
   }
 
   traceCall(block: Block, root: Uint8Array, ...args: CallOps['traceCall']): Promise<Result<'traceCall'>> | undefined {

@@ -1,7 +1,7 @@
 /**
  * A call worker: a thread with its own EVM (a Simulator, as the main thread's) for each chain it
- * serves, running eth_call, eth_estimateGas, eth_createAccessList and traces of calls and mined
- * blocks on the state root it is given.
+ * serves, running eth_call, eth_estimateGas, eth_createAccessList, line counts of calls and traces
+ * of calls and mined blocks on the state root it is given.
  * State is read from the main thread's state database a node at a time and kept: trie nodes and code
  * are keyed by their hashes, and the flat maps by what their values are a pure function of, so
  * nothing a worker keeps can go stale and nothing needs telling when blocks are made.
@@ -112,6 +112,10 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];
       return simulator.createAccessList(req, block, root, gasCap);
+    }
+    case 'countCall': {
+      const [req, gasCap] = message.args as CallOps['countCall'];
+      return simulator.countCall(req, block, root, gasCap);
     }
     case 'traceCall': {
       const [req, gasCap, overrides, options] = message.args as CallOps['traceCall'];

@@ -30,6 +30,7 @@ export interface CallOps {
   call: [req: CallRequest, gasCap: bigint, countLines: boolean, overrides: StateOverride[]];
   estimateGas: [req: CallRequest, gasCap: bigint];
   createAccessList: [req: CallRequest, gasCap: bigint];
+  countCall: [req: CallRequest, gasCap: bigint];
   traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
   traceBlock: [senders: Uint8Array[], options: TraceOptions, only?: number];
 }
