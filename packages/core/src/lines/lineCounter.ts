@@ -21,7 +21,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
@@ -41,6 +41,7 @@ import {
   romRows,
   shakiraRows,
   shfRows,
+  stackDeltaAlpha,
   wcpRows,
 } from './lineProfiles';
 import type { CounterName, LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
@@ -119,6 +120,18 @@ interface Frame {
   child?: 'prc' | 'smc';
 }
 
+/** WCP's instructions, as its operation keys name them: the EVM's LT, GT and ISZERO, and its own LEQ (WCP_INST_LEQ). */
+const LT = 0x10;
+const GT = 0x11;
+const ISZERO = 0x15;
+const LEQ = 0x0e;
+const ADDRESS_MASK = (1n << 160n) - 1n;
+const TWO_160 = 1n << 160n;
+const TWO_96_MO = (1n << 96n) - 1n;
+/** London's MAX_PRC_ADDRESS: its precompiles are 0x01 to 0x09. */
+const LAST_PRECOMPILE = 9n;
+const MAX_STACK = 1024n;
+
 /** Stack operands beyond this are capped: the instruction would have run out of gas first. */
 const SIZE_CAP = 1n << 40n;
 const num = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
@@ -160,6 +173,7 @@ export class LineCounter {
     this.hookOpcodes(internals);
     this.hookFrames(internals);
     if (this.mode !== 'london') this.hookCalls(internals);
+    else this.hookTransactionAddresses(internals);
     // A fork change rebuilds the EVM's opcode table (its own listener runs first): hook the new one.
     evm.common.events.on('hardforkChanged', () => {
       this.hookOpcodes(internals);
@@ -285,6 +299,9 @@ export class LineCounter {
     c.add('BLOCK_TRANSACTIONS', 1);
     if (tx === undefined) return;
     c.add('TXN_DATA', london ? (tx.type === 0 ? 8 : 9) : tx.type >= 2 ? 17 : 15);
+    // London trims each address its access list warms (TxPreWarmingMacroSection).
+    if (london && 'accessList' in tx)
+      for (const [address] of tx.accessList as [Uint8Array, Uint8Array[]][]) this.trm(bytesToBigInt(address));
     c.add('RLP_TXN', rlpTxnRows(txShape(tx)));
     const encoded = tx.serialize();
     c.add('BLOCK_L1_SIZE', encoded.length + 20);
@@ -310,7 +327,7 @@ export class LineCounter {
       const measure =
         this.mode === 'limitless'
           ? this.limitlessHook(code)
-          : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : undefined);
+          : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : this.stackHeightHook(code));
       this.measures[code] = measure;
       if (code === 0x3c && this.mode !== 'limitless') {
         const hooked = this.extCodeCopyHook(inner);
@@ -653,6 +670,29 @@ export class LineCounter {
    * GAS row. ZkTracer: a CALL or CREATE section's rows depend on where the message went and how it
    * ended (settle).
    */
+  /**
+   * London's transaction sections trim the addresses they touch (makeWithTrm, 658ab6d1): the sender
+   * and the recipient (TxInitializationSection, TxSkipSection) and the coinbase
+   * (TxFinalizationSection); a created recipient is trimmed when its init code runs.
+   */
+  private hookTransactionAddresses(evm: EvmInternals): void {
+    const runCall = evm.runCall.bind(evm);
+    evm.runCall = (opts) => {
+      const top = opts as {
+        message?: unknown;
+        caller?: Address;
+        to?: Address;
+        block?: { header: { coinbase: Address } };
+      };
+      if (this.active && top.message === undefined) {
+        if (top.caller !== undefined) this.trm(bytesToBigInt(top.caller.bytes));
+        if (top.to !== undefined) this.trm(bytesToBigInt(top.to.bytes));
+        if (top.block !== undefined) this.trm(bytesToBigInt(top.block.header.coinbase.bytes));
+      }
+      return runCall(opts);
+    };
+  }
+
   private hookCalls(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
@@ -740,6 +780,33 @@ export class LineCounter {
   /** TRM: 4 rows (Osaka: 1) per distinct raw address word. */
   private trm(word: bigint): void {
     this.c.addOnce(`trm:${hex(word)}`, 'TRM', this.profile.singleRowArithmetic ? 1 : 4);
+    if (this.mode !== 'london') return;
+    // London's TrmOperation makes four WCP calls (module/trm/TrmOperation.java, linea-monorepo
+    // 658ab6d1): the address below 2^160, its word's high 12 bytes at most 2^96 - 1, the address
+    // zero, the address at most the last precompile's (9).
+    const address = word & ADDRESS_MASK;
+    const high = word >> 160n;
+    this.arith('WCP', `${LT}:${hex(address)}:${hex(TWO_160)}`, () => wcpRows(LT, address, TWO_160));
+    this.arith('WCP', `${LEQ}:${hex(high)}:${hex(TWO_96_MO)}`, () => wcpRows(LEQ, high, TWO_96_MO));
+    this.arith('WCP', `${ISZERO}:${hex(address)}:0`, () => 1);
+    this.arith('WCP', `${LEQ}:${hex(address)}:${hex(LAST_PRECOMPILE)}`, () => wcpRows(LEQ, address, LAST_PRECOMPILE));
+  }
+
+  /**
+   * London's stack checks (runtime/stack/Stack.java, 658ab6d1): every instruction asks WCP whether
+   * the stack's height is below what it takes (underflow) and, when it is not, whether the height
+   * after it is above 1,024 (overflow); WCP keeps each comparison once.
+   */
+  private stackHeightHook(code: number): (stack: Stack) => void {
+    const [delta, alpha] = stackDeltaAlpha(code);
+    const d = BigInt(delta);
+    return (stack) => {
+      const height = BigInt(stack.length);
+      this.arith('WCP', `${LT}:${hex(height)}:${hex(d)}`, () => wcpRows(LT, height, d));
+      if (stack.length < delta) return;
+      const after = BigInt(stack.length - delta + alpha);
+      this.arith('WCP', `${GT}:${hex(after)}:${hex(MAX_STACK)}`, () => wcpRows(GT, after, MAX_STACK));
+    };
   }
 
   /** MXP rows by instruction type (MxpOperation.java). */

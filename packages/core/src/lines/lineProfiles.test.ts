@@ -271,6 +271,22 @@ describe('the profiles on programs run through the chain', () => {
     expect(osaka.BLOCK_DATA).toBe(14 + 6);
   });
 
+  test("London's WCP: every instruction's stack checks, and the four comparisons of every trimmed address", async () => {
+    // STOP alone checks LT(0, 0) and GT(0, 1024); PUSH1 1 POP first adds GT(1, 1024) (2 rows: 1024
+    // is 2 bytes) and LT(1, 1) (1 row); the rest repeats checks already made.
+    const stop = await countsOf('london', '0x00', 'london');
+    const pushPop = await countsOf('london', '0x60015000', 'london');
+    expect(pushPop.WCP - stop.WCP).toBe(2 + 1);
+    // BALANCE trims its address: LT(address, 2^160), ISZERO(address), LEQ(address, 9) and
+    // LEQ(its word's high 12 bytes, 2^96 - 1), the last made already for the transaction's addresses.
+    // A 20-byte address: 16 + 1 + 16 rows (its low half is 16 bytes); 0x01: 5 (2^160's high half
+    // is 5 bytes) + 1 + 1.
+    const wide = await countsOf('london', `0x73${'11'.repeat(20)}315000`, 'london');
+    const narrow = await countsOf('london', `0x73${'00'.repeat(19)}01315000`, 'london');
+    expect(wide.WCP - narrow.WCP).toBe(16 + 1 + 16 - (5 + 1 + 1));
+    expect(wide.TRM).toBe(narrow.TRM);
+  });
+
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
     const other = '11'.repeat(20);
     const code =
@@ -286,7 +302,9 @@ describe('the profiles on programs run through the chain', () => {
     expect(counts.BLOCK_HASH).toBe(6 + spill.BLOCK_HASH);
     expect(counts.EXP).toBe(18 + spill.EXP);
     expect(counts.MUL).toBe(1 + 8 * (2 + 2 - 1) + spill.MUL); // exponent 3 = 0b11
-    expect(counts.TRM).toBe(4 + 4 + spill.TRM); // the address read, the address created
+    // The sender, the recipient and the coinbase (the transaction's sections), the address read, the
+    // address created.
+    expect(counts.TRM).toBe(3 * 4 + 4 + 4 + spill.TRM);
     expect(counts.RLP_ADDR).toBe(6 + spill.RLP_ADDR);
     expect(counts.SHAKIRA_DATA).toBe(1 + 2 + spill.SHAKIRA_DATA); // CREATE2 init code, 1 byte
     const size = (code.length - 2) / 2;

@@ -96,6 +96,71 @@ export function wcpRows(op: number, a: bigint, b: bigint): number {
   return Math.max(byteLen(hi(a)), byteLen(hi(b)), byteLen(lo(a)), byteLen(lo(b)));
 }
 
+/**
+ * An instruction's stack settings (δ items taken, α items pushed), as londonOpcodes.yml gives them
+ * (tracer/arithmetization/src/main/resources, linea-monorepo 658ab6d1; they are the Yellow Paper's for
+ * every London instruction); an undefined instruction is INVALID's (0, 0).
+ */
+export function stackDeltaAlpha(code: number): [delta: number, alpha: number] {
+  if (code >= 0x60 && code <= 0x7f) return [0, 1]; // PUSHn
+  if (code >= 0x80 && code <= 0x8f) return [code - 0x7f, code - 0x7e]; // DUPn: n, n + 1
+  if (code >= 0x90 && code <= 0x9f) return [code - 0x8e, code - 0x8e]; // SWAPn: n + 1, n + 1
+  if (code >= 0xa0 && code <= 0xa4) return [code - 0x9e, 0]; // LOGn: n + 2
+  return STACK_SETTINGS.get(code) ?? [0, 0];
+}
+
+/** The other instructions' (δ, α), grouped. */
+const STACK_SETTINGS = new Map<number, [number, number]>();
+for (const [settings, codes] of [
+  [
+    [2, 1],
+    [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0a, 0x0b, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17],
+  ],
+  [
+    [2, 1],
+    [0x18, 0x1a, 0x1b, 0x1c, 0x1d, 0x20],
+  ],
+  [
+    [3, 1],
+    [0x08, 0x09, 0xf0],
+  ],
+  [
+    [1, 1],
+    [0x15, 0x19, 0x31, 0x35, 0x3b, 0x3f, 0x40, 0x49, 0x51, 0x54, 0x5c],
+  ],
+  [
+    [0, 1],
+    [0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3a, 0x3d, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48],
+  ],
+  [
+    [0, 1],
+    [0x4a, 0x58, 0x59, 0x5a, 0x5f],
+  ],
+  [
+    [3, 0],
+    [0x37, 0x39, 0x3e, 0x5e],
+  ],
+  [[4, 0], [0x3c]],
+  [
+    [1, 0],
+    [0x50, 0x56, 0xff],
+  ],
+  [
+    [2, 0],
+    [0x52, 0x53, 0x55, 0x57, 0x5d, 0xf3, 0xfd],
+  ],
+  [
+    [7, 1],
+    [0xf1, 0xf2],
+  ],
+  [
+    [6, 1],
+    [0xf4, 0xfa],
+  ],
+  [[4, 1], [0xf5]],
+] as [[number, number], number[]][])
+  for (const code of codes) STACK_SETTINGS.set(code, settings);
+
 /** ROM: module/romlex/RomOperation.java: a code fragment padded to 16 bytes, plus 32 rows. */
 export function romRows(codeSize: number): number {
   return 16 * Math.ceil(codeSize / 16) + 32;
@@ -630,8 +695,13 @@ for (const m of OSAKA_MODULES)
   if (OSAKA_NOTES[m] === undefined) OSAKA_NOTES[m] = 'approximate: counted as the calls that succeed';
 for (const m of OSAKA_MODULES) OSAKA_NOTES[m] += '; spillage taken from London (Osaka generates it at build time)';
 // The London tracer's measured deviation (not the osaka tracer's: its number was measured with London's).
+// London's own tracer calls WCP and TRM from more places than the Osaka profile follows.
+LONDON_NOTES.WCP =
+  'approximate: opcodes (WcpOperation.java), the stack checks every instruction makes (LT(height, δ), GT(height after, 1024): Stack.java), the four comparisons of every trimmed address (TrmOperation.java) and the block placeholders (84 + 4 per block, 65 per BLOCKHASH) are exact; the comparisons OOB, STP, GAS, MMU, TXN_DATA, BLOCK_DATA, SHAKIRA, EC_DATA, EXP and EUC make are not counted';
+LONDON_NOTES.TRM =
+  "exact: 4 rows per distinct address word (TrmOperation.java): the instructions', and the transaction's sender, recipient, coinbase and access-list addresses (makeWithTrm in its sections)";
 LONDON_NOTES.WCP +=
-  '. Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, solc 0.8.19 runs 1; WCP=349 at linea-sequencer ba0cab33): 110 here, 0.32x';
+  ". Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, solc 0.8.19 runs 1; WCP=349 at linea-sequencer ba0cab33): 261 here, 0.75x; the rest is TXN_DATA, OOB, MMU, EUC and GAS calls, and a coinbase here (the zero address) that trims to fewer rows than the acceptance test's sequencer address";
 
 const ARITHMETIC_LONDON_ROWS = {
   BIN_REFERENCE_TABLE: 3 * 256 * 256 + 256,
