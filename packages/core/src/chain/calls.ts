@@ -9,7 +9,6 @@ import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@
 import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
 import type { CallSession } from '../exec/workers/callPool';
-import type { LineCounts } from '../lines/conflation';
 import { profitablePriorityFee } from '../pool/profitability';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
@@ -66,8 +65,12 @@ export class Calls {
     const cap = this.head.callGasCap();
     if (!judgeLines)
       return this.workers?.estimateGas(block, root, req, cap) ?? this.simulator.estimateGas(req, block, root, cap);
-    const judge = (counts: LineCounts) => this.lines.callOverflow(counts);
-    return this.simulator.estimateGas(req, block, root, cap, { judge });
+    // The limits in force now: a worker judges by the same.
+    const limits = this.lines.limits;
+    return (
+      this.workers?.estimateGas(block, root, req, cap, { limits: limits?.spec }) ??
+      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => this.lines.callOverflow(counts) })
+    );
   }
 
   /**

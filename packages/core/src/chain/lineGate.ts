@@ -157,10 +157,7 @@ export class LineGate {
 
   /** The line-count refusal of a call whose counts overflow a module (linea_estimateGas); undefined if none does. */
   callOverflow(counts: LineCounts): LineLimitExceededError | undefined {
-    const overflow = this.current?.txOverflow(counts);
-    return overflow === undefined
-      ? undefined
-      : new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+    return this.current?.callRefusal(counts);
   }
 
   // ---------------------------------------------------------------- stage SEQUENCER

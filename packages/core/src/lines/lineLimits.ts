@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type * as Toml from 'smol-toml' with { 'resolution-mode': 'import' };
 
 import { FIXTURES_DIR } from '../config/fixtures';
-import { InvalidLimitsError } from '../errors';
+import { InvalidLimitsError, LineLimitExceededError } from '../errors';
 import type { LineCounts } from './conflation';
 import { PROFILES, TRACER_PROFILES, profileOf } from './lineProfiles';
 import type { CounterName, TracerProfileName } from './lineProfiles';
@@ -34,6 +34,12 @@ export interface LineOverflow {
   module: string;
   count: number;
   limit: number;
+}
+
+/** Limits as plain data: each module's, and the profile they are for. */
+export interface LimitsSpec {
+  limits: Readonly<Record<string, number>>;
+  profile: TracerProfileName;
 }
 
 export class LineLimits {
@@ -123,6 +129,21 @@ export class LineLimits {
       if (count > this.limits[module]) return { module, count, limit: this.limits[module] };
     }
     return undefined;
+  }
+
+  /** The refusal of a call whose counts overflow a module (linea_estimateGas); undefined if none does. */
+  callRefusal(counts: LineCounts): LineLimitExceededError | undefined {
+    const overflow = this.txOverflow(counts);
+    return overflow && new LineLimitExceededError(undefined, overflow.module, overflow.count, overflow.limit);
+  }
+
+  /** The limits as they cross to a call worker (LineLimits.of makes them again there). */
+  get spec(): LimitsSpec {
+    return { limits: this.limits, profile: this.profile };
+  }
+
+  static of(spec: LimitsSpec): LineLimits {
+    return new LineLimits(spec.limits, spec.profile);
   }
 
   /** The first module whose block total is above its limit. */

@@ -3,10 +3,13 @@
  * thread's, with the same errors, on the state of the block asked for (edits and new blocks included), and a call
  * pinned by its time limit holds up no other.
  */
+import { readFileSync } from 'node:fs';
+
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 import { deploy, send, word } from '../../../test/helpers';
 import { Chain } from '../../chain/chain';
+import { DEFAULT_LIMITS, LineLimits } from '../../lines/lineLimits';
 import { NodeClock } from '../../chain/clock';
 import type { CallRequest } from '../simulator';
 
@@ -117,6 +120,28 @@ describe('call workers', () => {
     expect(traces[0][6]).toEqual([
       { txHash: expect.any(Uint8Array), result: expect.objectContaining({ tracer: 'callTracer' }) },
     ]);
+  });
+
+  test("linea_estimateGas's estimate runs in the workers, judged by the limits in force when it is asked", async () => {
+    const limits = LineLimits.parse(readFileSync(DEFAULT_LIMITS.osaka, 'utf8'), 'mainnet');
+    const make = (workers: number) =>
+      Chain.create({ workers, lineLimits: limits, clock: new NodeClock(() => 1_750_000_000_000) });
+    const [inWorkers, onMain] = [await make(2), await make(0)];
+    chains.push(inWorkers, onMain);
+    await inWorkers.calls.workersReady();
+    const outcomes: unknown[][] = [[], []];
+    for (const [i, chain] of [inWorkers, onMain].entries()) {
+      const counter = await deploy(chain, 'Counter');
+      const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
+      const before = chain.calls.workerCalls;
+      outcomes[i].push(await outcome(chain.calls.estimateGas(increment, chain.headNumber, true)));
+      await chain.lines.setLineLimits({ HUB: 10 });
+      outcomes[i].push(await outcome(chain.calls.estimateGas(increment, chain.headNumber, true)));
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 2 : 0);
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0][0]).toEqual({ value: { gas: expect.any(BigInt), lineCounts: expect.any(Object) } });
+    expect(outcomes[0][1]).toMatchObject({ error: 'LineLimitExceededError', module: 'HUB', limit: 10 });
   });
 
   test('a call stopped by its time limit fails as on the main thread, and holds up no other call', async () => {

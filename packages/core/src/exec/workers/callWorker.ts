@@ -13,6 +13,8 @@ import type { Common } from '@ethereumjs/common';
 
 import { chainCommon } from '../../config/genesis';
 import { initFastCrypto } from '../../config/fastCrypto';
+import type { LineCounts } from '../../lines/conflation';
+import { LineLimits } from '../../lines/lineLimits';
 import { FlatState } from '../../state/flatState';
 import type { StateSource } from '../../state/stateDb';
 import { LruCache } from '../../support/lru';
@@ -106,8 +108,10 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       return { ...result, returnValue: ownBytes(result.returnValue) };
     }
     case 'estimateGas': {
-      const [req, gasCap] = message.args as CallOps['estimateGas'];
-      return simulator.estimateGas(req, block, root, gasCap);
+      const [req, gasCap, lines] = message.args as CallOps['estimateGas'];
+      const limits = lines?.limits && LineLimits.of(lines.limits);
+      const judge = (counts: LineCounts) => limits?.callRefusal(counts);
+      return simulator.estimateGas(req, block, root, gasCap, lines && { judge });
     }
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];

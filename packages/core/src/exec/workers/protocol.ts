@@ -5,6 +5,7 @@
  */
 import * as chainErrors from '../../errors';
 import type { CallRequest, SimulatorOptions, StateOverride } from '../scratchVm';
+import type { LimitsSpec } from '../../lines/lineLimits';
 import type { TraceOptions } from '../tracers/tracer';
 
 /** What a worker needs to run a chain's calls: the chain's configuration, as openChain makes it. */
@@ -28,7 +29,8 @@ export interface BlockRef {
 /** The simulator's read-only uses a worker runs, with their arguments after the block and state root. */
 export interface CallOps {
   call: [req: CallRequest, gasCap: bigint, countLines: boolean, overrides: StateOverride[]];
-  estimateGas: [req: CallRequest, gasCap: bigint];
+  /** With `lines` (linea_estimateGas), judged against the limits in force when it was sent, if any. */
+  estimateGas: [req: CallRequest, gasCap: bigint, lines?: { limits: LimitsSpec | undefined }];
   createAccessList: [req: CallRequest, gasCap: bigint];
   countCall: [req: CallRequest, gasCap: bigint];
   traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
