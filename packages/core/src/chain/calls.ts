@@ -1,8 +1,8 @@
 /**
  * Calls: execution that changes nothing (eth_call, eth_estimateGas, eth_createAccessList,
- * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: eth_call,
- * eth_estimateGas and eth_createAccessList by the call workers' (exec/workers/) when they are ready,
- * the main thread's otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
+ * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: all but
+ * eth_simulateV1 by the call workers' (exec/workers/) when they are ready, the main thread's
+ * otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
