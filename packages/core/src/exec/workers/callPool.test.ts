@@ -3,7 +3,9 @@
  * thread's, with the same errors, on the state of the block asked for (edits and new blocks included), and a call
  * pinned by its time limit holds up no other.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
@@ -142,6 +144,59 @@ describe('call workers', () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
     expect(outcomes[0][0]).toEqual({ value: { gas: expect.any(BigInt), lineCounts: expect.any(Object) } });
     expect(outcomes[0][1]).toMatchObject({ error: 'LineLimitExceededError', module: 'HUB', limit: 10 });
+  });
+
+  test("a genesis file's fork schedule: a worker runs each call under its block's fork, and reads a database on disk", async () => {
+    const T = 1_750_000_000;
+    const genesis = {
+      config: {
+        chainId: 4545,
+        ...Object.fromEntries(
+          ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul']
+            .concat(['berlin', 'london', 'mergeNetsplit'])
+            .map((fork) => [`${fork}Block`, 0]),
+        ),
+        terminalTotalDifficulty: 0,
+        shanghaiTime: T + 100,
+      },
+      timestamp: `0x${T.toString(16)}`,
+      gasLimit: '0x1c9c380',
+      alloc: {},
+    };
+    // Init code PUSH0, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN: PUSH0 is Shanghai's.
+    const push0 = { data: hexToBytes('0x5f60005260206000f3') };
+    const dir = mkdtempSync(join(tmpdir(), 'l2devnet-workers-'));
+    try {
+      const answers: unknown[][] = [[], []];
+      for (const [i, workers] of [2, 0].entries()) {
+        const open = () =>
+          Chain.create({
+            genesis,
+            workers,
+            dataDir: workers > 0 ? dir : undefined,
+            clock: new NodeClock(() => T * 1000),
+          });
+        let chain = await open();
+        await chain.mine({ timestamp: BigInt(T + 200) });
+        if (workers > 0) {
+          // Reopened from its directory: the worker reads the stored state.
+          await chain.close();
+          chain = await open();
+          expect(await chain.calls.workersReady()).toBe(true);
+        }
+        chains.push(chain);
+        const before = chain.calls.workerCalls;
+        answers[i].push(await outcome(chain.calls.call(push0, 0n)));
+        answers[i].push(await outcome(chain.calls.call(push0, 1n)));
+        expect(chain.calls.workerCalls - before).toBe(workers > 0 ? 2 : 0);
+      }
+      expect(answers[0]).toEqual(answers[1]);
+      expect(answers[0][0]).toMatchObject({ error: 'ExecutionHaltedError' });
+      expect(answers[0][1]).toEqual({ value: expect.objectContaining({ returnValue: word(0n) }) });
+    } finally {
+      for (const chain of chains.splice(0)) await chain.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a call stopped by its time limit fails as on the main thread, and holds up no other call', async () => {
