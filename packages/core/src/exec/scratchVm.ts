@@ -281,7 +281,7 @@ export class ScratchVm {
    */
   protected async sentAs(req: CallRequest, block: Block): Promise<(gasLimit: bigint) => TypedTransaction> {
     const nonce = (await this.vm.stateManager.getAccount(new Address(req.from ?? ZERO_ADDRESS)))?.nonce ?? 0n;
-    const baseFee = block.header.baseFeePerGas === undefined ? 0n : block.header.calcNextBaseFee();
+    const baseFee = sentBaseFee(block);
     return (gasLimit) => requestTransaction(this.vm.common, req, { nonce, gasLimit, baseFee }, true);
   }
 
@@ -297,7 +297,7 @@ export class ScratchVm {
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
     const intrinsic = this.intrinsicOf(req);
     const sent = countLines ? await this.sentAs(req, block) : undefined;
-    if (countLines) await this.counter.begin();
+    if (countLines) await this.counter.begin(sentBaseFee(block));
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
       untouched: !countLines,
     });
@@ -313,6 +313,11 @@ export class ScratchVm {
       profile: this.counter.profile.name,
     };
   }
+}
+
+/** The base fee of the block a call on the state after `block` would be sent in: the next one's. */
+export function sentBaseFee(block: Block): bigint {
+  return block.header.baseFeePerGas === undefined ? 0n : block.header.calcNextBaseFee();
 }
 
 /** Spec, Limits: a call's gas is capped (10× the block gas limit); without a gas, the cap. */

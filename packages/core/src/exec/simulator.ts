@@ -24,7 +24,7 @@ import type { StateSource } from '../state/stateDb';
 import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
-import { cappedGas, ScratchVm, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
+import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
 import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
@@ -137,7 +137,7 @@ export class Simulator extends ScratchVm {
           const tx = (await this.sentAs(req, block))(gas);
           this.counter.setActive(true);
           if (run === undefined) {
-            await this.counter.begin();
+            await this.counter.begin(sentBaseFee(block));
             run = await attempt(gas);
           }
           const counts = this.counter.end(tx, run);
@@ -152,7 +152,7 @@ export class Simulator extends ScratchVm {
           const code = await this.vm.stateManager.getCode(new Address(req.to));
           if (code.length === 0) {
             this.counter.setActive(counting);
-            await this.counter.begin();
+            await this.counter.begin(sentBaseFee(block));
             const probe = await attempt(intrinsic.floor);
             this.counter.setActive(false);
             if (probe.execResult.exceptionError === undefined)
@@ -164,7 +164,7 @@ export class Simulator extends ScratchVm {
         // call that overflows is refused for it, not after running to its end or its time limit.
         if (judge !== undefined) {
           this.counter.setActive(true);
-          await this.counter.begin();
+          await this.counter.begin(sentBaseFee(block));
           this.guard.watch(() => judge(this.counter.liveCounts()));
         }
         const first = await attempt(hi0);
@@ -410,7 +410,7 @@ export class Simulator extends ScratchVm {
         const intrinsic = this.intrinsicOf(req);
         // The transaction it would be, for the line counts, where the tracer wants them.
         const sent = this.counter.isActive ? await this.sentAs(req, block) : undefined;
-        await this.counter.begin();
+        await this.counter.begin(sentBaseFee(block));
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
         const detach = attach(this.vm.evm, tracer);
         let result: EVMResult;

@@ -104,6 +104,7 @@ type EvmInternals = {
   runPrecompile(code: PrecompileFn, data: Uint8Array, gasLimit: bigint): ExecResult | Promise<ExecResult>;
   runInterpreter(message: Message, opts?: unknown): Promise<InterpreterResult>;
   runCall(opts: unknown): Promise<unknown>;
+  stateManager: { getAccount(address: Address): Promise<{ balance: bigint } | undefined> };
 };
 
 /** A running frame, as the counter follows it. */
@@ -131,6 +132,9 @@ const TWO_96_MO = (1n << 96n) - 1n;
 /** London's MAX_PRC_ADDRESS: its precompiles are 0x01 to 0x09. */
 const LAST_PRECOMPILE = 9n;
 const MAX_STACK = 1024n;
+/** EIP-2681's largest nonce, and EIP-3529's refund quotient. */
+const MAX_NONCE = (1n << 64n) - 1n;
+const MAX_REFUND_QUOTIENT = 5n;
 
 /** Stack operands beyond this are capped: the instruction would have run out of gas first. */
 const SIZE_CAP = 1n << 40n;
@@ -157,6 +161,10 @@ export class LineCounter {
   /** Off: nothing is hooked and every count is empty. */
   readonly enabled: boolean;
   private readonly bridge: L1L2Bridge;
+  /** The base fee of the block a counted call would be sent in (begin). */
+  private sentBaseFee: bigint | undefined;
+  /** London: the transaction's sender balance, gas price and base fee as its message started (txnDataComparisons). */
+  private txStart: { balance: bigint; gasBought: boolean; gasPrice: bigint; baseFee: bigint } | undefined;
 
   constructor(
     private readonly evm: VM['evm'],
@@ -221,6 +229,8 @@ export class LineCounter {
 
   /** Starts counting a transaction in the current conflation. */
   beginTx(): void {
+    this.txStart = undefined;
+    this.sentBaseFee = undefined;
     this.ops.fill(0);
     this.stack.length = 0;
     this.codeFrames = this.exceptionalFrames = 0;
@@ -235,9 +245,14 @@ export class LineCounter {
   }
 
   /** A simulation: a conflation of its own, holding one transaction (begin ... end). */
-  async begin(): Promise<void> {
+  /**
+   * Starts counting a simulation as its own block. `sentBaseFee`: a call counted as the transaction
+   * it would be, the base fee of the block it would be sent in (its run's context may have none).
+   */
+  async begin(sentBaseFee?: bigint): Promise<void> {
     await this.startBlock();
     this.beginTx();
+    this.sentBaseFee = sentBaseFee;
   }
 
   end(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
@@ -299,9 +314,12 @@ export class LineCounter {
     c.add('BLOCK_TRANSACTIONS', 1);
     if (tx === undefined) return;
     c.add('TXN_DATA', london ? (tx.type === 0 ? 8 : 9) : tx.type >= 2 ? 17 : 15);
-    // London trims each address its access list warms (TxPreWarmingMacroSection).
-    if (london && 'accessList' in tx)
-      for (const [address] of tx.accessList as [Uint8Array, Uint8Array[]][]) this.trm(bytesToBigInt(address));
+    if (london) {
+      // London trims each address its access list warms (TxPreWarmingMacroSection).
+      if ('accessList' in tx)
+        for (const [address] of tx.accessList as [Uint8Array, Uint8Array[]][]) this.trm(bytesToBigInt(address));
+      this.txnDataComparisons(tx, result);
+    }
     c.add('RLP_TXN', rlpTxnRows(txShape(tx)));
     const encoded = tx.serialize();
     c.add('BLOCK_L1_SIZE', encoded.length + 20);
@@ -677,20 +695,59 @@ export class LineCounter {
    */
   private hookTransactionAddresses(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
-    evm.runCall = (opts) => {
+    evm.runCall = async (opts) => {
       const top = opts as {
         message?: unknown;
         caller?: Address;
         to?: Address;
-        block?: { header: { coinbase: Address } };
+        gasPrice?: bigint;
+        skipNonceIncrement?: boolean;
+        block?: { header: { coinbase: Address; baseFeePerGas?: bigint } };
       };
-      if (this.active && top.message === undefined) {
-        if (top.caller !== undefined) this.trm(bytesToBigInt(top.caller.bytes));
+      if (this.active && top.message === undefined && top.caller !== undefined) {
+        this.trm(bytesToBigInt(top.caller.bytes));
         if (top.to !== undefined) this.trm(bytesToBigInt(top.to.bytes));
         if (top.block !== undefined) this.trm(bytesToBigInt(top.block.header.coinbase.bytes));
+        // What TXN_DATA compares (txnDataComparisons): runTx (the only caller that skips the nonce
+        // increment) has bought the gas by now, a call has not.
+        this.txStart = {
+          balance: (await evm.stateManager.getAccount(top.caller))?.balance ?? 0n,
+          gasBought: top.skipNonceIncrement === true,
+          gasPrice: top.gasPrice ?? 0n,
+          baseFee: this.sentBaseFee ?? top.block?.header.baseFeePerGas ?? 0n,
+        };
       }
       return runCall(opts);
     };
+  }
+
+  /**
+   * London's TXN_DATA comparisons in WCP (TxndataOperation.setCallsToEucAndWcp, 658ab6d1): the nonce
+   * below EIP-2681's maximum, the upfront wei cost (value + gas limit × gas price or max fee) at most
+   * the initial balance, the intrinsic gas at most the gas limit, the refunds below their limit (the
+   * gas consumed / 5, EUC's), the payload's size zero or not, and the fees against the base fee.
+   */
+  private txnDataComparisons(tx: TypedTransaction, result: Pick<RunTxResult, 'execResult'> | undefined): void {
+    const start = this.txStart;
+    if (start === undefined) return;
+    const compare = (op: number, a: bigint, b: bigint) =>
+      this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
+    compare(LT, tx.nonce, MAX_NONCE);
+    const maxFee = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
+    const initial = start.balance + (start.gasBought ? tx.gasLimit * start.gasPrice : 0n);
+    compare(LEQ, tx.value + maxFee * tx.gasLimit, initial);
+    const intrinsic = tx.getIntrinsicGas();
+    compare(LEQ, intrinsic, tx.gasLimit);
+    const consumed = intrinsic + (result?.execResult.executionGasUsed ?? 0n);
+    compare(LT, result?.execResult.gasRefund ?? 0n, consumed / MAX_REFUND_QUOTIENT);
+    const size = BigInt(tx.data.length);
+    this.arith('WCP', `${ISZERO}:${hex(size)}:0`, () => 1);
+    if ('maxPriorityFeePerGas' in tx) {
+      const tip = tx.maxPriorityFeePerGas as bigint;
+      compare(LEQ, start.baseFee, maxFee);
+      compare(LEQ, tip, maxFee);
+      compare(LEQ, tip + start.baseFee, maxFee);
+    } else compare(LEQ, start.baseFee, maxFee);
   }
 
   private hookCalls(evm: EvmInternals): void {

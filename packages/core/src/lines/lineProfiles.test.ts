@@ -287,6 +287,23 @@ describe('the profiles on programs run through the chain', () => {
     expect(wide.TRM).toBe(narrow.TRM);
   });
 
+  test("London's WCP: the transaction's TXN_DATA comparisons, by their values", async () => {
+    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
+    try {
+      const to = chain.accounts[1].address;
+      const wcp = async (fields: Parameters<typeof signedTx>[2]) =>
+        (await chain.lines.transactionLineCounts(await signedTx(chain, 0, { to, value: 1n, ...fields })))!.WCP;
+      // LEQ(intrinsic gas 21,000, gas limit): 2 rows at a limit of 21,000 (0x5208), 4 at 0x1000000.
+      expect((await wcp({ type: 0, gasLimit: 0x1000000n })) - (await wcp({ type: 0, gasLimit: 21_000n }))).toBe(4 - 2);
+      // An EIP-1559 transaction compares its tip and its tip plus the base fee with its fee cap too:
+      // LEQ(1 gwei, 10 gwei) and LEQ(1 gwei + base fee, 10 gwei), 5 rows each (10 gwei is 5 bytes),
+      // where a legacy one compares only the base fee with its price, as both compare their cap.
+      expect((await wcp({ type: 2 })) - (await wcp({ type: 0 }))).toBe(5 + 5);
+    } finally {
+      await chain.close();
+    }
+  });
+
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
     const other = '11'.repeat(20);
     const code =
