@@ -93,6 +93,8 @@ type Message = {
 };
 type InterpreterResult = {
   exceptionError?: { error?: string };
+  /** The gas left at its end. */
+  gas?: bigint;
   returnValue?: Uint8Array;
   /** Built when read (a pinned patch makes it lazy): read only at a frame's exceptional or deployment end. */
   runState?: { programCounter: number; opCode: number; stack: Stack; memoryWordCount: bigint };
@@ -113,6 +115,8 @@ interface Frame {
   deploying: boolean;
   /** An explicit STOP, RETURN, REVERT or SELFDESTRUCT ended it (else it ran off its code). */
   halted: boolean;
+  /** London: that instruction was STOP. */
+  stopped?: boolean;
   /** ZkTracer: the undo rows its sections (and its finished children's) add if it is rolled back. */
   undo: number;
   /** A CALL or CREATE instruction ran and its message is next (settle). */
@@ -545,7 +549,7 @@ export class LineCounter {
           this.move(n, offset, 0n);
         });
       case 0x00: // STOP
-        return () => this.halt();
+        return () => this.halt(true);
       default:
         if (code >= 0xa0 && code <= 0xa4)
           return two((offset, size) => {
@@ -824,9 +828,11 @@ export class LineCounter {
   }
 
   /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
-  private halt(): void {
+  private halt(stop = false): void {
     const frame = this.stack.at(-1);
-    if (frame !== undefined) frame.halted = true;
+    if (frame === undefined) return;
+    frame.halted = true;
+    frame.stopped = stop;
   }
 
   /** The frame running now. */
@@ -1022,6 +1028,13 @@ export class LineCounter {
       return;
     }
     c.add('GAS', london ? 3 : 1);
+    // London's GAS module compares, at a STOP (explicit or past the code's end), the gas left and the
+    // STOP's cost 0 (GasOperation.java, 658ab6d1): LEQ(0, gas), LEQ(0, 0), LT(gas, 0).
+    if (london && error === undefined && (frame.stopped === true || !frame.halted) && result.gas !== undefined) {
+      this.arith('WCP', `${LEQ}:0:${hex(result.gas)}`, () => wcpRows(LEQ, 0n, result.gas!));
+      this.arith('WCP', `${LEQ}:0:0`, () => 1);
+      this.arith('WCP', `${LT}:${hex(result.gas)}:0`, () => wcpRows(LT, result.gas!, 0n));
+    }
     const deployed = result.returnValue;
     if (message.isCreate && error === undefined && deployed !== undefined && deployed.length > 0) {
       c.add('OOB', OOB.DEPLOYMENT);

@@ -304,6 +304,25 @@ describe('the profiles on programs run through the chain', () => {
     }
   });
 
+  test("London's WCP: the GAS module's comparisons at a STOP, of the gas left", async () => {
+    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
+    try {
+      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
+      await chain.dev.setCode(target, hexToBytes('0x00'));
+      const wcp = async (gas: bigint) =>
+        (
+          await chain.calls.call({ from: chain.accounts[0].address, to: target, gas }, chain.headNumber, {
+            countLines: true,
+          })
+        ).lineCounts!.WCP;
+      // STOP with 100 gas left: LEQ(0, 100) and LT(100, 0), 1 row each; with 70,000 left, 3 each. The
+      // gas limit's own comparison (LEQ(21,000, limit)) is 2 rows at 21,100 and 3 at 91,000.
+      expect((await wcp(91_000n)) - (await wcp(21_100n))).toBe(2 * (3 - 1) + (3 - 2));
+    } finally {
+      await chain.close();
+    }
+  });
+
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
     const other = '11'.repeat(20);
     const code =
