@@ -78,6 +78,7 @@ export interface LineCounterOptions {
 type Stack = { peek(n: number): bigint[]; length: number };
 type RunState = {
   stack: Stack;
+  gasLeft: bigint;
   programCounter: number;
   stateManager: { getCode(a: Address): Promise<Uint8Array> };
 };
@@ -87,6 +88,7 @@ type ExecResult = { exceptionError?: { error?: string }; returnValue?: Uint8Arra
 type PrecompileFn = (...args: unknown[]) => unknown;
 type Message = {
   code?: unknown;
+  data?: Uint8Array;
   codeAddress?: { bytes: Uint8Array };
   to?: { bytes: Uint8Array };
   isCreate?: boolean;
@@ -117,6 +119,11 @@ interface Frame {
   halted: boolean;
   /** London: that instruction was STOP. */
   stopped?: boolean;
+  /** London: its code's and its call data's sizes (what OOB compares a jump or a CALLDATALOAD with). */
+  codeSize?: number;
+  callDataSize?: number;
+  /** London: where its call data sits in its caller's memory (0 for a transaction's). */
+  callDataOffset?: bigint;
   /** ZkTracer: the undo rows its sections (and its finished children's) add if it is rolled back. */
   undo: number;
   /** A CALL or CREATE instruction ran and its message is next (settle). */
@@ -136,6 +143,8 @@ const TWO_96_MO = (1n << 96n) - 1n;
 /** London's MAX_PRC_ADDRESS: its precompiles are 0x01 to 0x09. */
 const LAST_PRECOMPILE = 9n;
 const MAX_STACK = 1024n;
+/** G_callstipend: an SSTORE needs more gas than this (EIP-2200). */
+const STIPEND = 2300n;
 /** EIP-2681's largest nonce, and EIP-3529's refund quotient. */
 const MAX_NONCE = (1n << 64n) - 1n;
 const MAX_REFUND_QUOTIENT = 5n;
@@ -165,6 +174,13 @@ export class LineCounter {
   /** Off: nothing is hooked and every count is empty. */
   readonly enabled: boolean;
   private readonly bridge: L1L2Bridge;
+  /**
+   * London: the gas left once the last instruction was charged, which (no instruction but a call's
+   * changes it after) is the gas the next one starts with.
+   */
+  private lastGasLeft = 0n;
+  /** London: the argsOffset of the CALL whose frame starts next. */
+  private nextCallDataOffset: bigint | undefined;
   /** The base fee of the block a counted call would be sent in (begin). */
   private sentBaseFee: bigint | undefined;
   /** London: the transaction's sender balance, gas price and base fee as its message started (txnDataComparisons). */
@@ -234,6 +250,7 @@ export class LineCounter {
   /** Starts counting a transaction in the current conflation. */
   beginTx(): void {
     this.txStart = undefined;
+    this.nextCallDataOffset = undefined;
     this.sentBaseFee = undefined;
     this.ops.fill(0);
     this.stack.length = 0;
@@ -361,13 +378,22 @@ export class LineCounter {
                 if (this.active) this.ops[code]++;
                 return inner(rs, c);
               }
-            : (rs, c) => {
-                if (this.active) {
-                  measure(rs.stack);
-                  this.ops[code]++;
+            : this.mode === 'london'
+              ? (rs, c) => {
+                  if (this.active) {
+                    measure(rs.stack);
+                    this.ops[code]++;
+                    this.lastGasLeft = rs.gasLeft;
+                  }
+                  return inner(rs, c);
                 }
-                return inner(rs, c);
-              };
+              : (rs, c) => {
+                  if (this.active) {
+                    measure(rs.stack);
+                    this.ops[code]++;
+                  }
+                  return inner(rs, c);
+                };
       map[code] = { ...entry, opHandler };
     }
   }
@@ -386,6 +412,14 @@ export class LineCounter {
   }
 
   /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
+  /**
+   * A comparison another module asks WCP for (London's tracer), kept once per instruction and
+   * arguments as WCP keeps it, and as the LT/GT/ISZERO instructions' own are keyed.
+   */
+  private wcp(op: number, a: bigint, b = 0n): void {
+    this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
+  }
+
   private arith(module: string, key: string, londonRows: () => number): void {
     this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());
   }
@@ -469,7 +503,10 @@ export class LineCounter {
           this.halt();
         };
       case 0x35: // CALLDATALOAD
-        return () => c().add('OOB', OOB.CDL);
+        return (stack) => {
+          c().add('OOB', OOB.CDL);
+          if (this.mode === 'london') this.callDataLoadComparisons(stack.peek(1)[0]);
+        };
       case 0x37: // CALLDATACOPY
       case 0x39: // CODECOPY
       case 0x5e: // MCOPY
@@ -502,11 +539,26 @@ export class LineCounter {
       case 0x59: // MSIZE
         return () => this.mxp('msize');
       case 0x55: // SSTORE
-        return () => c().add('OOB', OOB.SSTORE);
+        return () => {
+          c().add('OOB', OOB.SSTORE);
+          // London's OOB: the stipend below the gas the SSTORE starts with (SstoreOobCall).
+          if (this.mode === 'london') this.wcp(LT, STIPEND, this.lastGasLeft);
+        };
       case 0x56: // JUMP
-        return () => c().add('OOB', OOB.JUMP);
+        return (stack) => {
+          c().add('OOB', OOB.JUMP);
+          // London's OOB: the destination inside the code (JumpOobCall).
+          if (this.mode === 'london') this.wcp(LT, stack.peek(1)[0], BigInt(this.top().codeSize ?? 0));
+        };
       case 0x57: // JUMPI
-        return () => c().add('OOB', OOB.JUMPI);
+        return (stack) => {
+          c().add('OOB', OOB.JUMPI);
+          // London's OOB: the destination inside the code, and the condition zero (JumpiOobCall).
+          if (this.mode !== 'london') return;
+          const [destination, condition] = stack.peek(2);
+          this.wcp(LT, destination, BigInt(this.top().codeSize ?? 0));
+          this.wcp(ISZERO, condition);
+        };
       case 0xf0: // CREATE
       case 0xf5: // CREATE2
         return (stack) => {
@@ -533,6 +585,8 @@ export class LineCounter {
           const s = stack.peek(withValue ? 7 : 6);
           const [argsOffset, argsSize, retOffset, retSize] = withValue ? s.slice(3) : s.slice(2);
           this.trm(s[1]);
+          // The callee's call data sits at argsOffset in this frame's memory (London's MMU reads it there).
+          this.nextCallDataOffset = argsOffset;
           this.mxp(argsSize === 0n && retSize === 0n ? 'trivial' : 'word');
           this.move(num(argsSize), argsOffset, 0n);
           this.move(num(retSize), 0n, retOffset);
@@ -734,24 +788,22 @@ export class LineCounter {
   private txnDataComparisons(tx: TypedTransaction, result: Pick<RunTxResult, 'execResult'> | undefined): void {
     const start = this.txStart;
     if (start === undefined) return;
-    const compare = (op: number, a: bigint, b: bigint) =>
-      this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
-    compare(LT, tx.nonce, MAX_NONCE);
+    this.wcp(LT, tx.nonce, MAX_NONCE);
     const maxFee = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
     const initial = start.balance + (start.gasBought ? tx.gasLimit * start.gasPrice : 0n);
-    compare(LEQ, tx.value + maxFee * tx.gasLimit, initial);
+    this.wcp(LEQ, tx.value + maxFee * tx.gasLimit, initial);
     const intrinsic = tx.getIntrinsicGas();
-    compare(LEQ, intrinsic, tx.gasLimit);
+    this.wcp(LEQ, intrinsic, tx.gasLimit);
     const consumed = intrinsic + (result?.execResult.executionGasUsed ?? 0n);
-    compare(LT, result?.execResult.gasRefund ?? 0n, consumed / MAX_REFUND_QUOTIENT);
+    this.wcp(LT, result?.execResult.gasRefund ?? 0n, consumed / MAX_REFUND_QUOTIENT);
     const size = BigInt(tx.data.length);
-    this.arith('WCP', `${ISZERO}:${hex(size)}:0`, () => 1);
+    this.wcp(ISZERO, size);
     if ('maxPriorityFeePerGas' in tx) {
       const tip = tx.maxPriorityFeePerGas as bigint;
-      compare(LEQ, start.baseFee, maxFee);
-      compare(LEQ, tip, maxFee);
-      compare(LEQ, tip + start.baseFee, maxFee);
-    } else compare(LEQ, start.baseFee, maxFee);
+      this.wcp(LEQ, start.baseFee, maxFee);
+      this.wcp(LEQ, tip, maxFee);
+      this.wcp(LEQ, tip + start.baseFee, maxFee);
+    } else this.wcp(LEQ, start.baseFee, maxFee);
   }
 
   private hookCalls(evm: EvmInternals): void {
@@ -849,10 +901,33 @@ export class LineCounter {
     // zero, the address at most the last precompile's (9).
     const address = word & ADDRESS_MASK;
     const high = word >> 160n;
-    this.arith('WCP', `${LT}:${hex(address)}:${hex(TWO_160)}`, () => wcpRows(LT, address, TWO_160));
-    this.arith('WCP', `${LEQ}:${hex(high)}:${hex(TWO_96_MO)}`, () => wcpRows(LEQ, high, TWO_96_MO));
-    this.arith('WCP', `${ISZERO}:${hex(address)}:0`, () => 1);
-    this.arith('WCP', `${LEQ}:${hex(address)}:${hex(LAST_PRECOMPILE)}`, () => wcpRows(LEQ, address, LAST_PRECOMPILE));
+    this.wcp(LT, address, TWO_160);
+    this.wcp(LEQ, high, TWO_96_MO);
+    this.wcp(ISZERO, address);
+    this.wcp(LEQ, address, LAST_PRECOMPILE);
+  }
+
+  /**
+   * London's CALLDATALOAD comparisons: OOB's, whether the offset is inside the call data
+   * (CallDataLoadOobCall); when it is, the MMU's extraction of the word (mmu/instructions/
+   * RightPaddedWordExtraction.java, 658ab6d1): the word's end against the call data's size, the
+   * bytes it takes against a limb, and each limb's bytes against one limb's reach from its offset.
+   */
+  private callDataLoadComparisons(offset: bigint): void {
+    const frame = this.top();
+    const size = BigInt(frame.callDataSize ?? 0);
+    this.wcp(LT, offset, size);
+    if (offset >= size) return;
+    this.wcp(LT, offset + 32n, size);
+    const extraction = offset + 32n < size ? 32n : size - offset;
+    this.wcp(LT, extraction, 16n);
+    const firstLimbPadded = extraction < 16n;
+    const firstLimb = firstLimbPadded ? extraction : 16n;
+    const secondLimb = offset + 32n < size ? 16n : firstLimbPadded ? 0n : extraction - 16n;
+    const byteOffset = (offset + (frame.callDataOffset ?? 0n)) % 16n;
+    this.wcp(LT, byteOffset + firstLimb, 17n);
+    this.wcp(LT, byteOffset + secondLimb, 17n);
+    this.wcp(ISZERO, secondLimb);
   }
 
   /**
@@ -865,10 +940,10 @@ export class LineCounter {
     const d = BigInt(delta);
     return (stack) => {
       const height = BigInt(stack.length);
-      this.arith('WCP', `${LT}:${hex(height)}:${hex(d)}`, () => wcpRows(LT, height, d));
+      this.wcp(LT, height, d);
       if (stack.length < delta) return;
       const after = BigInt(stack.length - delta + alpha);
-      this.arith('WCP', `${GT}:${hex(after)}:${hex(MAX_STACK)}`, () => wcpRows(GT, after, MAX_STACK));
+      this.wcp(GT, after, MAX_STACK);
     };
   }
 
@@ -964,6 +1039,12 @@ export class LineCounter {
       const caller = this.stack.at(-1);
       if (caller !== undefined) caller.child = 'smc';
       const frame: Frame = { deploying: message.isCreate === true, halted: false, undo: 0 };
+      if (this.mode === 'london') {
+        frame.codeSize = code.length;
+        frame.callDataSize = message.data?.length ?? 0;
+        frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);
+        this.nextCallDataOffset = undefined;
+      }
       if (this.mode !== 'limitless') {
         if (message.isCreate) {
           this.fragment(`${address}:init`, code.length);
@@ -1031,9 +1112,9 @@ export class LineCounter {
     // London's GAS module compares, at a STOP (explicit or past the code's end), the gas left and the
     // STOP's cost 0 (GasOperation.java, 658ab6d1): LEQ(0, gas), LEQ(0, 0), LT(gas, 0).
     if (london && error === undefined && (frame.stopped === true || !frame.halted) && result.gas !== undefined) {
-      this.arith('WCP', `${LEQ}:0:${hex(result.gas)}`, () => wcpRows(LEQ, 0n, result.gas!));
-      this.arith('WCP', `${LEQ}:0:0`, () => 1);
-      this.arith('WCP', `${LT}:${hex(result.gas)}:0`, () => wcpRows(LT, result.gas!, 0n));
+      this.wcp(LEQ, 0n, result.gas);
+      this.wcp(LEQ, 0n, 0n);
+      this.wcp(LT, result.gas, 0n);
     }
     const deployed = result.returnValue;
     if (message.isCreate && error === undefined && deployed !== undefined && deployed.length > 0) {

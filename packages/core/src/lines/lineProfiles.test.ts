@@ -323,6 +323,28 @@ describe('the profiles on programs run through the chain', () => {
     }
   });
 
+  test("London's WCP: OOB's and MMU's comparisons for a CALLDATALOAD", async () => {
+    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
+    try {
+      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
+      await chain.dev.setCode(target, hexToBytes('0x6000355000')); // PUSH1 0, CALLDATALOAD, POP, STOP
+      const wcp = async (data: Uint8Array) =>
+        (
+          await chain.calls.call(
+            { from: chain.accounts[0].address, to: target, data, gas: 100_000n },
+            chain.headNumber,
+            { countLines: true },
+          )
+        ).lineCounts!.WCP;
+      // With 36 bytes of call data, OOB's LT(0, 36) and the MMU's LT(32, 36), LT(32, 16), LT(16, 17)
+      // (twice, kept once) and ISZERO(16), and the payload's ISZERO(36); without, OOB's LT(0, 0) is a
+      // stack check's already and the MMU does not run. The rest only changes values, not rows.
+      expect((await wcp(new Uint8Array(36).fill(1))) - (await wcp(new Uint8Array()))).toBe(1 + 4 + 1);
+    } finally {
+      await chain.close();
+    }
+  });
+
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
     const other = '11'.repeat(20);
     const code =
