@@ -529,6 +529,8 @@ export class LineCounter {
           this.mxp('word');
           c().add('MMU', 4);
           c().add('MMIO', offset % 16n === 0n ? 2 : 32);
+          // London's MMU asks whether the word is limb-aligned (MLoad.java, MStore.java: ISZERO of the byte offset).
+          if (this.mode === 'london') this.wcp(ISZERO, offset % 16n);
         };
       case 0x53: // MSTORE8
         return () => {
