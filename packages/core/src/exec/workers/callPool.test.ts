@@ -68,18 +68,25 @@ describe('call workers', () => {
         answers[i].push(await outcome(chain.calls.estimateGas(req, chain.headNumber)));
         answers[i].push(await outcome(chain.calls.createAccessList(req, chain.headNumber)));
       }
-      // At an earlier block, and after a transaction and a state edit at the head.
+      // With state overrides (a slot, and ECRECOVER moved), at an earlier block, and after a
+      // transaction and a state edit at the head.
+      const overrides = [
+        { address: counter, stateDiff: [[word(0n), word(7n)]] as [Uint8Array, Uint8Array][] },
+        { address: hexToBytes(`0x${'00'.repeat(19)}01`), movePrecompileTo: hexToBytes(`0x${'00'.repeat(19)}77`) },
+      ];
+      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber, { overrides })));
       answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
       await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
       await chain.dev.setStorageAt(counter, word(0n), word(41n));
       answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber)));
       answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
       answers[i].push(await outcome(chain.calls.call(requests[6], chain.headNumber)));
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? requests.length * 3 + 4 : 0);
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? requests.length * 3 + 5 : 0);
     }
     expect(answers[0]).toEqual(answers[1]);
     // What was compared: values, errors of their classes with their fields, state as edited.
     expect(answers[0].at(-3)).toEqual({ value: expect.objectContaining({ returnValue: word(41n) }) });
+    expect(answers[0].at(-5)).toEqual({ value: expect.objectContaining({ returnValue: word(7n) }) });
     expect(answers[0].at(-1)).toEqual({
       value: expect.objectContaining({
         returnValue: (await inWorkers.reads.getBlockByNumber(inWorkers.headNumber - 1n))!.hash(),
