@@ -67,7 +67,9 @@ esbuild.buildSync({
 });
 
 // A start-up of the bundled command writes its code cache (see packages/l2devnet/bin/l2devnet.js):
-// an in-memory node on a free port, stopped as soon as it is ready.
+// an in-memory node on a free port, stopped as soon as it is ready. The old cache goes first: V8
+// would take it for a new bundle of the same length.
+rmSync(join(dist, 'l2devnet.js.cache'), { force: true });
 const child = spawn(process.execPath, [join(pkg, 'bin', 'l2devnet.js'), '--in-memory', '--port', '0'], {
   env: { ...process.env, L2DEVNET_WRITE_CODE_CACHE: '1' },
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -20,9 +20,12 @@ try {
   require('../../cli/dist/main.js');
   return;
 }
+// A run that writes the cache compiles from the source: V8 takes a cache made for another source of
+// the same length (its check is the length), so a cache read here could be an older build's.
+const writing = process.env.L2DEVNET_WRITE_CODE_CACHE === '1';
 let cachedData;
 try {
-  cachedData = fs.readFileSync(cacheFile);
+  cachedData = writing ? undefined : fs.readFileSync(cacheFile);
 } catch {
   cachedData = undefined;
 }
@@ -31,7 +34,7 @@ const mod = new Module(bundle, module);
 mod.filename = bundle;
 mod.paths = Module._nodeModulePaths(path.dirname(bundle));
 const run = script.runInThisContext();
-if (process.env.L2DEVNET_WRITE_CODE_CACHE === '1') {
+if (writing) {
   // Written at exit, so the cache holds every function the run compiled.
   process.once('exit', () => fs.writeFileSync(cacheFile, script.createCachedData()));
 }

@@ -1,11 +1,11 @@
 /**
  * Calls: execution that changes nothing (eth_call, eth_estimateGas, eth_createAccessList,
- * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: all but
- * eth_simulateV1 by the call workers' (exec/workers/) when they are ready, the main thread's
- * otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
+ * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: the call
+ * workers' (exec/workers/) when they are ready, the main thread's otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
+import { simulatedBlockFrom } from '../exec/simulate';
 import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
 import type { CallSession } from '../exec/workers/callPool';
@@ -135,6 +135,9 @@ export class Calls {
   /** eth_simulateV1: blocks of calls simulated on top of block `n`. */
   async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
     const { block, root } = await this.head.blockAndRoot(n);
-    return this.simulator.simulate(block, root, input, { ...opts, gasCap: this.head.callGasCap() });
+    const options = { ...opts, gasCap: this.head.callGasCap() };
+    const data = this.workers?.simulate(block, root, input, options);
+    if (data === undefined) return this.simulator.simulate(block, root, input, options);
+    return (await data).map((d) => simulatedBlockFrom(d, this.head.common, this.head.scheduled));
   }
 }

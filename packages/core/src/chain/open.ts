@@ -132,8 +132,8 @@ export interface GenesisOptions {
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
   rpcGasCap?: bigint;
   /**
-   * Threads that run calls (eth_call, the gas estimates, eth_createAccessList, line counts of calls)
-   * and traces (exec/workers/); default one per core, 0 for the main thread alone. A forked chain's
+   * Threads that run calls (eth_call, the gas estimates, eth_createAccessList, eth_simulateV1, line
+   * counts of calls) and traces (exec/workers/); default one per core, 0 for the main thread alone. A forked chain's
    * calls run on the main thread, which fetches the remote state.
    */
   workers?: number;

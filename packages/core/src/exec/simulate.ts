@@ -3,7 +3,7 @@
  * its overrides, each call building on the state the earlier ones left. Runs inside the simulator
  * (simulator.ts `simulate`), so nothing reaches the chain.
  */
-import { Block as BlockClass, createBlockHeader } from '@ethereumjs/block';
+import { Block as BlockClass, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import { ConsensusType } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
@@ -378,41 +378,103 @@ function unsignedTx(
   f: { nonce: bigint; gas: bigint; feeCap: bigint; tipCap: bigint; chainId: bigint },
   common: VM['common'],
 ): TypedTransaction {
-  const fields = {
-    nonce: 0n,
-    gasLimit: 0n,
+  const fields: SimTxFields = {
+    nonce: f.nonce,
+    gasLimit: f.gas,
     to: call.to,
     value: call.value ?? 0n,
     data: call.data ?? new Uint8Array(),
+    ...(call.gasPrice !== undefined
+      ? { gasPrice: call.gasPrice }
+      : {
+          chainId: f.chainId,
+          maxFeePerGas: f.feeCap,
+          maxPriorityFeePerGas: f.tipCap,
+          accessList: call.accessList ?? [],
+        }),
   };
-  let tx: TypedTransaction;
   try {
-    tx =
-      call.gasPrice !== undefined
-        ? createLegacyTx({ ...fields, gasPrice: call.gasPrice }, { common, freeze: false })
-        : createFeeMarket1559Tx(
-            {
-              ...fields,
-              chainId: f.chainId,
-              maxFeePerGas: f.feeCap,
-              maxPriorityFeePerGas: f.tipCap,
-              accessList: call.accessList ?? [],
-            },
-            { common, freeze: false },
-          );
+    return simulatedTx(fields, common);
   } catch (e) {
     throw new SimulateError(-32602, `invalid transaction: ${(e as Error).message}`);
   }
+}
+
+/** A simulated transaction's fields: a gas price for a legacy one, else an EIP-1559 one's. */
+export interface SimTxFields {
+  nonce: bigint;
+  gasLimit: bigint;
+  to?: Uint8Array;
+  value: bigint;
+  data: Uint8Array;
+  gasPrice?: bigint;
+  chainId?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  accessList?: [Uint8Array, Uint8Array[]][];
+}
+
+/** The unsigned transaction of `f` (unsignedTx), made again where a simulated block crosses to. */
+function simulatedTx(f: SimTxFields, common: VM['common']): TypedTransaction {
+  const fields = { nonce: 0n, gasLimit: 0n, to: f.to, value: f.value, data: f.data };
+  const tx =
+    f.gasPrice !== undefined
+      ? createLegacyTx({ ...fields, gasPrice: f.gasPrice }, { common, freeze: false })
+      : createFeeMarket1559Tx(
+          {
+            ...fields,
+            chainId: f.chainId,
+            maxFeePerGas: f.maxFeePerGas,
+            maxPriorityFeePerGas: f.maxPriorityFeePerGas,
+            accessList: f.accessList ?? [],
+          },
+          { common, freeze: false },
+        );
   // Set after construction: ethereumjs refuses gas over EIP-7825's cap when it constructs one, and a
   // simulated call is not held to the cap (geth skips the transaction checks).
   // So is a nonce of 2^64-1, which geth simulates without validation.
-  (tx as { gasLimit: bigint }).gasLimit = f.gas;
+  (tx as { gasLimit: bigint }).gasLimit = f.gasLimit;
   (tx as { nonce: bigint }).nonce = f.nonce;
   // ethereumjs hashes signed transactions only; an unsigned one serializes with an empty signature,
   // which is what geth hashes.
   const hash = keccak256(tx.serialize());
   Object.defineProperty(tx, 'hash', { value: () => hash });
   return tx;
+}
+
+/**
+ * A simulated block as it crosses from a call worker (structured clone keeps no classes): its
+ * header's RLP and its transactions' fields; receipts and calls are plain data.
+ */
+export interface SimulatedBlockData {
+  header: Uint8Array;
+  txs: SimTxFields[];
+  receipts: Receipt[];
+  calls: SimCallResult[];
+}
+
+export function simulatedBlockData({ block, receipts, calls }: SimulatedBlock): SimulatedBlockData {
+  const txs = block.transactions.map((tx): SimTxFields => {
+    const common = { nonce: tx.nonce, gasLimit: tx.gasLimit, to: tx.to?.bytes, value: tx.value, data: tx.data };
+    if (!('maxFeePerGas' in tx)) return { ...common, gasPrice: (tx as { gasPrice: bigint }).gasPrice };
+    return {
+      ...common,
+      chainId: tx.chainId,
+      maxFeePerGas: tx.maxFeePerGas,
+      maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+      accessList: tx.accessList as [Uint8Array, Uint8Array[]][],
+    };
+  });
+  return { header: block.header.serialize(), txs, receipts, calls };
+}
+
+/** The simulated block `data` describes, on a chain of `common` (whose fork follows a schedule when `scheduled`). */
+export function simulatedBlockFrom(data: SimulatedBlockData, common: VM['common'], scheduled: boolean): SimulatedBlock {
+  const opts = { common, setHardfork: scheduled, skipConsensusFormatValidation: true };
+  const header = createBlockHeaderFromRLP(data.header, opts);
+  const txs = data.txs.map((f) => simulatedTx(f, header.common));
+  const block = new BlockClass(header, txs, [], undefined, { common: header.common });
+  return { block, receipts: data.receipts, calls: data.calls };
 }
 
 /** A log of a simulated call with its index in the block, as geth's simulation tracer numbers it. */

@@ -13,6 +13,7 @@ import { deploy, send, word } from '../../../test/helpers';
 import { Chain } from '../../chain/chain';
 import { DEFAULT_LIMITS, LineLimits } from '../../lines/lineLimits';
 import { NodeClock } from '../../chain/clock';
+import type { SimulatedBlock } from '../simulate';
 import type { CallRequest } from '../simulator';
 
 const COUNTER_INCREMENT = '0xd09de08a';
@@ -129,6 +130,50 @@ describe('call workers', () => {
     expect(traces[0][6]).toEqual([
       { txHash: expect.any(Uint8Array), result: expect.objectContaining({ tracer: 'callTracer' }) },
     ]);
+  });
+
+  test('eth_simulateV1 runs in the workers: the same blocks, receipts, calls and errors as on the main thread', async () => {
+    const [inWorkers, onMain] = [await open(2), await open(0)];
+    chains.push(inWorkers, onMain);
+    await inWorkers.calls.workersReady();
+    const results: unknown[][] = [[], []];
+    for (const [i, chain] of [inWorkers, onMain].entries()) {
+      const counter = await deploy(chain, 'Counter');
+      const from = chain.accounts[0].address;
+      const increment = { from, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
+      const before = chain.calls.workerCalls;
+      for (const [input, validation] of [
+        // Two blocks: a legacy call (a gas price) and an EIP-1559 one, then a read of the count.
+        [
+          [
+            { calls: [{ ...increment, gasPrice: 2n }, increment] },
+            { calls: [{ to: counter, data: hexToBytes(COUNTER_COUNT) }] },
+          ],
+          false,
+        ],
+        [[{ calls: [{ ...increment, nonce: 99n }] }], true], // a nonce too high: SimulateError -38011
+      ] as const) {
+        const outcomeOf = await outcome(
+          chain.calls.simulate(chain.headNumber, input as never, { validation, traceTransfers: false }),
+        );
+        const value = (outcomeOf as { value?: SimulatedBlock[] }).value;
+        results[i].push(
+          value === undefined
+            ? outcomeOf
+            : value.map(({ block, receipts, calls }) => ({
+                hash: bytesToHex(block.hash()),
+                header: block.header.serialize(),
+                txs: block.transactions.map((tx) => bytesToHex(tx.hash())),
+                receipts,
+                calls,
+              })),
+        );
+      }
+      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 2 : 0);
+    }
+    expect(results[0]).toEqual(results[1]);
+    expect(results[0][0]).toHaveLength(2);
+    expect(results[0][1]).toMatchObject({ error: 'SimulateError', code: -38011 });
   });
 
   test("linea_estimateGas's estimate runs in the workers, judged by the limits in force when it is asked", async () => {

@@ -1,6 +1,6 @@
 /**
- * The call workers: eth_call, eth_estimateGas, eth_createAccessList, line counts of calls and the
- * debug and trace methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
+ * The call workers: eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, line counts of
+ * calls and the debug and trace methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
  * shared by its chains (a test process may open hundreds): each chain is a session, opened in a
  * worker the first time one of its calls runs there. The threads start with a chain's first call and
  * stop shortly after the last chain closes; until one is ready, calls run on the main thread, as they
@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 
 import type { Block } from '@ethereumjs/block';
 
+import type { SimulatedBlockData } from '../simulate';
 import type { Simulator } from '../simulator';
 import { errorFrom, ownBytes } from './protocol';
 import type { BlockRef, CallOp, CallOps, FromWorker, SessionInit, ToWorker } from './protocol';
@@ -273,6 +274,11 @@ export class CallSession {
 
   traceCall(block: Block, root: Uint8Array, ...args: CallOps['traceCall']): Promise<Result<'traceCall'>> | undefined {
     return this.pool.run(this.id, 'traceCall', block, root, args);
+  }
+
+  /** eth_simulateV1's blocks on top of `block`, as data (simulate.ts simulatedBlockFrom makes them again). */
+  simulate(block: Block, root: Uint8Array, ...args: CallOps['simulate']): Promise<SimulatedBlockData[]> | undefined {
+    return this.pool.run(this.id, 'simulate', block, root, args);
   }
 
   /** A mined block's transactions traced again on `root`, its parent's state. */

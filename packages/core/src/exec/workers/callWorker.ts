@@ -1,7 +1,7 @@
 /**
  * A call worker: a thread with its own EVM (a Simulator, as the main thread's) for each chain it
- * serves, running eth_call, eth_estimateGas, eth_createAccessList, line counts of calls and traces
- * of calls and mined blocks on the state root it is given.
+ * serves, running eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, line counts of
+ * calls and traces of calls and mined blocks on the state root it is given.
  * State is read from the main thread's state database a node at a time and kept: trie nodes and code
  * are keyed by their hashes, and the flat maps by what their values are a pure function of, so
  * nothing a worker keeps can go stale and nothing needs telling when blocks are made.
@@ -18,6 +18,7 @@ import { LineLimits } from '../../lines/lineLimits';
 import { FlatState } from '../../state/flatState';
 import type { StateSource } from '../../state/stateDb';
 import { LruCache } from '../../support/lru';
+import { simulatedBlockData } from '../simulate';
 import { Simulator } from '../simulator';
 import { errorShape, ownBytes } from './protocol';
 import type { BlockRef, CallOps, FromWorker, SessionInit, ToWorker } from './protocol';
@@ -124,6 +125,10 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
     case 'traceCall': {
       const [req, gasCap, overrides, options] = message.args as CallOps['traceCall'];
       return simulator.traceCall(req, block, root, gasCap, overrides, options);
+    }
+    case 'simulate': {
+      const [input, opts] = message.args as CallOps['simulate'];
+      return (await simulator.simulate(block, root, input, opts)).map(simulatedBlockData);
     }
     case 'traceBlock': {
       const [senders, options, only] = message.args as CallOps['traceBlock'];

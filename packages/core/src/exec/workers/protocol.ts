@@ -6,6 +6,8 @@
 import * as chainErrors from '../../errors';
 import type { CallRequest, SimulatorOptions, StateOverride } from '../scratchVm';
 import type { LimitsSpec } from '../../lines/lineLimits';
+import { SimulateError } from '../simulate';
+import type { SimBlockInput, SimOptions } from '../simulate';
 import type { TraceOptions } from '../tracers/tracer';
 
 /** What a worker needs to run a chain's calls: the chain's configuration, as openChain makes it. */
@@ -35,6 +37,8 @@ export interface CallOps {
   countCall: [req: CallRequest, gasCap: bigint];
   traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
   traceBlock: [senders: Uint8Array[], options: TraceOptions, only?: number];
+  /** eth_simulateV1 on the state after the block; its blocks come back as SimulatedBlockData. */
+  simulate: [input: SimBlockInput<StateOverride>[], opts: SimOptions];
 }
 export type CallOp = keyof CallOps;
 
@@ -64,9 +68,12 @@ export function errorShape(e: unknown): ErrorShape {
   return { name: e.constructor.name, message: e.message, fields: { ...e } };
 }
 
+/** The chain's error classes by name: errors.ts's, and eth_simulateV1's own. */
+const ERROR_CLASSES: Record<string, unknown> = { ...chainErrors, SimulateError };
+
 /** The error `shape` describes: an instance of the chain error class of its name, else an Error. */
 export function errorFrom(shape: ErrorShape): Error {
-  const cls = (chainErrors as Record<string, unknown>)[shape.name];
+  const cls = ERROR_CLASSES[shape.name];
   const proto =
     typeof cls === 'function' && (cls as { prototype: unknown }).prototype instanceof Error
       ? ((cls as { prototype: object }).prototype as Error)
