@@ -412,6 +412,8 @@ export interface SimTxFields {
   maxFeePerGas?: bigint;
   maxPriorityFeePerGas?: bigint;
   accessList?: [Uint8Array, Uint8Array[]][];
+  /** Its hash, when it was taken already (a block crossing from a worker). */
+  hash?: Uint8Array;
 }
 
 /** The unsigned transaction of `f` (unsignedTx), made again where a simulated block crosses to. */
@@ -437,7 +439,7 @@ function simulatedTx(f: SimTxFields, common: VM['common']): TypedTransaction {
   (tx as { nonce: bigint }).nonce = f.nonce;
   // ethereumjs hashes signed transactions only; an unsigned one serializes with an empty signature,
   // which is what geth hashes.
-  const hash = keccak256(tx.serialize());
+  const hash = f.hash ?? keccak256(tx.serialize());
   Object.defineProperty(tx, 'hash', { value: () => hash });
   return tx;
 }
@@ -455,7 +457,14 @@ export interface SimulatedBlockData {
 
 export function simulatedBlockData({ block, receipts, calls }: SimulatedBlock): SimulatedBlockData {
   const txs = block.transactions.map((tx): SimTxFields => {
-    const common = { nonce: tx.nonce, gasLimit: tx.gasLimit, to: tx.to?.bytes, value: tx.value, data: tx.data };
+    const common = {
+      nonce: tx.nonce,
+      gasLimit: tx.gasLimit,
+      to: tx.to?.bytes,
+      value: tx.value,
+      data: tx.data,
+      hash: tx.hash(),
+    };
     if (!('maxFeePerGas' in tx)) return { ...common, gasPrice: (tx as { gasPrice: bigint }).gasPrice };
     return {
       ...common,
