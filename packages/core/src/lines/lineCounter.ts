@@ -265,10 +265,10 @@ export class LineCounter {
     return this.c.counts();
   }
 
-  /** A simulation: a conflation of its own, holding one transaction (begin ... end). */
   /**
-   * Starts counting a simulation as its own block. `sentBaseFee`: a call counted as the transaction
-   * it would be, the base fee of the block it would be sent in (its run's context may have none).
+   * A simulation: a conflation of its own, holding one transaction (begin ... end). `sentBaseFee`: a
+   * call counted as the transaction it would be, the base fee of the block it would be sent in (its
+   * run's context may have none).
    */
   async begin(sentBaseFee?: bigint): Promise<void> {
     await this.startBlock();
@@ -411,7 +411,6 @@ export class LineCounter {
     return this.active;
   }
 
-  /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
   /**
    * A comparison another module asks WCP for (London's tracer), kept once per instruction and
    * arguments as WCP keeps it, and as the LT/GT/ISZERO instructions' own are keyed.
@@ -420,6 +419,7 @@ export class LineCounter {
     this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
   }
 
+  /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
   private arith(module: string, key: string, londonRows: () => number): void {
     this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());
   }
