@@ -139,9 +139,13 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
 
 port.on('message', (message: ToWorker) => {
   switch (message.t) {
-    case 'open':
-      sessions.set(message.session, Session.open(message.session, message.init));
+    case 'open': {
+      const opening = Session.open(message.session, message.init);
+      // A chain that cannot open here fails its calls (run awaits it), not the thread.
+      opening.catch(() => undefined);
+      sessions.set(message.session, opening);
       return;
+    }
     case 'close':
       sessions.delete(message.session);
       return;
