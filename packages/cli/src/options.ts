@@ -33,10 +33,10 @@ import { RemoteNode } from '@l2devnet/rpc';
 import type { ChainOptions, CounterName, MiningMode, TracerProfileName } from '@l2devnet/core';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
-/** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
 /** More call threads than this only share the same cores. */
 const MAX_WORKERS = 64;
 
+/** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
 export interface NodeOptions {
   // Network
   /** Serve HTTP and WebSocket: `true` on 127.0.0.1 and a free port, or where given. `--host`, `--port` */

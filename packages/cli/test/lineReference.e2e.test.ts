@@ -77,7 +77,8 @@ function nodeClient(url: () => string) {
      * linea_estimateGas must be the one the module's note (and the README's table) states ("<count>
      * here"); returns it with Linea's own number, which the note states beside it.
      */
-    async measuredDeviation(adder: string, module: string, note: string) {
+    /** DummyAdder.add(1)'s count in `module` by linea_estimateGas: the count its refusal names at a limit of 1. */
+    async adderCount(adder: string, module: string) {
       const data = new Interface(ADDER.abi as string[]).encodeFunctionData('add', [1]);
       let count = NaN;
       await this.withLimits({ [module]: 1 }, async () => {
@@ -86,6 +87,10 @@ function nodeClient(url: () => string) {
         ]);
         count = Number(new RegExp(`module ${module}=(\\d+) is above`).exec(answer.error?.message ?? '')?.[1]);
       });
+      return count;
+    },
+    async measuredDeviation(adder: string, module: string, note: string) {
+      const count = await this.adderCount(adder, module);
       const [, reference, here] = /=(\d+) at .*?\): (\d+) here/.exec(note) ?? [];
       expect([module, count]).toEqual([module, Number(here)]);
       return { count, reference: Number(reference) };
@@ -476,15 +481,7 @@ describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts t
       if (counter === 'tracer') {
         // As in Linea's acceptance-test genesis (no system contracts): DummyAdder.add(1) counts 227 here;
         // the HUB note says what the other 11 rows against its 216 are.
-        let count = NaN;
-        await withLimits({ HUB: 1 }, async () => {
-          const data = new Interface(ADDER.abi as string[]).encodeFunctionData('add', [1]);
-          const answer = await call('linea_estimateGas', [
-            { from: wallet.address, to: adder, data, gasPrice: '0x3b9aca00' },
-          ]);
-          count = Number(/module HUB=(\d+) is above/.exec(answer.error?.message ?? '')?.[1]);
-        });
-        expect(count).toBe(227);
+        expect(await client.adderCount(adder, 'HUB')).toBe(227);
       }
     } finally {
       for (const [i, a] of contracts.entries()) await call('anvil_setCode', [a, codes[i]]);

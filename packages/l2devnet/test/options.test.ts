@@ -328,10 +328,10 @@ test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout, rpcGasCap', async
 });
 
 test('workers: the threads calls run in, none with 0', async () => {
-  const BOB_CODE = '0x3360005260206000f3'; // CALLER, MSTORE it, RETURN 32 bytes
+  const RETURN_CALLER = '0x3360005260206000f3'; // CALLER, MSTORE it, RETURN 32 bytes
   for (const workers of [1, 0]) {
     await using devnet = await createDevnet({ workers });
-    await request(devnet, 'anvil_setCode', CAROL, BOB_CODE);
+    await request(devnet, 'anvil_setCode', CAROL, RETURN_CALLER);
     expect(await devnet.chain.calls.workersReady()).toBe(workers > 0);
     const before = devnet.chain.calls.workerCalls;
     const caller = await devnet.provider.request({ method: 'eth_call', params: [{ from: BOB, to: CAROL }, 'latest'] });

@@ -1,7 +1,8 @@
 /**
  * Calls: execution that changes nothing (eth_call, eth_estimateGas, eth_createAccessList,
  * eth_simulateV1), on the state after any block, run by the simulator on a scratch state: the call
- * workers' (exec/workers/) when they are ready, the main thread's otherwise. Gas is capped at 10× the block gas limit (spec, Limits).
+ * workers' (exec/workers/) when they are ready, the main thread's otherwise. Gas is capped at 10× the
+ * block gas limit (spec, Limits).
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
@@ -50,7 +51,7 @@ export class Calls {
     const { block, root } = await this.head.blockAndRoot(n);
     const [cap, countLines, overrides] = [this.head.callGasCap(), opts.countLines ?? false, opts.overrides ?? []];
     return (
-      this.workers?.call(block, root, req, cap, countLines, overrides) ??
+      this.workers?.run('call', block, root, req, cap, countLines, overrides) ??
       this.simulator.call(req, block, root, cap, countLines, overrides)
     );
   }
@@ -64,12 +65,14 @@ export class Calls {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
     if (!judgeLines)
-      return this.workers?.estimateGas(block, root, req, cap) ?? this.simulator.estimateGas(req, block, root, cap);
-    // The limits in force now: a worker judges by the same.
+      return (
+        this.workers?.run('estimateGas', block, root, req, cap) ?? this.simulator.estimateGas(req, block, root, cap)
+      );
+    // Judged by the limits in force when it is asked, in a worker as here.
     const limits = this.lines.limits;
     return (
-      this.workers?.estimateGas(block, root, req, cap, { limits: limits?.spec }) ??
-      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => this.lines.callOverflow(counts) })
+      this.workers?.run('estimateGas', block, root, req, cap, { limits: limits?.spec }) ??
+      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => limits?.callRefusal(counts) })
     );
   }
 
@@ -128,7 +131,8 @@ export class Calls {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
     return (
-      this.workers?.createAccessList(block, root, req, cap) ?? this.simulator.createAccessList(req, block, root, cap)
+      this.workers?.run('createAccessList', block, root, req, cap) ??
+      this.simulator.createAccessList(req, block, root, cap)
     );
   }
 
@@ -136,7 +140,7 @@ export class Calls {
   async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
     const { block, root } = await this.head.blockAndRoot(n);
     const options = { ...opts, gasCap: this.head.callGasCap() };
-    const data = this.workers?.simulate(block, root, input, options);
+    const data = this.workers?.run('simulate', block, root, input, options);
     if (data === undefined) return this.simulator.simulate(block, root, input, options);
     return (await data).map((d) => simulatedBlockFrom(d, this.head.common, this.head.scheduled));
   }

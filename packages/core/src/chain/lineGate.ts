@@ -155,11 +155,6 @@ export class LineGate {
     throw error;
   }
 
-  /** The line-count refusal of a call whose counts overflow a module (linea_estimateGas); undefined if none does. */
-  callOverflow(counts: LineCounts): LineLimitExceededError | undefined {
-    return this.current?.callRefusal(counts);
-  }
-
   // ---------------------------------------------------------------- stage SEQUENCER
 
   /**
@@ -255,7 +250,7 @@ export class LineGate {
   async callLineCounts(req: CallRequest, n: bigint): Promise<LineCounts> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    return this.workers?.countCall(block, root, req, cap) ?? this.simulator.countCall(req, block, root, cap);
+    return this.workers?.run('countCall', block, root, req, cap) ?? this.simulator.countCall(req, block, root, cap);
   }
 
   /**

@@ -133,8 +133,8 @@ export interface GenesisOptions {
   rpcGasCap?: bigint;
   /**
    * Threads that run calls (eth_call, the gas estimates, eth_createAccessList, eth_simulateV1, line
-   * counts of calls) and traces (exec/workers/); default one per core, 0 for the main thread alone. A forked chain's
-   * calls run on the main thread, which fetches the remote state.
+   * counts of calls) and traces (exec/workers/); default one per core, 0 for the main thread alone.
+   * A forked chain's calls run on the main thread, which fetches the remote state.
    */
   workers?: number;
   /**

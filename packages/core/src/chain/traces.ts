@@ -68,7 +68,7 @@ export class Traces {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
     return (
-      this.workers?.traceCall(block, root, req, cap, overrides, options) ??
+      this.workers?.run('traceCall', block, root, req, cap, overrides, options) ??
       this.simulator.traceCall(req, block, root, cap, overrides, options)
     );
   }
@@ -79,7 +79,7 @@ export class Traces {
     only?: number,
   ): Promise<{ txHash: Uint8Array; result: TraceResult }[]> {
     return (
-      this.workers?.traceBlock(block, root, senders, options, only) ??
+      this.workers?.run('traceBlock', block, root, senders, options, only) ??
       this.simulator.traceBlock(root, block, senders, options, only)
     );
   }

@@ -45,6 +45,11 @@ export const SYSTEM_CONTRACTS: readonly SystemContract[] = [
   },
 ];
 
+/** The address of EIP `eip`'s system contract. */
+export function systemContractAddress(eip: number): Uint8Array {
+  return hexToBytes(SYSTEM_CONTRACTS.find((c) => c.eip === eip)!.address);
+}
+
 /** The system contracts of the EIPs active on `common`'s fork, as genesis allocations. */
 export function systemContractAllocs(common: Common): GenesisAllocation[] {
   return SYSTEM_CONTRACTS.filter((c) => common.isActivatedEIP(c.eip)).map((c) => ({

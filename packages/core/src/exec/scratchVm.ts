@@ -8,14 +8,13 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { EVMOpts, EVMResult } from '@ethereumjs/evm';
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
 import { ExecutionGuard } from './executionGuard';
-import { callIntrinsicGas, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
+import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
 import { requestTransaction } from '../pool/requestTx';
 import type { TxRequest } from '../pool/requestTx';
@@ -262,16 +261,7 @@ export class ScratchVm {
    */
   protected intrinsicOf(req: CallRequest): IntrinsicGas {
     const common = this.vm.common;
-    const quick = STOCK_EVM ? undefined : callIntrinsicGas(common, req);
-    if (quick !== undefined) return quick;
-    const data = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
-    const accessList = req.accessList ?? [];
-    const tx = common.isActivatedEIP(1559)
-      ? createFeeMarket1559Tx({ ...data, accessList }, { common })
-      : common.isActivatedEIP(2930)
-        ? createAccessList2930Tx({ ...data, accessList }, { common })
-        : createLegacyTx(data, { common });
-    return intrinsicGasParts(tx);
+    return (STOCK_EVM ? undefined : callIntrinsicGas(common, req)) ?? intrinsicGasParts(callTransaction(common, req));
   }
 
   /**

@@ -17,6 +17,7 @@ import { keccak256 } from 'ethereum-cryptography/keccak';
 import { beginBlock, requestsHash, requestsOf, sealBlock } from './blockBuilder';
 import { ChainError, gethAddress } from '../errors';
 import { gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
+import { storedBlockOptions } from '../store/chainStore';
 import type { LineCounts } from '../lines/conflation';
 import type { CallRequest } from './scratchVm';
 import { decodeRevertReason } from './revertReason';
@@ -457,7 +458,7 @@ export interface SimulatedBlockData {
 
 export function simulatedBlockData({ block, receipts, calls }: SimulatedBlock): SimulatedBlockData {
   const txs = block.transactions.map((tx): SimTxFields => {
-    const common = {
+    const shared = {
       nonce: tx.nonce,
       gasLimit: tx.gasLimit,
       to: tx.to?.bytes,
@@ -465,9 +466,9 @@ export function simulatedBlockData({ block, receipts, calls }: SimulatedBlock): 
       data: tx.data,
       hash: tx.hash(),
     };
-    if (!('maxFeePerGas' in tx)) return { ...common, gasPrice: (tx as { gasPrice: bigint }).gasPrice };
+    if (!('maxFeePerGas' in tx)) return { ...shared, gasPrice: (tx as { gasPrice: bigint }).gasPrice };
     return {
-      ...common,
+      ...shared,
       chainId: tx.chainId,
       maxFeePerGas: tx.maxFeePerGas,
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
@@ -479,8 +480,7 @@ export function simulatedBlockData({ block, receipts, calls }: SimulatedBlock): 
 
 /** The simulated block `data` describes, on a chain of `common` (whose fork follows a schedule when `scheduled`). */
 export function simulatedBlockFrom(data: SimulatedBlockData, common: VM['common'], scheduled: boolean): SimulatedBlock {
-  const opts = { common, setHardfork: scheduled, skipConsensusFormatValidation: true };
-  const header = createBlockHeaderFromRLP(data.header, opts);
+  const header = createBlockHeaderFromRLP(data.header, storedBlockOptions(common, scheduled));
   const txs = data.txs.map((f) => simulatedTx(f, header.common));
   const block = new BlockClass(header, txs, [], undefined, { common: header.common });
   return { block, receipts: data.receipts, calls: data.calls };

@@ -460,12 +460,9 @@ export class LineCounter {
       case 0x12: // SLT
       case 0x13: // SGT
       case 0x14: // EQ
-        return two((a, b) => this.arith('WCP', key(a, b), () => wcpRows(code, a, b)));
+        return two((a, b) => this.wcp(code, a, b));
       case 0x15: // ISZERO
-        return (stack) => {
-          const [a] = stack.peek(1);
-          this.arith('WCP', key(a, 0n), () => 1);
-        };
+        return (stack) => this.wcp(code, stack.peek(1)[0]);
       case 0x16: // AND
       case 0x17: // OR
       case 0x18: // XOR
@@ -588,7 +585,7 @@ export class LineCounter {
           const [argsOffset, argsSize, retOffset, retSize] = withValue ? s.slice(3) : s.slice(2);
           this.trm(s[1]);
           // The callee's call data sits at argsOffset in this frame's memory (London's MMU reads it there).
-          this.nextCallDataOffset = argsOffset;
+          if (this.mode === 'london') this.nextCallDataOffset = argsOffset;
           this.mxp(argsSize === 0n && retSize === 0n ? 'trivial' : 'word');
           this.move(num(argsSize), argsOffset, 0n);
           this.move(num(retSize), 0n, retOffset);
@@ -743,12 +740,6 @@ export class LineCounter {
   }
 
   /**
-   * Every message the EVM runs (calls, creations, the transaction's own) passes through runCall.
-   * ZkCounter.traceContextExit: each that ends (precompiles and code-less calls too) adds a HUB and a
-   * GAS row. ZkTracer: a CALL or CREATE section's rows depend on where the message went and how it
-   * ended (settle).
-   */
-  /**
    * London's transaction sections trim the addresses they touch (makeWithTrm, 658ab6d1): the sender
    * and the recipient (TxInitializationSection, TxSkipSection) and the coinbase
    * (TxFinalizationSection); a created recipient is trimmed when its init code runs.
@@ -808,6 +799,12 @@ export class LineCounter {
     } else this.wcp(LEQ, start.baseFee, maxFee);
   }
 
+  /**
+   * Every message the EVM runs (calls, creations, the transaction's own) passes through runCall.
+   * ZkCounter.traceContextExit: each that ends (precompiles and code-less calls too) adds a HUB and a
+   * GAS row. ZkTracer: a CALL or CREATE section's rows depend on where the message went and how it
+   * ended (settle).
+   */
   private hookCalls(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {

@@ -181,20 +181,26 @@ describe('the conflation', () => {
   });
 });
 
-/** Runs `code` as a call and returns its line counts under `profile` and `counter`. */
+/**
+ * Runs `code` as a call (with `call`'s data and gas) and returns its line counts under `profile` and
+ * `counter`; `callee` is code at CALLEE.
+ */
 async function countsOf(
   profile: TracerProfileName,
   code: string,
   hardfork?: string,
-  callee?: string,
-  counter: CounterName = 'tracer',
+  {
+    callee,
+    counter = 'tracer',
+    call = {},
+  }: { callee?: string; counter?: CounterName; call?: { data?: Uint8Array; gas?: bigint } } = {},
 ) {
   const chain = await Chain.create({ tracer: profile, hardfork, counter });
   try {
     const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
     await chain.dev.setCode(target, hexToBytes(code));
     if (callee !== undefined) await chain.dev.setCode(hexToBytes(CALLEE), hexToBytes(callee));
-    const result = await chain.calls.call({ from: chain.accounts[0].address, to: target }, chain.headNumber, {
+    const result = await chain.calls.call({ from: chain.accounts[0].address, to: target, ...call }, chain.headNumber, {
       countLines: true,
     });
     return result.lineCounts as Record<string, number>;
@@ -222,10 +228,10 @@ describe('the profiles on programs run through the chain', () => {
   test('an opcode that raises an exception reaches no arithmetic module', async () => {
     // The callee: PUSH1 1, ADD (stack underflow at ADD); the caller calls it and stops.
     const caller = `0x6000600060006000600073${CALLEE.slice(2)}5af15000`;
-    const counts = await countsOf('london', caller, 'london', '0x600101');
+    const counts = await countsOf('london', caller, 'london', { callee: '0x600101' });
     expect(counts.ADD).toBe(PROFILES.london.spillage.ADD);
     // The same callee with its stack complete: ADD(1, 1) is 2 rows.
-    const ok = await countsOf('london', caller, 'london', '0x6001600101');
+    const ok = await countsOf('london', caller, 'london', { callee: '0x6001600101' });
     expect(ok.ADD).toBe(2 + PROFILES.london.spillage.ADD);
     // The failed frame's exception: GAS rows for the CALL (3), the exceptional end (2), the caller's STOP (3).
     expect(counts.GAS).toBe(3 + 2 + 3 + PROFILES.london.spillage.GAS);
@@ -305,44 +311,20 @@ describe('the profiles on programs run through the chain', () => {
   });
 
   test("London's WCP: the GAS module's comparisons at a STOP, of the gas left", async () => {
-    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
-    try {
-      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
-      await chain.dev.setCode(target, hexToBytes('0x00'));
-      const wcp = async (gas: bigint) =>
-        (
-          await chain.calls.call({ from: chain.accounts[0].address, to: target, gas }, chain.headNumber, {
-            countLines: true,
-          })
-        ).lineCounts!.WCP;
-      // STOP with 100 gas left: LEQ(0, 100) and LT(100, 0), 1 row each; with 70,000 left, 3 each. The
-      // gas limit's own comparison (LEQ(21,000, limit)) is 2 rows at 21,100 and 3 at 91,000.
-      expect((await wcp(91_000n)) - (await wcp(21_100n))).toBe(2 * (3 - 1) + (3 - 2));
-    } finally {
-      await chain.close();
-    }
+    const wcp = async (gas: bigint) => (await countsOf('london', '0x00', 'london', { call: { gas } })).WCP;
+    // STOP with 100 gas left: LEQ(0, 100) and LT(100, 0), 1 row each; with 70,000 left, 3 each. The
+    // gas limit's own comparison (LEQ(21,000, limit)) is 2 rows at 21,100 and 3 at 91,000.
+    expect((await wcp(91_000n)) - (await wcp(21_100n))).toBe(2 * (3 - 1) + (3 - 2));
   });
 
   test("London's WCP: OOB's and MMU's comparisons for a CALLDATALOAD", async () => {
-    const chain = await Chain.create({ tracer: 'london', hardfork: 'london' });
-    try {
-      const target = hexToBytes('0x00000000000000000000000000000000000c0de0');
-      await chain.dev.setCode(target, hexToBytes('0x6000355000')); // PUSH1 0, CALLDATALOAD, POP, STOP
-      const wcp = async (data: Uint8Array) =>
-        (
-          await chain.calls.call(
-            { from: chain.accounts[0].address, to: target, data, gas: 100_000n },
-            chain.headNumber,
-            { countLines: true },
-          )
-        ).lineCounts!.WCP;
-      // With 36 bytes of call data, OOB's LT(0, 36) and the MMU's LT(32, 36), LT(32, 16), LT(16, 17)
-      // (twice, kept once) and ISZERO(16), and the payload's ISZERO(36); without, OOB's LT(0, 0) is a
-      // stack check's already and the MMU does not run. The rest only changes values, not rows.
-      expect((await wcp(new Uint8Array(36).fill(1))) - (await wcp(new Uint8Array()))).toBe(1 + 4 + 1);
-    } finally {
-      await chain.close();
-    }
+    // PUSH1 0, CALLDATALOAD, POP, STOP
+    const wcp = async (data: Uint8Array) =>
+      (await countsOf('london', '0x6000355000', 'london', { call: { data, gas: 100_000n } })).WCP;
+    // With 36 bytes of call data, OOB's LT(0, 36) and the MMU's LT(32, 36), LT(32, 16), LT(16, 17)
+    // (twice, kept once) and ISZERO(16), and the payload's ISZERO(36); without, OOB's LT(0, 0) is a
+    // stack check's already and the MMU does not run. The rest only changes values, not rows.
+    expect((await wcp(new Uint8Array(36).fill(1))) - (await wcp(new Uint8Array()))).toBe(1 + 4 + 1);
   });
 
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
@@ -407,7 +389,8 @@ describe('the profiles on programs run through the chain', () => {
 });
 
 describe("the limitless counter (ZkCounter.java's rules)", () => {
-  const limitlessCounts = (code: string, callee?: string) => countsOf('osaka', code, undefined, callee, 'limitless');
+  const limitlessCounts = (code: string, callee?: string) =>
+    countsOf('osaka', code, undefined, { callee, counter: 'limitless' });
 
   test('per-instruction bounds, context exits, RIPEMD-160 by the byte, BLOCK_HASH history; unchecked modules 0', async () => {
     const code =

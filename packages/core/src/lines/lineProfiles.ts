@@ -12,7 +12,7 @@
  * Source paths are under tracer/arithmetization/src/main/java/net/consensys/linea/zktracer/.
  * `MODULE_NOTES` says, per profile and module, whether the count is exact and against what.
  */
-import { hexToBytes } from '@ethereumjs/util';
+import { systemContractAddress } from '../config/systemContracts';
 
 export type TracerProfileName = 'london' | 'osaka';
 export const TRACER_PROFILES: readonly TracerProfileName[] = ['london', 'osaka'];
@@ -854,9 +854,9 @@ export const PROFILES: Readonly<Record<TracerProfileName, TracerProfile>> = {
     blockRows: { BLOCK_DATA: 14, TXN_DATA: 6, HUB: 9, WCP: 4, BLOCK_L1_SIZE: 38 },
     systemStorageRows: [
       // EIP4788BeaconBlockRootSection: the timestamp and the beacon root stored.
-      { address: hexToBytes('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02'), hub: 2 },
+      { address: systemContractAddress(4788), hub: 2 },
       // EIP2935HistoricalHash: the parent's hash stored.
-      { address: hexToBytes('0x0000F90827F1C53a10cb7A02335B175320002935'), hub: 1 },
+      { address: systemContractAddress(2935), hub: 1 },
     ],
     blockEndRows: { TXN_DATA: 2, HUB: 2 },
     unchecked: new Set(),

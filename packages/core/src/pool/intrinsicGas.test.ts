@@ -1,8 +1,6 @@
 /** A call's intrinsic gas worked out from the request is the transaction's, on every fork it works it out for. */
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
-
 import { devCommon, SUPPORTED_HARDFORKS } from '../config/genesis';
-import { callIntrinsicGas, intrinsicGasParts } from './intrinsicGas';
+import { callIntrinsicGas, callTransaction, intrinsicGasParts } from './intrinsicGas';
 
 const TO = new Uint8Array(20).fill(0x11);
 const DATA = [
@@ -25,15 +23,12 @@ test.each(FORKS)('%s: as ethereumjs prices the transaction the call would be', (
   const common = devCommon(1n, fork);
   for (const data of DATA)
     for (const value of [0n, 1n]) {
-      const fields = { to: TO, value, data, gasLimit: 0n };
-      const tx = common.isActivatedEIP(1559)
-        ? createFeeMarket1559Tx(fields, { common })
-        : common.isActivatedEIP(2930)
-          ? createAccessList2930Tx(fields, { common })
-          : createLegacyTx(fields, { common });
+      const req = { to: TO, data, value };
       // The forks whose EIPs price the recipient or the access list's bytes are left to the transaction.
       const later = common.isActivatedEIP(2780) || common.isActivatedEIP(7981);
-      expect(callIntrinsicGas(common, { to: TO, data, value })).toEqual(later ? undefined : intrinsicGasParts(tx));
+      expect(callIntrinsicGas(common, req)).toEqual(
+        later ? undefined : intrinsicGasParts(callTransaction(common, req)),
+      );
     }
 });
 

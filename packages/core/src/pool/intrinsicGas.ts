@@ -1,4 +1,5 @@
 import type { Common } from '@ethereumjs/common';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 /** Intrinsic gas of a transaction, with the EIP-7623 calldata floor where that EIP is active. */
@@ -64,6 +65,21 @@ export function callIntrinsicGas(
   if (!common.isActivatedEIP(7623)) return { upfront, floor: upfront };
   const floor = txGas + common.param('totalCostFloorPerToken') * BigInt(zeros + 4 * nonZeros);
   return { upfront, floor: upfront > floor ? upfront : floor };
+}
+
+/**
+ * The transaction a call would be, for its intrinsic gas where callIntrinsicGas leaves it out: the
+ * newest type the fork has, without a signature or gas; ethereumjs's checks refuse what it would.
+ */
+export function callTransaction(
+  common: Common,
+  req: { to?: Uint8Array; data?: Uint8Array; value?: bigint; accessList?: [Uint8Array, Uint8Array[]][] },
+): TypedTransaction {
+  const fields = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: 0n };
+  const accessList = req.accessList ?? [];
+  if (common.isActivatedEIP(1559)) return createFeeMarket1559Tx({ ...fields, accessList }, { common });
+  if (common.isActivatedEIP(2930)) return createAccessList2930Tx({ ...fields, accessList }, { common });
+  return createLegacyTx(fields, { common });
 }
 
 const EMPTY = new Uint8Array(0);

@@ -13,7 +13,7 @@
  * or the new one, never half of it.
  */
 import { createBlockFromRLP } from '@ethereumjs/block';
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockOptions } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, concatBytes, equalsBytes } from '@ethereumjs/util';
@@ -328,13 +328,7 @@ export class ChainStore {
     if (cached !== undefined) return cached;
     const bytes = await this.kv.get(key(P_BLOCK, u64(n)));
     if (bytes === undefined) return undefined;
-    // Checked when it was built or fetched; a forked chain's first block is its remote's, whose
-    // consensus fields (a Clique signature in the extra data) a dev chain's rules would refuse.
-    const block = createBlockFromRLP(bytes, {
-      common: this.common,
-      setHardfork: this.scheduled,
-      skipConsensusFormatValidation: true,
-    });
+    const block = createBlockFromRLP(bytes, storedBlockOptions(this.common, this.scheduled));
     this.blocks.set(n, block);
     return block;
   }
@@ -514,4 +508,14 @@ export function matchesLog(log: Log, filter: Pick<LogFilter, 'addresses' | 'topi
     if (actual === undefined || !wanted.some((t) => equalsBytes(t, actual))) return false;
   }
   return true;
+}
+
+/**
+ * How a block the chain keeps is decoded again (the store's, a call worker's, a simulated block's):
+ * under its own fork on a scheduled chain; checked when it was built or fetched, so not again (a
+ * forked chain's first block is its remote's, whose consensus fields, a Clique signature in the extra
+ * data, a dev chain's rules would refuse).
+ */
+export function storedBlockOptions(common: Common, scheduled: boolean): BlockOptions {
+  return { common, setHardfork: scheduled, skipConsensusFormatValidation: true };
 }

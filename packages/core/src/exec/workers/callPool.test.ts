@@ -1,7 +1,7 @@
 /**
  * The call workers (callPool.ts, callWorker.ts): calls and traces run in them answer as the main
- * thread's, with the same errors, on the state of the block asked for (edits and new blocks included), and a call
- * pinned by its time limit holds up no other.
+ * thread's, with the same errors, on the state of the block asked for (edits and new blocks
+ * included), and a call pinned by its time limit holds up no other.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 import { deploy, send, word } from '../../../test/helpers';
 import { Chain } from '../../chain/chain';
+import type { ChainOptions } from '../../chain/chain';
 import { DEFAULT_LIMITS, LineLimits } from '../../lines/lineLimits';
 import { NodeClock } from '../../chain/clock';
 import type { SimulatedBlock } from '../simulate';
@@ -43,13 +44,33 @@ describe('call workers', () => {
     for (const chain of chains.splice(0)) await chain.close();
   });
 
+  /**
+   * `record` on a chain whose calls run in the workers and on one alike whose calls run on the main
+   * thread: the two records are equal, the first chain ran `uses` calls in the workers and the second
+   * none. Returns the record.
+   */
+  async function inWorkersAsOnMain<T>(
+    uses: number,
+    record: (chain: Chain) => Promise<T>,
+    opts: ChainOptions = {},
+  ): Promise<T> {
+    const records: T[] = [];
+    for (const workers of [2, 0]) {
+      const chain = await Chain.create({ ...opts, workers, clock: new NodeClock(() => 1_750_000_000_000) });
+      chains.push(chain);
+      expect(await chain.calls.workersReady()).toBe(workers > 0);
+      const before = chain.calls.workerCalls;
+      records.push(await record(chain));
+      expect(chain.calls.workerCalls - before).toBe(workers > 0 ? uses : 0);
+    }
+    expect(records[0]).toEqual(records[1]);
+    return records[0];
+  }
+
   test('eth_call, eth_estimateGas and eth_createAccessList run in the workers and answer as the main thread', async () => {
-    const [inWorkers, onMain] = [await open(2), await open(0)];
-    chains.push(inWorkers, onMain);
-    expect(await inWorkers.calls.workersReady()).toBe(true);
-    expect(await onMain.calls.workersReady()).toBe(false);
-    const answers: unknown[][] = [[], []];
-    for (const [i, chain] of [inWorkers, onMain].entries()) {
+    // Seven requests called, estimated and listed; then five calls.
+    const { answers, parent } = await inWorkersAsOnMain(7 * 3 + 5, async (chain) => {
+      const answers: unknown[] = [];
       const counter = await deploy(chain, 'Counter');
       const reverter = await deploy(chain, 'Reverter');
       const from = chain.accounts[0].address;
@@ -63,11 +84,10 @@ describe('call workers', () => {
         { from, to: counter, data: hexToBytes(COUNTER_INCREMENT), gas: 21_000n },
         { data: PARENT_HASH },
       ];
-      const before = chain.calls.workerCalls;
       for (const req of requests) {
-        answers[i].push(await outcome(chain.calls.call(req, chain.headNumber)));
-        answers[i].push(await outcome(chain.calls.estimateGas(req, chain.headNumber)));
-        answers[i].push(await outcome(chain.calls.createAccessList(req, chain.headNumber)));
+        answers.push(await outcome(chain.calls.call(req, chain.headNumber)));
+        answers.push(await outcome(chain.calls.estimateGas(req, chain.headNumber)));
+        answers.push(await outcome(chain.calls.createAccessList(req, chain.headNumber)));
       }
       // With state overrides (a slot, and ECRECOVER moved), at an earlier block, and after a
       // transaction and a state edit at the head.
@@ -75,73 +95,57 @@ describe('call workers', () => {
         { address: counter, stateDiff: [[word(0n), word(7n)]] as [Uint8Array, Uint8Array][] },
         { address: hexToBytes(`0x${'00'.repeat(19)}01`), movePrecompileTo: hexToBytes(`0x${'00'.repeat(19)}77`) },
       ];
-      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber, { overrides })));
-      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
+      answers.push(await outcome(chain.calls.call(requests[0], chain.headNumber, { overrides })));
+      answers.push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
       await send(chain, 0, { to: counter, data: hexToBytes(COUNTER_INCREMENT) });
       await chain.dev.setStorageAt(counter, word(0n), word(41n));
-      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber)));
-      answers[i].push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
-      answers[i].push(await outcome(chain.calls.call(requests[6], chain.headNumber)));
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? requests.length * 3 + 5 : 0);
-    }
-    expect(answers[0]).toEqual(answers[1]);
-    // What was compared: values, errors of their classes with their fields, state as edited.
-    expect(answers[0].at(-3)).toEqual({ value: expect.objectContaining({ returnValue: word(41n) }) });
-    expect(answers[0].at(-5)).toEqual({ value: expect.objectContaining({ returnValue: word(7n) }) });
-    expect(answers[0].at(-1)).toEqual({
-      value: expect.objectContaining({
-        returnValue: (await inWorkers.reads.getBlockByNumber(inWorkers.headNumber - 1n))!.hash(),
-      }),
+      answers.push(await outcome(chain.calls.call(requests[0], chain.headNumber)));
+      answers.push(await outcome(chain.calls.call(requests[0], chain.headNumber - 1n)));
+      answers.push(await outcome(chain.calls.call(requests[6], chain.headNumber)));
+      return { answers, parent: (await chain.reads.getBlockByNumber(chain.headNumber - 1n))!.hash() };
     });
-    expect(answers[0][6]).toMatchObject({ error: 'ExecutionRevertedError', kind: 'executionReverted', reason: 'nope' });
-    expect(answers[0][12]).toMatchObject({ error: 'InsufficientFundsError', kind: 'insufficientFunds', have: 0n });
-    expect(bytesToHex((answers[0][9] as { data: Uint8Array }).data)).toBe(
-      `0xcb362b34${bytesToHex(word(42n)).slice(2)}`,
-    );
+    // What was compared: values, errors of their classes with their fields, state as edited.
+    expect(answers.at(-3)).toEqual({ value: expect.objectContaining({ returnValue: word(41n) }) });
+    expect(answers.at(-5)).toEqual({ value: expect.objectContaining({ returnValue: word(7n) }) });
+    expect(answers.at(-1)).toEqual({ value: expect.objectContaining({ returnValue: parent }) });
+    expect(answers[6]).toMatchObject({ error: 'ExecutionRevertedError', kind: 'executionReverted', reason: 'nope' });
+    expect(answers[12]).toMatchObject({ error: 'InsufficientFundsError', kind: 'insufficientFunds', have: 0n });
+    expect(bytesToHex((answers[9] as { data: Uint8Array }).data)).toBe(`0xcb362b34${bytesToHex(word(42n)).slice(2)}`);
   });
 
   test('traces of calls, mined transactions and blocks, and line counts of calls, run in the workers and answer as the main thread', async () => {
-    const [inWorkers, onMain] = [await open(2), await open(0)];
-    chains.push(inWorkers, onMain);
-    await inWorkers.calls.workersReady();
-    const traces: unknown[][] = [[], []];
-    for (const [i, chain] of [inWorkers, onMain].entries()) {
+    // Three tracers on a call and on a transaction, a block's traces, two calls' line counts.
+    const traces = await inWorkersAsOnMain(3 * 2 + 1 + 2, async (chain) => {
+      const traces: unknown[] = [];
       const counter = await deploy(chain, 'Counter');
       const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
       const hash = await send(chain, 0, { to: counter, data: increment.data });
-      const before = chain.calls.workerCalls;
       for (const options of [
         { enableMemory: true },
         { tracer: 'callTracer' },
         { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
       ]) {
-        traces[i].push(await chain.traces.traceCall(increment, chain.headNumber, [], options));
-        traces[i].push(await chain.traces.traceTransaction(hash, options));
+        traces.push(await chain.traces.traceCall(increment, chain.headNumber, [], options));
+        traces.push(await chain.traces.traceTransaction(hash, options));
       }
-      traces[i].push(await chain.traces.traceBlock(chain.headNumber, { tracer: 'callTracer' }));
+      traces.push(await chain.traces.traceBlock(chain.headNumber, { tracer: 'callTracer' }));
       // l2_traceCallLineCounts: estimated first, then counted at the estimate.
-      traces[i].push(await chain.lines.callLineCounts(increment, chain.headNumber));
-      traces[i].push(await chain.lines.callLineCounts({ ...increment, gas: 100_000n }, chain.headNumber));
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 9 : 0);
-    }
-    expect(traces[0]).toEqual(traces[1]);
-    expect(traces[0][0]).toMatchObject({ tracer: 'structLogger', failed: false });
-    expect(traces[0][7]).toMatchObject({ HUB: expect.any(Number) });
-    expect(traces[0][6]).toEqual([
+      traces.push(await chain.lines.callLineCounts(increment, chain.headNumber));
+      traces.push(await chain.lines.callLineCounts({ ...increment, gas: 100_000n }, chain.headNumber));
+      return traces;
+    });
+    expect(traces[0]).toMatchObject({ tracer: 'structLogger', failed: false });
+    expect(traces[7]).toMatchObject({ HUB: expect.any(Number) });
+    expect(traces[6]).toEqual([
       { txHash: expect.any(Uint8Array), result: expect.objectContaining({ tracer: 'callTracer' }) },
     ]);
   });
 
   test('eth_simulateV1 runs in the workers: the same blocks, receipts, calls and errors as on the main thread', async () => {
-    const [inWorkers, onMain] = [await open(2), await open(0)];
-    chains.push(inWorkers, onMain);
-    await inWorkers.calls.workersReady();
-    const results: unknown[][] = [[], []];
-    for (const [i, chain] of [inWorkers, onMain].entries()) {
+    const results = await inWorkersAsOnMain(2, async (chain) => {
+      const results: unknown[] = [];
       const counter = await deploy(chain, 'Counter');
-      const from = chain.accounts[0].address;
-      const increment = { from, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
-      const before = chain.calls.workerCalls;
+      const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
       for (const [input, validation] of [
         // Two blocks: a legacy call (a gas price) and an EIP-1559 one, then a read of the count.
         [
@@ -157,7 +161,7 @@ describe('call workers', () => {
           chain.calls.simulate(chain.headNumber, input as never, { validation, traceTransfers: false }),
         );
         const value = (outcomeOf as { value?: SimulatedBlock[] }).value;
-        results[i].push(
+        results.push(
           value === undefined
             ? outcomeOf
             : value.map(({ block, receipts, calls }) => ({
@@ -169,33 +173,27 @@ describe('call workers', () => {
               })),
         );
       }
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 2 : 0);
-    }
-    expect(results[0]).toEqual(results[1]);
-    expect(results[0][0]).toHaveLength(2);
-    expect(results[0][1]).toMatchObject({ error: 'SimulateError', code: -38011 });
+      return results;
+    });
+    expect(results[0]).toHaveLength(2);
+    expect(results[1]).toMatchObject({ error: 'SimulateError', code: -38011 });
   });
 
   test("linea_estimateGas's estimate runs in the workers, judged by the limits in force when it is asked", async () => {
-    const limits = LineLimits.parse(readFileSync(DEFAULT_LIMITS.osaka, 'utf8'), 'mainnet');
-    const make = (workers: number) =>
-      Chain.create({ workers, lineLimits: limits, clock: new NodeClock(() => 1_750_000_000_000) });
-    const [inWorkers, onMain] = [await make(2), await make(0)];
-    chains.push(inWorkers, onMain);
-    await inWorkers.calls.workersReady();
-    const outcomes: unknown[][] = [[], []];
-    for (const [i, chain] of [inWorkers, onMain].entries()) {
-      const counter = await deploy(chain, 'Counter');
-      const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
-      const before = chain.calls.workerCalls;
-      outcomes[i].push(await outcome(chain.calls.estimateGas(increment, chain.headNumber, true)));
-      await chain.lines.setLineLimits({ HUB: 10 });
-      outcomes[i].push(await outcome(chain.calls.estimateGas(increment, chain.headNumber, true)));
-      expect(chain.calls.workerCalls - before).toBe(i === 0 ? 2 : 0);
-    }
-    expect(outcomes[0]).toEqual(outcomes[1]);
-    expect(outcomes[0][0]).toEqual({ value: { gas: expect.any(BigInt), lineCounts: expect.any(Object) } });
-    expect(outcomes[0][1]).toMatchObject({ error: 'LineLimitExceededError', module: 'HUB', limit: 10 });
+    const lineLimits = LineLimits.parse(readFileSync(DEFAULT_LIMITS.osaka, 'utf8'), 'mainnet');
+    const outcomes = await inWorkersAsOnMain(
+      2,
+      async (chain) => {
+        const counter = await deploy(chain, 'Counter');
+        const increment = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
+        const estimated = await outcome(chain.calls.estimateGas(increment, chain.headNumber, true));
+        await chain.lines.setLineLimits({ HUB: 10 });
+        return [estimated, await outcome(chain.calls.estimateGas(increment, chain.headNumber, true))];
+      },
+      { lineLimits },
+    );
+    expect(outcomes[0]).toEqual({ value: { gas: expect.any(BigInt), lineCounts: expect.any(Object) } });
+    expect(outcomes[1]).toMatchObject({ error: 'LineLimitExceededError', module: 'HUB', limit: 10 });
   });
 
   test("a genesis file's fork schedule: a worker runs each call under its block's fork, and reads a database on disk", async () => {

@@ -1,10 +1,11 @@
 /**
  * The call workers: eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, line counts of
- * calls and the debug and trace methods' traces run on threads of their own (callWorker.ts), so calls use every core and the main thread keeps serving. One pool per process,
- * shared by its chains (a test process may open hundreds): each chain is a session, opened in a
- * worker the first time one of its calls runs there. The threads start with a chain's first call and
- * stop shortly after the last chain closes; until one is ready, calls run on the main thread, as they
- * do with no workers at all (`workers: 0`).
+ * calls and the debug and trace methods' traces run on threads of their own (callWorker.ts), so
+ * calls use every core and the main thread keeps serving. One pool per process, shared by its chains
+ * (a test process may open hundreds): each chain is a session, opened in a worker the first time one
+ * of its calls runs there. The threads start with a chain's first call and stop shortly after the
+ * last chain closes; until one is ready, calls run on the main thread, as they do with no workers at
+ * all (`workers: 0`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,10 +13,8 @@ import { Worker } from 'node:worker_threads';
 
 import type { Block } from '@ethereumjs/block';
 
-import type { SimulatedBlockData } from '../simulate';
-import type { Simulator } from '../simulator';
 import { errorFrom, ownBytes } from './protocol';
-import type { BlockRef, CallOp, CallOps, FromWorker, SessionInit, ToWorker } from './protocol';
+import type { BlockRef, CallOp, CallOps, CallResultOf, FromWorker, SessionInit, ToWorker } from './protocol';
 
 export type { SessionInit } from './protocol';
 
@@ -50,9 +49,8 @@ class CallWorker {
   /** Settles when the thread is ready, or has stopped before it was (its script failed to load). */
   readonly started: Promise<void>;
   private settle!: { resolve(): void; reject(e: Error): void };
-  /** Calls sent and not answered. */
-  inflight = 0;
   readonly opened = new Set<number>();
+  /** Calls sent and not answered, by id. */
   readonly waiting = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
 
   constructor(
@@ -83,13 +81,19 @@ class CallWorker {
     this.thread.postMessage(message);
   }
 
-  /** A thread with calls in flight keeps the process alive; an idle one does not. */
-  sent(): void {
-    if (this.inflight++ === 0) this.thread.ref();
+  /** Sends call `id`; a thread with calls in flight keeps the process alive, an idle one does not. */
+  send(id: number, waiting: { resolve(value: unknown): void; reject(e: Error): void }, message: ToWorker): void {
+    if (this.waiting.size === 0) this.thread.ref();
+    this.waiting.set(id, waiting);
+    this.post(message);
   }
 
-  finished(): void {
-    if (--this.inflight === 0) this.thread.unref();
+  /** Call `id`'s answer came: what waited for it, if anything still does. */
+  answered(id: number): { resolve(value: unknown): void; reject(e: Error): void } | undefined {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
+    if (this.waiting.size === 0) this.thread.unref();
+    return waiting;
   }
 }
 
@@ -143,25 +147,32 @@ export class CallPool {
    * on the main thread), starting the threads if they are not.
    * @internal
    */
-  run<T>(session: number, op: CallOp, block: Block, root: Uint8Array, args: unknown[]): Promise<T> | undefined {
-    const { size } = this.sessions.get(session)!;
-    if (this.workers.length < size) this.grow(size);
-    let best: CallWorker | undefined;
-    for (const worker of this.workers)
-      if (worker.ready && (best === undefined || worker.inflight < best.inflight)) best = worker;
-    if (best === undefined) return undefined;
-    const worker = best;
+  run<K extends CallOp>(
+    session: number,
+    op: K,
+    block: Block,
+    root: Uint8Array,
+    args: CallOps[K],
+  ): Promise<CallResultOf<K>> | undefined {
+    const { init } = this.withThreads(session);
+    let worker: CallWorker | undefined;
+    for (const w of this.workers)
+      if (w.ready && (worker === undefined || w.waiting.size < worker.waiting.size)) worker = w;
+    if (worker === undefined) return undefined;
     if (!worker.opened.has(session)) {
       worker.opened.add(session);
-      worker.post({ t: 'open', session, init: this.sessions.get(session)!.init });
+      worker.post({ t: 'open', session, init });
     }
     const id = this.nextCall++;
-    worker.sent();
     this.ran++;
-    return new Promise<T>((resolve, reject) => {
-      worker.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.post({ t: 'run', id, session, op, block: this.blockRef(block, op === 'traceBlock'), root, args });
-    });
+    const ref = this.blockRef(block, op === 'traceBlock');
+    return new Promise((resolve, reject) =>
+      worker.send(
+        id,
+        { resolve: resolve as (value: unknown) => void, reject },
+        { t: 'run', id, session, op, block: ref, root, args },
+      ),
+    );
   }
 
   /**
@@ -170,10 +181,22 @@ export class CallPool {
    * @internal
    */
   async ready(session: number): Promise<void> {
-    const { size } = this.sessions.get(session)!;
-    if (this.workers.length < size) this.grow(size);
+    this.withThreads(session);
     await Promise.all(this.workers.map((worker) => worker.started));
     if (this.failed !== undefined) throw this.failed;
+  }
+
+  /** The session, its threads started (the pool grows to the most any session asks for). */
+  private withThreads(session: number): { init: SessionInit; host: SessionHost; size: number } {
+    const opened = this.sessions.get(session)!;
+    while (this.failed === undefined && this.workers.length < opened.size)
+      this.workers.push(
+        new CallWorker(
+          (worker, message) => this.onMessage(worker, message),
+          (worker, error) => this.onExit(worker, error),
+        ),
+      );
+    return opened;
   }
 
   private blockRef(block: Block, full: boolean): BlockRef {
@@ -186,24 +209,12 @@ export class CallPool {
     return ref;
   }
 
-  private grow(size: number): void {
-    while (this.failed === undefined && this.workers.length < size)
-      this.workers.push(
-        new CallWorker(
-          (worker, message) => this.onMessage(worker, message),
-          (worker, error) => this.onExit(worker, error),
-        ),
-      );
-  }
-
   private onMessage(worker: CallWorker, message: FromWorker): void {
     switch (message.t) {
       case 'done':
       case 'failed': {
-        const waiting = worker.waiting.get(message.id);
+        const waiting = worker.answered(message.id);
         if (waiting === undefined) return;
-        worker.waiting.delete(message.id);
-        worker.finished();
         if (message.t === 'done') waiting.resolve(message.value);
         else waiting.reject(errorFrom(message.error));
         return;
@@ -239,56 +250,21 @@ export class CallPool {
   }
 }
 
-type Result<K extends CallOp> = Awaited<ReturnType<Simulator[K]>>;
-
-/** One chain's calls in the pool, with the Simulator's signatures; undefined: run it on the main thread. */
+/** One chain's calls in the pool; `run` answers undefined when the main thread is to run it. */
 export class CallSession {
   constructor(
     private readonly pool: CallPool,
     private readonly id: number,
   ) {}
 
-  call(block: Block, root: Uint8Array, ...args: CallOps['call']): Promise<Result<'call'>> | undefined {
-    return this.pool.run(this.id, 'call', block, root, args);
-  }
-
-  estimateGas(
+  /** `op` on the state `root` after `block`, with the Simulator method's arguments after those two. */
+  run<K extends CallOp>(
+    op: K,
     block: Block,
     root: Uint8Array,
-    ...args: CallOps['estimateGas']
-  ): Promise<Result<'estimateGas'>> | undefined {
-    return this.pool.run(this.id, 'estimateGas', block, root, args);
-  }
-
-  createAccessList(
-    block: Block,
-    root: Uint8Array,
-    ...args: CallOps['createAccessList']
-  ): Promise<Result<'createAccessList'>> | undefined {
-    return this.pool.run(this.id, 'createAccessList', block, root, args);
-  }
-
-  /** A call's line counts, as linea_estimateGas counts them (l2_traceCallLineCounts). */
-  countCall(block: Block, root: Uint8Array, ...args: CallOps['countCall']): Promise<Result<'countCall'>> | undefined {
-    return this.pool.run(this.id, 'countCall', block, root, args);
-  }
-
-  traceCall(block: Block, root: Uint8Array, ...args: CallOps['traceCall']): Promise<Result<'traceCall'>> | undefined {
-    return this.pool.run(this.id, 'traceCall', block, root, args);
-  }
-
-  /** eth_simulateV1's blocks on top of `block`, as data (simulate.ts simulatedBlockFrom makes them again). */
-  simulate(block: Block, root: Uint8Array, ...args: CallOps['simulate']): Promise<SimulatedBlockData[]> | undefined {
-    return this.pool.run(this.id, 'simulate', block, root, args);
-  }
-
-  /** A mined block's transactions traced again on `root`, its parent's state. */
-  traceBlock(
-    block: Block,
-    root: Uint8Array,
-    ...args: CallOps['traceBlock']
-  ): Promise<Result<'traceBlock'>> | undefined {
-    return this.pool.run(this.id, 'traceBlock', block, root, args);
+    ...args: CallOps[K]
+  ): Promise<CallResultOf<K>> | undefined {
+    return this.pool.run(this.id, op, block, root, args);
   }
 
   /** Resolves once the workers are ready to take this chain's calls; rejects if one failed to start. */

@@ -16,6 +16,7 @@ import { initFastCrypto } from '../../config/fastCrypto';
 import type { LineCounts } from '../../lines/conflation';
 import { LineLimits } from '../../lines/lineLimits';
 import { FlatState } from '../../state/flatState';
+import { storedBlockOptions } from '../../store/chainStore';
 import type { StateSource } from '../../state/stateDb';
 import { LruCache } from '../../support/lru';
 import { simulatedBlockData } from '../simulate';
@@ -80,11 +81,11 @@ class Session {
     return new Session(simulator, common, scheduled);
   }
 
-  /** The block as the main thread's store decodes it (chainStore.ts getBlock); a call's without its transactions. */
+  /** The block as the main thread's store decodes it; a call's without its transactions. */
   block(ref: BlockRef): Block {
     let block = this.blocks.get(ref.id);
     if (block === undefined) {
-      const opts = { common: this.common, setHardfork: this.scheduled, skipConsensusFormatValidation: true };
+      const opts = storedBlockOptions(this.common, this.scheduled);
       block = ref.full
         ? createBlockFromRLP(ref.rlp, opts)
         : new Block(createBlockHeaderFromRLP(ref.rlp, opts), [], [], undefined, opts);

@@ -7,7 +7,8 @@ import * as chainErrors from '../../errors';
 import type { CallRequest, SimulatorOptions, StateOverride } from '../scratchVm';
 import type { LimitsSpec } from '../../lines/lineLimits';
 import { SimulateError } from '../simulate';
-import type { SimBlockInput, SimOptions } from '../simulate';
+import type { SimBlockInput, SimOptions, SimulatedBlockData } from '../simulate';
+import type { Simulator } from '../simulator';
 import type { TraceOptions } from '../tracers/tracer';
 
 /** What a worker needs to run a chain's calls: the chain's configuration, as openChain makes it. */
@@ -41,6 +42,11 @@ export interface CallOps {
   simulate: [input: SimBlockInput<StateOverride>[], opts: SimOptions];
 }
 export type CallOp = keyof CallOps;
+
+/** What each use answers: the Simulator method's result, an eth_simulateV1 block as data. */
+export type CallResultOf<K extends CallOp> = K extends 'simulate'
+  ? SimulatedBlockData[]
+  : Awaited<ReturnType<Simulator[Exclude<K, 'simulate'>]>>;
 
 export type ToWorker =
   | { t: 'open'; session: number; init: SessionInit }
