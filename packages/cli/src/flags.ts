@@ -96,7 +96,9 @@ Mining
 
 Storage
   --data-dir DIR            database directory (default ./.l2devnet); an existing one is resumed
-  --in-memory               keep everything in memory; nothing is written to disk
+  --in-memory               keep the chain in memory; nothing is kept on disk after it stops
+  --memory-limit MB         with --in-memory: the MiB of blocks, receipts and state held in memory; the
+                            older ones go to a temporary file, removed when the node stops (default 64)
   --import FILE             import FILE's blocks (as geth export writes them) before serving; as
                             l2devnet import does (l2devnet import --help). The node then follows the
                             chain: safe and finalized at its tip (l2_setFinality moves them), and no
@@ -264,6 +266,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'tx-pool-priority-senders': { type: 'string', multiple: true },
   'auto-impersonate': { type: 'boolean' },
   'data-dir': { type: 'string' },
+  'memory-limit': { type: 'string' },
   'in-memory': { type: 'boolean' },
   state: { type: 'string' },
   'load-state': { type: 'string' },
@@ -374,6 +377,8 @@ export function parseFlags(argv: string[]): ParsedFlags {
   const flag = (name: string) => values[name] === true;
   if (flag('in-memory') && s('data-dir') !== undefined)
     throw new FlagError('--in-memory and --data-dir cannot be combined');
+  if (s('memory-limit') !== undefined && !flag('in-memory'))
+    throw new FlagError('--memory-limit applies with --in-memory (a chain in --data-dir is on disk already)');
   const verbosity = ((values.verbose as boolean[] | undefined) ?? []).length;
   const state = s('state');
   if (state !== undefined && (s('load-state') !== undefined || s('dump-state') !== undefined))
@@ -418,6 +423,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       mining: flag('no-mining') ? false : undefined,
       blockTime: seconds('block-time', s('block-time')),
       dataDir: flag('in-memory') ? undefined : (s('data-dir') ?? DEFAULT_DATA_DIR),
+      memoryLimit: int('memory-limit', s('memory-limit'), 1),
       import: s('import'),
       head: big('head', s('head')),
       tracer: s('tracer') as NodeOptions['tracer'],

@@ -36,6 +36,12 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 /** More call threads than this only share the same cores. */
 const MAX_WORKERS = 64;
 
+/**
+ * A chain in memory holds this many MiB of its rows, the rest in a temporary file: the head's
+ * state stays in memory, and 20,000 blocks (about 5 KB of system contract state each) stay under it.
+ */
+const DEFAULT_MEMORY_LIMIT_MB = 64;
+
 /** Every option of a node, by group, as the command's flags and createDevnet's fields name them. */
 export interface NodeOptions {
   // Network
@@ -132,6 +138,8 @@ export interface NodeOptions {
   // Storage
   /** Database directory; without it everything stays in memory. `--data-dir`, `--in-memory` */
   dataDir?: string;
+  /** Without `dataDir`: MiB of blocks, receipts and state held in memory, the older ones in a temporary file (default 64). `--memory-limit` */
+  memoryLimit?: number;
   /** Import this file's blocks (as geth export writes them) before serving. `--import` */
   import?: string;
   /** With `import`: import up to this block. `--head` */
@@ -278,6 +286,7 @@ const FLAGS: Record<OptionName, string> = {
   mining: '--no-mining',
   blockTime: '--block-time',
   dataDir: '--data-dir',
+  memoryLimit: '--memory-limit',
   import: '--import FILE',
   head: '--head',
   tracer: '--tracer',
@@ -363,6 +372,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const count = (option: OptionName, value: number | undefined, min = 0) =>
     value === undefined ? undefined : Number(integer(option, value, min));
 
+  if (opts.memoryLimit !== undefined && opts.dataDir !== undefined)
+    throw new OptionError(style.exclusive('memoryLimit', 'dataDir'));
   if (opts.workers !== undefined && opts.workers > MAX_WORKERS)
     throw bad('workers', `must be at most ${MAX_WORKERS}`, opts.workers);
   if (opts.preset !== undefined && !(opts.preset in PRESETS))
@@ -415,6 +426,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
     dataDir: opts.dataDir === undefined ? undefined : resolve(opts.dataDir),
+    memoryLimitMb:
+      opts.dataDir === undefined ? (count('memoryLimit', opts.memoryLimit, 1) ?? DEFAULT_MEMORY_LIMIT_MB) : undefined,
     mining: miningMode(opts, style, bad),
     finalizedDepth: integer('finalityDepth', opts.finalityDepth),
     safeDepth: integer('safeDepth', opts.safeDepth),
@@ -518,6 +531,7 @@ function l1Of(
     accounts: l2.accounts,
     balance: l2.balance,
     dataDir: l2.dataDir === undefined ? undefined : join(l2.dataDir, 'l1'),
+    memoryLimitMb: l2.memoryLimitMb,
     mining:
       opts.l1BlockTime === undefined
         ? { mode: 'auto' }

@@ -47,6 +47,7 @@ test('--help documents every flag', async () => {
     '--genesis',
     '--data-dir',
     '--in-memory',
+    '--memory-limit',
     '--block-time',
     '--no-mining',
     '--limits',
@@ -98,6 +99,9 @@ test.each([
   [['--rpc-evm-timeout', '5 seconds'], '--rpc-evm-timeout must be a duration like 5s, 500ms or 2m; got "5 seconds"'],
   [['--workers', 'all'], '--workers must be an integer of at least 0; got "all"'],
   [['--workers', '65'], '--workers must be at most 64; got "65"'],
+  [['--in-memory', '--memory-limit', '0'], '--memory-limit must be an integer of at least 1; got "0"'],
+  [['--in-memory', '--memory-limit', '1G'], '--memory-limit must be an integer of at least 1; got "1G"'],
+  [['--memory-limit', '64'], '--memory-limit applies with --in-memory (a chain in --data-dir is on disk already)'],
 ])('a bad flag %j exits with code 2 and says why', async (args, message) => {
   const { code, stderr } = await runToEnd(args);
   expect(code).toBe(2);

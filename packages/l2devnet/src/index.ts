@@ -107,6 +107,8 @@ export interface DevnetOptions {
   // --- Storage
   /** Database directory; without it everything stays in memory (the command's `--in-memory`). `--data-dir` */
   dataDir?: string;
+  /** Without `dataDir`: MiB of blocks, receipts and state held in memory, the older ones in a temporary file (default 64). `--memory-limit` */
+  memoryLimit?: number;
   /** Import this file's blocks (as geth export writes them) before starting; the chain is then followed, mined on request only. `--import` */
   import?: string;
   /** With `import`: import up to this block. `--head` */

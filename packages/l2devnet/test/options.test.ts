@@ -2,7 +2,7 @@
  * Every option the command has, reached through createDevnet with the same meaning, group by group as
  * `l2devnet --help` lists them: each test sets the group's options and checks what each one does.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -346,4 +346,53 @@ test('workers: the threads calls run in, none with 0', async () => {
     await expect(createDevnet({ workers })).rejects.toThrow(
       new DevnetOptionError(`createDevnet: option workers ${why}`),
     );
+});
+
+/** Files this process holds open under the system's temporary directory, unlinked or not (Linux). */
+function openRowsFiles(): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((path) => path.includes('l2devnet-rows-'));
+}
+
+test('memoryLimit: past it the oldest rows go to a temporary file, and every block still reads as it did', async () => {
+  const before = openRowsFiles();
+  const devnet = await createDevnet({ memoryLimit: 1 });
+  const hash = await request(devnet, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+  const early = async () =>
+    Promise.all([
+      request(devnet, 'eth_getBlockByNumber', '0x1', true),
+      request(devnet, 'eth_getTransactionReceipt', hash),
+      request(devnet, 'eth_getProof', BOB, [], '0x1'),
+      request(devnet, 'eth_getBalance', BOB, '0x0'),
+    ]);
+  const answers = await early();
+  // About 5 KB of state a block: 2,000 blocks fill the map's first 8 MiB buffer.
+  await request(devnet, 'anvil_mine', '0x7d0');
+  expect(openRowsFiles().length).toBe(before.length + 1);
+  expect(openRowsFiles().at(-1)).toMatch(/l2devnet-rows-\w+\/rows \(deleted\)$/);
+  expect(await early()).toEqual(answers);
+  expect(await request(devnet, 'eth_getBalance', BOB, 'latest')).toBe(
+    `0x${(BigInt(answers[3] as string) + 1n).toString(16)}`,
+  );
+  await devnet.close();
+  expect(openRowsFiles()).toEqual(before);
+
+  await expect(createDevnet({ memoryLimit: 0 })).rejects.toThrow(
+    new DevnetOptionError('createDevnet: option memoryLimit must be at least 1; got "0"'),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'l2devnet-limit-'));
+  try {
+    await expect(createDevnet({ memoryLimit: 8, dataDir: dir })).rejects.toThrow(
+      new DevnetOptionError('createDevnet: options memoryLimit and dataDir exclude each other'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -37,6 +37,11 @@ export class Calls {
     return this.workers?.ran ?? 0;
   }
 
+  /** How many call threads this process runs now (they stop when idle). */
+  get workerThreads(): number {
+    return this.workers?.threads ?? 0;
+  }
+
   /** Leaves the call workers (the chain closes). */
   close(): void {
     this.workers?.close();

@@ -47,6 +47,11 @@ import { Traces } from './traces';
 export interface ChainOptions extends GenesisOptions {
   /** Where the database lives; undefined keeps everything in memory. */
   dataDir?: string;
+  /**
+   * Without `dataDir`: the MiB of blocks, receipts and state held in memory; past it the oldest go
+   * to a temporary file and are read from there (store/byteMap.ts). Default no limit.
+   */
+  memoryLimitMb?: number;
   mining?: MiningMode;
   clock?: NodeClock;
   /** `finalized` is this many blocks behind `latest`; default 64 (as Anvil). */
@@ -147,7 +152,10 @@ export class Chain {
   /** Opens (or creates) the chain. */
   static async create(opts: ChainOptions = {}): Promise<Chain> {
     await initFastCrypto();
-    const kv = await openKvStore(opts.dataDir);
+    const kv = await openKvStore(
+      opts.dataDir,
+      opts.memoryLimitMb === undefined ? undefined : opts.memoryLimitMb * 2 ** 20,
+    );
     try {
       if (opts.dataDir !== undefined) await refuseForeignDatabase(kv, opts.dataDir);
       return await Chain.open(kv, opts);

@@ -60,8 +60,13 @@ async function* inBatches(it: BytesIterator): AsyncIterable<[Uint8Array, Uint8Ar
 
 const ENCODING = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
-export async function openKvStore(dataDir: string | undefined): Promise<KvStore> {
-  if (dataDir === undefined) return new MemoryKvStore(levelStore(new MemoryLevel(ENCODING) as unknown as BytesLevel));
+/**
+ * The chain's database: LevelDB in `dataDir`, or without one in memory, where the point rows held
+ * in memory stay under `memoryLimit` bytes (default no limit) and older ones go to a temporary file.
+ */
+export async function openKvStore(dataDir: string | undefined, memoryLimit?: number): Promise<KvStore> {
+  if (dataDir === undefined)
+    return new MemoryKvStore(levelStore(new MemoryLevel(ENCODING) as unknown as BytesLevel), memoryLimit);
   refuseForeignFiles(dataDir);
   const db = new Level<Uint8Array, Uint8Array>(dataDir, ENCODING) as unknown as BytesLevel;
   try {
@@ -165,13 +170,20 @@ const RANGED_TABLES = new Set([0x61, 0x6f, 0x6c, 0x58, 0x63, 0x70]); // 'a' 'o' 
 /**
  * In-memory mode: point reads and writes (state nodes, blocks, receipts) go to a hash map over a
  * few large buffers (byteMap.ts), which costs a fraction of an ordered tree; only the tables read by
- * range (log index, exclusion order, credits, pool) use the ordered memory-level store.
+ * range (log index, exclusion order, credits, pool) use the ordered memory-level store. With a
+ * memory limit the map keeps its oldest rows in a temporary file (byteMap.ts); a read of them costs
+ * a read of the kernel's file cache, still far less than the on-disk database's.
  */
 class MemoryKvStore implements KvStore {
   readonly inMemory = true;
-  private readonly map = new ByteMap();
+  private readonly map: ByteMap;
 
-  constructor(private readonly ordered: KvStore) {}
+  constructor(
+    private readonly ordered: KvStore,
+    memoryLimit: number | undefined,
+  ) {
+    this.map = new ByteMap({ memoryLimit });
+  }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     return RANGED_TABLES.has(key[0]) ? this.ordered.get(key) : this.map.get(key);
@@ -198,6 +210,7 @@ class MemoryKvStore implements KvStore {
   }
 
   close(): Promise<void> {
+    this.map.close();
     return this.ordered.close();
   }
 }

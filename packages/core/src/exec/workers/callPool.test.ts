@@ -15,6 +15,7 @@ import type { ChainOptions } from '../../chain/chain';
 import { DEFAULT_LIMITS, LineLimits } from '../../lines/lineLimits';
 import { NodeClock } from '../../chain/clock';
 import type { SimulatedBlock } from '../simulate';
+import { CallPool } from './callPool';
 import type { CallRequest } from '../simulator';
 
 const COUNTER_INCREMENT = '0xd09de08a';
@@ -266,5 +267,35 @@ describe('call workers', () => {
     expect(finished).toEqual(['count', 'loop']);
     expect(stopped).toMatchObject({ error: 'ExecutionTimeoutError', message: 'execution aborted (timeout = 300ms)' });
     expect(stopped).toEqual(await outcome(onMain.calls.call({ data: LOOP }, onMain.headNumber)));
+  });
+
+  test('the threads stop when no call came for a while, and start again with the next call', async () => {
+    const idle = CallPool.setIdle(300);
+    try {
+      const chain = await open(2);
+      chains.push(chain);
+      await chain.calls.workersReady();
+      const counter = await deploy(chain, 'Counter');
+      const count = () => chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+      const before = chain.calls.workerCalls;
+      // Calls every 100 ms keep them.
+      for (let i = 0; i < 6; i++) {
+        await count();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(chain.calls.workerThreads).toBe(2);
+      expect(chain.calls.workerCalls - before).toBe(6);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(chain.calls.workerThreads).toBe(0);
+      // The next call runs on the main thread while they start.
+      const answer = await count();
+      expect(chain.calls.workerCalls - before).toBe(6);
+      expect(chain.calls.workerThreads).toBe(2);
+      await chain.calls.workersReady();
+      expect(await count()).toEqual(answer);
+      expect(chain.calls.workerCalls - before).toBe(7);
+    } finally {
+      CallPool.setIdle(idle);
+    }
   });
 });

@@ -37,6 +37,12 @@ const YOUNG_GENERATION_MB = 8;
 /** How long the threads outlive the last chain (a test process opens the next one soon). */
 const LINGER_MS = 2_000;
 
+/**
+ * How long the threads stay with no call before they stop, giving their memory back (about 50 MiB
+ * each); the next call runs on the main thread while they start again (about 100 ms).
+ */
+const IDLE_MS = 10_000;
+
 /** The worker's script: beside this file once built; the build's when run from TypeScript sources (tests). */
 function workerScript(): string {
   const built = join(__dirname, 'callWorker.js');
@@ -108,10 +114,25 @@ export class CallPool {
   private readonly headers = new WeakMap<Block, BlockRef>();
   private readonly fullBlocks = new WeakMap<Block, BlockRef>();
   private lingering: NodeJS.Timeout | undefined;
+  private idleCheck: NodeJS.Timeout | undefined;
+  /** When the last call was sent to a worker (performance.now()). */
+  private lastCall = 0;
+  private static idleMs = IDLE_MS;
   /** Calls run in the workers so far. */
   ran = 0;
+  get threads(): number {
+    return this.workers.length;
+  }
   /** Why a thread failed to start: none is started again, and calls run on the main thread. */
   private failed: Error | undefined;
+
+  /** @internal How long the threads stay with no call (tests shorten it); the previous value. */
+  static setIdle(ms: number): number {
+    const was = CallPool.idleMs;
+    CallPool.idleMs = ms;
+    if (CallPool.shared !== undefined && CallPool.shared.workers.length > 0) CallPool.shared.watchIdle(ms);
+    return was;
+  }
 
   /** Opens a chain's session in the process's pool, which grows to `size` threads. */
   static open(size: number, init: SessionInit, host: SessionHost): CallSession {
@@ -137,9 +158,22 @@ export class CallPool {
   }
 
   private stop(): void {
+    clearTimeout(this.idleCheck);
     const workers = this.workers;
     this.workers = [];
     for (const worker of workers) void worker.thread.terminate();
+  }
+
+  /** Stops the threads once none has had a call for `idleMs`. */
+  private watchIdle(delay: number): void {
+    clearTimeout(this.idleCheck);
+    this.idleCheck = setTimeout(() => {
+      const quiet = performance.now() - this.lastCall;
+      if (this.workers.some((w) => w.waiting.size > 0)) this.watchIdle(CallPool.idleMs);
+      else if (quiet < CallPool.idleMs) this.watchIdle(CallPool.idleMs - quiet);
+      else this.stop();
+    }, delay);
+    this.idleCheck.unref();
   }
 
   /**
@@ -165,6 +199,7 @@ export class CallPool {
     }
     const id = this.nextCall++;
     this.ran++;
+    this.lastCall = performance.now();
     const ref = this.blockRef(block, op === 'traceBlock');
     return new Promise((resolve, reject) =>
       worker.send(
@@ -189,7 +224,12 @@ export class CallPool {
   /** The session, its threads started (the pool grows to the most any session asks for). */
   private withThreads(session: number): { init: SessionInit; host: SessionHost; size: number } {
     const opened = this.sessions.get(session)!;
-    while (this.failed === undefined && this.workers.length < opened.size)
+    if (this.failed !== undefined || this.workers.length >= opened.size) return opened;
+    if (this.workers.length === 0) {
+      this.lastCall = performance.now();
+      this.watchIdle(CallPool.idleMs);
+    }
+    while (this.workers.length < opened.size)
       this.workers.push(
         new CallWorker(
           (worker, message) => this.onMessage(worker, message),
@@ -275,6 +315,11 @@ export class CallSession {
   /** How many calls the process's workers have run (every chain's). */
   get ran(): number {
     return this.pool.ran;
+  }
+
+  /** How many threads the process's pool has started and not stopped. */
+  get threads(): number {
+    return this.pool.threads;
   }
 
   close(): void {
