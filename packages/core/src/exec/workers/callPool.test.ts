@@ -269,6 +269,23 @@ describe('call workers', () => {
     expect(stopped).toEqual(await outcome(onMain.calls.call({ data: LOOP }, onMain.headNumber)));
   });
 
+  test('a thread still starting is not stopped for want of calls', async () => {
+    const idle = CallPool.setIdle(10);
+    try {
+      const chain = await open(2);
+      chains.push(chain);
+      // The earlier tests' threads stop; new ones take longer than 10 ms to start, and are kept until ready.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(chain.calls.workerThreads).toBe(0);
+      await chain.calls.workersReady();
+      expect(chain.calls.workerThreads).toBe(2);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(chain.calls.workerThreads).toBe(0);
+    } finally {
+      CallPool.setIdle(idle);
+    }
+  });
+
   test('the threads stop when no call came for a while, and start again with the next call', async () => {
     const idle = CallPool.setIdle(300);
     try {

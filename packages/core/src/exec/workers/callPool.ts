@@ -164,12 +164,12 @@ export class CallPool {
     for (const worker of workers) void worker.thread.terminate();
   }
 
-  /** Stops the threads once none has had a call for `idleMs`. */
+  /** Stops the threads once none has had a call for `idleMs` (a thread still starting counts as busy). */
   private watchIdle(delay: number): void {
     clearTimeout(this.idleCheck);
     this.idleCheck = setTimeout(() => {
       const quiet = performance.now() - this.lastCall;
-      if (this.workers.some((w) => w.waiting.size > 0)) this.watchIdle(CallPool.idleMs);
+      if (this.workers.some((w) => !w.ready || w.waiting.size > 0)) this.watchIdle(CallPool.idleMs);
       else if (quiet < CallPool.idleMs) this.watchIdle(CallPool.idleMs - quiet);
       else this.stop();
     }, delay);
