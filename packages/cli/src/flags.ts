@@ -162,8 +162,7 @@ RPC
   --rpc-gas-cap GAS         the gas eth_call, eth_estimateGas and an eth_simulateV1 request may use, as
                             geth's --rpc.gascap (default 10x the block gas limit)
   --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces,
-                            beside the one that serves; 0 runs them on that one (default: one per core
-                            but the serving one, at least one)
+                            beside the one that serves; 0 runs them on that one (default: one per core)
 
 Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
 linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,

@@ -133,8 +133,7 @@ export interface GenesisOptions {
   rpcGasCap?: bigint;
   /**
    * Threads that run calls (eth_call, the gas estimates, eth_createAccessList, eth_simulateV1, line
-   * counts of calls) and traces (exec/workers/); default one per core but the main thread's (at
-   * least one), 0 for the main thread alone.
+   * counts of calls) and traces (exec/workers/); default one per core, 0 for the main thread alone.
    * A forked chain's calls run on the main thread, which fetches the remote state.
    */
   workers?: number;
@@ -286,7 +285,7 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
-  const workerCount = opts.workers ?? Math.max(1, availableParallelism() - 1);
+  const workerCount = opts.workers ?? availableParallelism();
   const workers =
     workerCount === 0 || forked !== undefined
       ? undefined
