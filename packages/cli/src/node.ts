@@ -156,7 +156,7 @@ async function listen(
     host: where.host,
     port: where.port,
     apiKeys: config.apiKeys,
-    ledger: await CreditLedger.open(chain.kv, config.dailyCredits, output.creditClock),
+    ledger: await CreditLedger.open(() => chain.kv, config.dailyCredits, output.creditClock),
     maxBodyBytes: config.maxBodyBytes,
     maxBatch: config.maxBatch,
     maxWsMessageBytes: config.maxWsMessageBytes,

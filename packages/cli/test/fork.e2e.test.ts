@@ -617,6 +617,9 @@ test('anvil_reset({ forking }) makes an in-memory node a fork of any remote at a
     const { createTestClient, http } = await import('viem');
     const client = createTestClient({ mode: 'anvil', transport: http(node.url) });
     await client.reset({ blockNumber: forkBlock - 1n, jsonRpcUrl: proxy.url });
+    // The credits spent are written every second to the chain's database: the new one's, not the
+    // closed one's (the node used to stop at that write, "Database is not open").
+    await new Promise((r) => setTimeout(r, 1_100));
     expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock - 1n);
     expect(BigInt(await call(node.url, 'eth_call', [{ to: tokenAddress, data }, 'latest']))).toBe(41n * 10n ** 18n);
     // The block filter made before both resets still hears blocks.

@@ -34,6 +34,29 @@ const todaysRows = (kv: { rows: Map<string, Uint8Array> }) =>
   [...kv.rows.keys()].filter((k) => k.startsWith(hex(Buffer.from(`c${utcDay(NOW)}\0`)))).length;
 
 describe('CreditLedger', () => {
+  test('given the database as a function, it writes to the one the function answers at each flush (a refork replaces it)', async () => {
+    const first = memoryKv();
+    const second = memoryKv();
+    let current = first;
+    const ledger = await CreditLedger.open(
+      () => current,
+      10,
+      () => NOW,
+    );
+    try {
+      ledger.charge('a', 3);
+      await ledger.flush();
+      expect(todaysRows(first)).toBe(1);
+      current = second;
+      ledger.charge('a', 2);
+      await ledger.flush();
+      expect(todaysRows(second)).toBe(1);
+      expect([...second.rows.values()].map((v) => Buffer.from(v).toString())).toEqual(['5']);
+    } finally {
+      await ledger.close();
+    }
+  });
+
   test('an unlimited ledger counts at most MAX_UNLIMITED_KEYS keys, in memory and in rows, dropping the least recently charged', async () => {
     const kv = memoryKv();
     const ledger = await CreditLedger.open(kv, undefined, () => NOW);

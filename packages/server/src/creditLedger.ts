@@ -56,7 +56,8 @@ export class CreditLedger {
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
-    private readonly kv: KvStore | undefined,
+    /** The database the rows go to, asked each time: anvil_reset's `forking` gives an in-memory chain a new one. */
+    private readonly store: () => KvStore | undefined,
     readonly dailyCredits: number | undefined,
     private readonly now: () => number,
   ) {
@@ -64,13 +65,16 @@ export class CreditLedger {
     this.dayEndsAt = nextUtcMidnight(now());
   }
 
-  /** Loads today's spending from the database and starts the periodic flush. */
+  /**
+   * Loads today's spending from the database and starts the periodic flush. `kv` is the database, or
+   * a function that answers the current one (a chain's `kv`, which a refork replaces).
+   */
   static async open(
-    kv: KvStore | undefined,
+    kv: KvStore | (() => KvStore) | undefined,
     dailyCredits: number | undefined,
     now: () => number = Date.now,
   ): Promise<CreditLedger> {
-    const ledger = new CreditLedger(kv, dailyCredits, now);
+    const ledger = new CreditLedger(typeof kv === 'function' ? kv : () => kv, dailyCredits, now);
     await ledger.load();
     ledger.timer = setInterval(() => void ledger.flush(), FLUSH_INTERVAL_MS);
     ledger.timer.unref();
@@ -78,11 +82,12 @@ export class CreditLedger {
   }
 
   private async load(): Promise<void> {
-    if (this.kv === undefined) return;
+    const kv = this.store();
+    if (kv === undefined) return;
     const prefix = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 0]);
     const end = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 1]);
     const limit = this.dailyCredits === undefined ? MAX_UNLIMITED_KEYS : undefined;
-    for await (const [k, v] of this.kv.range(prefix, end, limit)) {
+    for await (const [k, v] of kv.range(prefix, end, limit)) {
       this.used.set(dec.decode(k.subarray(prefix.length)), Number(dec.decode(v)));
     }
   }
@@ -145,7 +150,8 @@ export class CreditLedger {
   }
 
   async flush(): Promise<void> {
-    if (this.kv === undefined) {
+    const kv = this.store();
+    if (kv === undefined) {
       this.dropped.clear();
       return;
     }
@@ -158,7 +164,7 @@ export class CreditLedger {
     for (const key of this.dropped) ops.push({ type: 'del', key: rowKey(this.day, key) });
     this.dirty = new Set();
     this.dropped = new Set();
-    await this.kv.batch(ops);
+    await kv.batch(ops);
   }
 
   async close(): Promise<void> {

@@ -47,7 +47,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   const { chain: chainOpts, dailyCredits, creditClock, requireCallFrom, ...serverOpts } = opts;
   const chain = await Chain.create(chainOpts);
   const rpc = createRpc(chain, { requireCallFrom });
-  const ledger = await CreditLedger.open(chain.kv, dailyCredits, creditClock);
+  const ledger = await CreditLedger.open(() => chain.kv, dailyCredits, creditClock);
   const server = await startServer(rpc, { port: 0, ...serverOpts, ledger });
   const url = server.url;
   const post: TestNode['post'] = async (body, path = '/', headers = {}) => {
