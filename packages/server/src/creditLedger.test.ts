@@ -33,6 +33,14 @@ function memoryKv(): KvStore & { rows: Map<string, Uint8Array> } {
 const todaysRows = (kv: { rows: Map<string, Uint8Array> }) =>
   [...kv.rows.keys()].filter((k) => k.startsWith(hex(Buffer.from(`c${utcDay(NOW)}\0`)))).length;
 
+/** A ledger over `kv` at NOW. */
+const openLedger = (kv: KvStore, dailyCredits: number | undefined) =>
+  CreditLedger.open(
+    () => kv,
+    dailyCredits,
+    () => NOW,
+  );
+
 describe('CreditLedger', () => {
   test('given the database as a function, it writes to the one the function answers at each flush (a refork replaces it)', async () => {
     const first = memoryKv();
@@ -59,7 +67,7 @@ describe('CreditLedger', () => {
 
   test('an unlimited ledger counts at most MAX_UNLIMITED_KEYS keys, in memory and in rows, dropping the least recently charged', async () => {
     const kv = memoryKv();
-    const ledger = await CreditLedger.open(kv, undefined, () => NOW);
+    const ledger = await openLedger(kv, undefined);
     try {
       for (let i = 0; i < MAX_UNLIMITED_KEYS + 5_000; i++) {
         ledger.charge(`junk-${i}`, 1);
@@ -75,14 +83,14 @@ describe('CreditLedger', () => {
       await ledger.close();
     }
     // A restart loads no more than the bound either.
-    const reopened = await CreditLedger.open(kv, undefined, () => NOW);
+    const reopened = await openLedger(kv, undefined);
     expect(reopened.keys).toBe(MAX_UNLIMITED_KEYS);
     await reopened.close();
   });
 
   test('a ledger with a daily balance keeps every key, so no balance can be reset by crowding it out', async () => {
     const kv = memoryKv();
-    const ledger = await CreditLedger.open(kv, 10, () => NOW);
+    const ledger = await openLedger(kv, 10);
     try {
       for (let i = 0; i < MAX_UNLIMITED_KEYS + 100; i++) ledger.charge(`key-${i}`, 10);
       await ledger.flush();

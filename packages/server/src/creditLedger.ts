@@ -57,7 +57,7 @@ export class CreditLedger {
 
   private constructor(
     /** The database the rows go to, asked each time: anvil_reset's `forking` gives an in-memory chain a new one. */
-    private readonly store: () => KvStore | undefined,
+    private readonly store: () => KvStore,
     readonly dailyCredits: number | undefined,
     private readonly now: () => number,
   ) {
@@ -66,15 +66,15 @@ export class CreditLedger {
   }
 
   /**
-   * Loads today's spending from the database and starts the periodic flush. `kv` is the database, or
-   * a function that answers the current one (a chain's `kv`, which a refork replaces).
+   * Loads today's spending from the database `store` answers and starts the periodic flush; it is
+   * asked again at each write (a chain's `kv`, which a refork replaces).
    */
   static async open(
-    kv: KvStore | (() => KvStore) | undefined,
+    store: () => KvStore,
     dailyCredits: number | undefined,
     now: () => number = Date.now,
   ): Promise<CreditLedger> {
-    const ledger = new CreditLedger(typeof kv === 'function' ? kv : () => kv, dailyCredits, now);
+    const ledger = new CreditLedger(store, dailyCredits, now);
     await ledger.load();
     ledger.timer = setInterval(() => void ledger.flush(), FLUSH_INTERVAL_MS);
     ledger.timer.unref();
@@ -82,12 +82,10 @@ export class CreditLedger {
   }
 
   private async load(): Promise<void> {
-    const kv = this.store();
-    if (kv === undefined) return;
     const prefix = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 0]);
     const end = new Uint8Array([P_CREDITS, ...enc.encode(this.day), 1]);
     const limit = this.dailyCredits === undefined ? MAX_UNLIMITED_KEYS : undefined;
-    for await (const [k, v] of kv.range(prefix, end, limit)) {
+    for await (const [k, v] of this.store().range(prefix, end, limit)) {
       this.used.set(dec.decode(k.subarray(prefix.length)), Number(dec.decode(v)));
     }
   }
@@ -150,11 +148,6 @@ export class CreditLedger {
   }
 
   async flush(): Promise<void> {
-    const kv = this.store();
-    if (kv === undefined) {
-      this.dropped.clear();
-      return;
-    }
     if (this.dirty.size === 0 && this.dropped.size === 0) return;
     const ops: KvOp[] = [...this.dirty].map((key) => ({
       type: 'put',
@@ -164,7 +157,7 @@ export class CreditLedger {
     for (const key of this.dropped) ops.push({ type: 'del', key: rowKey(this.day, key) });
     this.dirty = new Set();
     this.dropped = new Set();
-    await kv.batch(ops);
+    await this.store().batch(ops);
   }
 
   async close(): Promise<void> {
