@@ -33,11 +33,15 @@ export class Conflation {
     this.bundle[module] = (this.bundle[module] ?? 0) + n;
   }
 
-  /** Adds an operation of a deduplicating module: nothing when an equal one is in the conflation. */
-  addOnce(key: string, module: string, n: number): void {
-    if (this.seen.has(key) || this.bundleSeen.has(key)) return;
+  /**
+   * Adds an operation of a deduplicating module: nothing when an equal one is in the conflation.
+   * Answers whether the operation is new.
+   */
+  addOnce(key: string, module: string, n: number): boolean {
+    if (this.seen.has(key) || this.bundleSeen.has(key)) return false;
     this.bundleSeen.add(key);
     this.add(module, n);
+    return true;
   }
 
   /** The current transaction is selected: its lines and operations stay. */

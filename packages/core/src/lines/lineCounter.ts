@@ -30,6 +30,8 @@ import {
   addRows,
   hubRowsOfException,
   binRows,
+  byteLen,
+  eucRows,
   extRows,
   logDataRows,
   logInfoRows,
@@ -419,6 +421,18 @@ export class LineCounter {
     this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
   }
 
+  /**
+   * A division another module asks EUC for (London's tracer, module/euc/Euc.java, 658ab6d1): kept
+   * once per dividend and divisor, the dividend as the bytes its caller gives (`width` of them, or
+   * its minimal bytes, one for 0, when undefined: an equal value in another width is another
+   * operation), and each new one asks WCP whether its remainder is below the divisor.
+   */
+  private euc(dividend: bigint, divisor: bigint, width?: number): void {
+    const bytes = width ?? Math.max(1, byteLen(dividend));
+    if (this.c.addOnce(`euc:${bytes}:${hex(dividend)}:${hex(divisor)}`, 'EUC', eucRows(dividend, divisor)))
+      this.wcp(LT, dividend % divisor, divisor);
+  }
+
   /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
   private arith(module: string, key: string, londonRows: () => number): void {
     this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());
@@ -526,8 +540,11 @@ export class LineCounter {
           this.mxp('word');
           c().add('MMU', 4);
           c().add('MMIO', offset % 16n === 0n ? 2 : 32);
-          // London's MMU asks whether the word is limb-aligned (MLoad.java, MStore.java: ISZERO of the byte offset).
-          if (this.mode === 'london') this.wcp(ISZERO, offset % 16n);
+          // London's MMU divides the offset by a limb's 16 bytes (the offset as 8 bytes) and asks
+          // whether the word is limb-aligned (MLoad.java, MStore.java: ISZERO of the remainder).
+          if (this.mode !== 'london') return;
+          this.euc(offset, 16n, 8);
+          this.wcp(ISZERO, offset % 16n);
         };
       case 0x53: // MSTORE8
         return () => {
@@ -788,6 +805,7 @@ export class LineCounter {
     const intrinsic = tx.getIntrinsicGas();
     this.wcp(LEQ, intrinsic, tx.gasLimit);
     const consumed = intrinsic + (result?.execResult.executionGasUsed ?? 0n);
+    this.euc(consumed, MAX_REFUND_QUOTIENT);
     this.wcp(LT, result?.execResult.gasRefund ?? 0n, consumed / MAX_REFUND_QUOTIENT);
     const size = BigInt(tx.data.length);
     this.wcp(ISZERO, size);
@@ -923,7 +941,10 @@ export class LineCounter {
     const firstLimbPadded = extraction < 16n;
     const firstLimb = firstLimbPadded ? extraction : 16n;
     const secondLimb = offset + 32n < size ? 16n : firstLimbPadded ? 0n : extraction - 16n;
-    const byteOffset = (offset + (frame.callDataOffset ?? 0n)) % 16n;
+    this.euc(firstLimb, 16n, 1);
+    const sourceOffset = offset + (frame.callDataOffset ?? 0n);
+    this.euc(sourceOffset, 16n);
+    const byteOffset = sourceOffset % 16n;
     this.wcp(LT, byteOffset + firstLimb, 17n);
     this.wcp(LT, byteOffset + secondLimb, 17n);
     this.wcp(ISZERO, secondLimb);
@@ -1039,6 +1060,10 @@ export class LineCounter {
       if (caller !== undefined) caller.child = 'smc';
       const frame: Frame = { deploying: message.isCreate === true, halted: false, undo: 0 };
       if (this.mode === 'london') {
+        // A transaction's call data goes to its recipient's memory through the MMU (ImcFragment.forTxInit,
+        // ExoToRamTransplants.java: its size, as 4 bytes, divided by 16) when the recipient has code.
+        const size = message.data?.length ?? 0;
+        if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
         frame.codeSize = code.length;
         frame.callDataSize = message.data?.length ?? 0;
         frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);

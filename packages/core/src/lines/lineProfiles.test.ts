@@ -317,14 +317,19 @@ describe('the profiles on programs run through the chain', () => {
     expect((await wcp(91_000n)) - (await wcp(21_100n))).toBe(2 * (3 - 1) + (3 - 2));
   });
 
-  test("London's WCP: OOB's and MMU's comparisons for a CALLDATALOAD", async () => {
+  test("London's WCP and EUC: OOB's, MMU's and EUC's comparisons for a CALLDATALOAD", async () => {
     // PUSH1 0, CALLDATALOAD, POP, STOP
-    const wcp = async (data: Uint8Array) =>
-      (await countsOf('london', '0x6000355000', 'london', { call: { data, gas: 100_000n } })).WCP;
-    // With 36 bytes of call data, OOB's LT(0, 36) and the MMU's LT(32, 36), LT(32, 16), LT(16, 17)
-    // (twice, kept once) and ISZERO(16), and the payload's ISZERO(36); without, OOB's LT(0, 0) is a
-    // stack check's already and the MMU does not run. The rest only changes values, not rows.
-    expect((await wcp(new Uint8Array(36).fill(1))) - (await wcp(new Uint8Array()))).toBe(1 + 4 + 1);
+    const counts = (data: Uint8Array) =>
+      countsOf('london', '0x6000355000', 'london', { call: { data, gas: 100_000n } });
+    const [full, empty] = [await counts(new Uint8Array(36).fill(1)), await counts(new Uint8Array())];
+    // With 36 bytes of call data, OOB's LT(0, 36), the MMU's LT(32, 36), LT(32, 16), LT(16, 17)
+    // (twice, kept once) and ISZERO(16), the payload's ISZERO(36), and LT(4, 16) and LT(0, 16) for the
+    // remainders of the MMU's divisions by 16: the call data's size 36 into memory, the first limb's 16
+    // bytes and the offset 0 (that one's remainder is the first's); without, OOB's LT(0, 0) is a stack
+    // check's already and the MMU does not run. The rest only changes values, not rows.
+    expect(full.WCP - empty.WCP).toBe(1 + 4 + 1 + 2);
+    // Those three divisions, one row each (quotients 2, 1, 0 and the divisor 16 are one byte or none).
+    expect(full.EUC - empty.EUC).toBe(3);
   });
 
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
@@ -367,6 +372,9 @@ describe('the profiles on programs run through the chain', () => {
       expect(counts.HUB).toBe(4 + PROFILES.london.spillage.HUB); // TX_SKIP
       expect(counts.BLOCK_TRANSACTIONS).toBe(1);
       expect(counts.RLP_TXN).toBeGreaterThan(100);
+      // TXN_DATA's division of the gas consumed by 5 (21,000 / 5 = 0x1068: two rows), beside the
+      // conflation's 8 placeholder rows (TxndataOperation.java row 3, EucOperation.java).
+      expect(counts.EUC).toBe(8 + 2 + PROFILES.london.spillage.EUC);
     } finally {
       await chain.close();
     }
