@@ -75,6 +75,8 @@ export class Rpc {
   readonly methods: Record<string, Method>;
   readonly feed: ChainFeed;
   private readonly ctx: RpcContext;
+  /** The context of a request on geth's rules without a session: made once, as `ctx` is. */
+  private readonly gethCtx: RpcContext;
   private readonly logError: ErrorLogger;
   /** A forked chain's requests about the remote's blocks go to the remote (made again after a refork). */
   private forkProxy: ForkProxy | undefined;
@@ -91,6 +93,7 @@ export class Rpc {
       requireCallFrom: opts.requireCallFrom ?? true,
       profile: 'service',
     };
+    this.gethCtx = this.contextOf(undefined, 'geth');
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
     this.forkProxy = this.proxyOf(chain.fork);
     this.methods = {
@@ -120,16 +123,12 @@ export class Rpc {
       throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
     try {
       const profile = opts.profile ?? 'service';
-      // geth never requires eth_call's `from`; the service document does, unless --call-from-optional.
       const ctx =
-        opts.session === undefined && profile === 'service'
-          ? this.ctx
-          : {
-              ...this.ctx,
-              session: opts.session,
-              profile,
-              requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
-            };
+        opts.session !== undefined
+          ? this.contextOf(opts.session, profile)
+          : profile === 'service'
+            ? this.ctx
+            : this.gethCtx;
       /** The handler's answer; JSON text only to a transport that sends text. */
       const run = async (p: unknown, text: boolean) => {
         const result = await entry.handler(ctx, parseParams(entry.params, p, profile));
@@ -144,6 +143,16 @@ export class Rpc {
     } catch (e) {
       throw toRpcError(e, this.logError);
     }
+  }
+
+  /** A request's context: geth never requires eth_call's `from`; the service document does, unless --call-from-optional. */
+  private contextOf(session: Session | undefined, profile: Profile): RpcContext {
+    return {
+      ...this.ctx,
+      session,
+      profile,
+      requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
+    };
   }
 
   private proxyOf(fork: ForkState | undefined): ForkProxy | undefined {
