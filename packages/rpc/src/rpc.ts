@@ -77,6 +77,8 @@ export class Rpc {
   private readonly ctx: RpcContext;
   /** The context of a request on geth's rules without a session: made once, as `ctx` is. */
   private readonly gethCtx: RpcContext;
+  /** A session's context, made at its first request (a connection keeps its path's rules). */
+  private readonly sessionCtx = new WeakMap<Session, RpcContext>();
   private readonly logError: ErrorLogger;
   /** A forked chain's requests about the remote's blocks go to the remote (made again after a refork). */
   private forkProxy: ForkProxy | undefined;
@@ -125,7 +127,7 @@ export class Rpc {
       const profile = opts.profile ?? 'service';
       const ctx =
         opts.session !== undefined
-          ? this.contextOf(opts.session, profile)
+          ? this.sessionContext(opts.session, profile)
           : profile === 'service'
             ? this.ctx
             : this.gethCtx;
@@ -153,6 +155,15 @@ export class Rpc {
       profile,
       requireCallFrom: profile === 'service' && this.ctx.requireCallFrom,
     };
+  }
+
+  private sessionContext(session: Session, profile: Profile): RpcContext {
+    let ctx = this.sessionCtx.get(session);
+    if (ctx?.profile !== profile) {
+      ctx = this.contextOf(session, profile);
+      this.sessionCtx.set(session, ctx);
+    }
+    return ctx;
   }
 
   private proxyOf(fork: ForkState | undefined): ForkProxy | undefined {
