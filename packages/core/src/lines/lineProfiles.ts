@@ -711,7 +711,7 @@ LONDON_NOTES.TRM =
 LONDON_NOTES.WCP +=
   ". Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, solc 0.8.19 runs 1; WCP=349 at linea-sequencer ba0cab33): 349 here with a 20-byte coinbase as the test's sequencer address (the node's own zero coinbase trims to 27 rows fewer), exact";
 LONDON_NOTES.EUC =
-  "approximate: the 8 placeholder rows of the conflation, and the divisions (EucOperation.java, deduplicated on dividend bytes and divisor) the MMU makes for CALLDATALOAD, MLOAD, MSTORE and a transaction's call data (RightPaddedWordExtraction.java, MLoad.java, MStore.java, ExoToRamTransplants.java) and TXN_DATA's of the gas consumed by 5; the MMU's for the other instructions are not counted";
+  "approximate: the 8 placeholder rows of the conflation, and the divisions (EucOperation.java, deduplicated on dividend bytes and divisor) the MMU makes for CALLDATALOAD, MLOAD, MSTORE and a transaction's call data (RightPaddedWordExtraction.java, MLoad.java, MStore.java, ExoToRamTransplants.java) and TXN_DATA's of the gas consumed by 5; the MMU's for the other instructions and BLOCK_DATA's (the parent's gas limit by 1024, BlockdataOperation.java) are not counted";
 
 const ARITHMETIC_LONDON_ROWS = {
   BIN_REFERENCE_TABLE: 3 * 256 * 256 + 256,
