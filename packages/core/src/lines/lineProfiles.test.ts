@@ -332,6 +332,18 @@ describe('the profiles on programs run through the chain', () => {
     expect(full.EUC - empty.EUC).toBe(3);
   });
 
+  test("London's EUC keeps one division per dividend as its caller's bytes, as Euc.java's keys are", async () => {
+    const euc = async (code: string) =>
+      (await countsOf('london', code, 'london', { call: { data: new Uint8Array(36).fill(1), gas: 100_000n } })).EUC;
+    // PUSH1 0, CALLDATALOAD, POP: among its divisions, the first limb's 16 bytes (one byte) by 16.
+    const load = '60003550';
+    // Then MSTORE(16, 0) or MSTORE(32, 0): 16 as the MSTORE's 8 bytes is another dividend than the
+    // CALLDATALOAD's one byte, though the same number, and 32 is new anyway; both one row (quotients 1, 2).
+    const store = (offset: string) => `0x${load}600060${offset}5200`;
+    const base = await euc(`0x${load}00`);
+    expect([(await euc(store('10'))) - base, (await euc(store('20'))) - base]).toEqual([1, 1]);
+  });
+
   test('BLOCKHASH, EXP, an address read and a CREATE2: BLOCK_HASH, EXP, MUL, TRM, RLP_ADDR, SHAKIRA_DATA, ROM, STP, GAS', async () => {
     const other = '11'.repeat(20);
     const code =
