@@ -34,13 +34,13 @@ export class Conflation {
   }
 
   /**
-   * Adds an operation of a deduplicating module: nothing when an equal one is in the conflation.
-   * Answers whether the operation is new.
+   * Adds an operation of a deduplicating module: nothing when an equal one is in the conflation (its
+   * rows, when given as a function, are not worked out then). Answers whether the operation is new.
    */
-  addOnce(key: string, module: string, n: number): boolean {
+  addOnce(key: string, module: string, rows: number | (() => number)): boolean {
     if (this.seen.has(key) || this.bundleSeen.has(key)) return false;
     this.bundleSeen.add(key);
-    this.add(module, n);
+    this.add(module, typeof rows === 'number' ? rows : rows());
     return true;
   }
 

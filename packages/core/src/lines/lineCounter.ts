@@ -429,13 +429,16 @@ export class LineCounter {
    */
   private euc(dividend: bigint, divisor: bigint, width?: number): void {
     const bytes = width ?? Math.max(1, byteLen(dividend));
-    if (this.c.addOnce(`euc:${bytes}:${hex(dividend)}:${hex(divisor)}`, 'EUC', eucRows(dividend, divisor)))
+    if (this.arith('EUC', `euc:${bytes}:${hex(dividend)}:${hex(divisor)}`, () => eucRows(dividend, divisor)))
       this.wcp(LT, dividend % divisor, divisor);
   }
 
-  /** Rows for an arithmetic operation: London's formula, or one row (Osaka), once per conflation. */
-  private arith(module: string, key: string, londonRows: () => number): void {
-    this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows());
+  /**
+   * Rows for an arithmetic operation: London's formula (worked out only for a new operation), or one
+   * row (Osaka), once per conflation. Answers whether the operation is new.
+   */
+  private arith(module: string, key: string, londonRows: () => number): boolean {
+    return this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows);
   }
 
   /** Reads what an opcode's modules need from the stack, before the handler pops it. */
@@ -483,7 +486,7 @@ export class LineCounter {
       case 0x0b: // SIGNEXTEND
       case 0x1a: // BYTE
         if (!london) return undefined;
-        return two((a, b) => c().addOnce(key(a, b), 'BIN', binRows(code, a, b)));
+        return two((a, b) => c().addOnce(key(a, b), 'BIN', () => binRows(code, a, b)));
       case 0x19: // NOT
         if (!london) return undefined;
         return (stack) => {
@@ -1020,7 +1023,7 @@ export class LineCounter {
   /** ROM and ROM_LEX: a code fragment, counted once per conflation. */
   private fragment(key: string, size: number): void {
     if (size === 0) return;
-    this.c.addOnce(`rom:${key}`, 'ROM', romRows(size));
+    this.c.addOnce(`rom:${key}`, 'ROM', () => romRows(size));
     this.c.addOnce(`romlex:${key}`, 'ROM_LEX', 1);
   }
 
@@ -1065,7 +1068,7 @@ export class LineCounter {
         const size = message.data?.length ?? 0;
         if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
         frame.codeSize = code.length;
-        frame.callDataSize = message.data?.length ?? 0;
+        frame.callDataSize = size;
         frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);
         this.nextCallDataOffset = undefined;
       }
