@@ -161,8 +161,9 @@ RPC
                             --rpc.evmtimeout: 5s, 500ms, 2m or seconds; 0 for no limit (default 5s)
   --rpc-gas-cap GAS         the gas eth_call, eth_estimateGas and an eth_simulateV1 request may use, as
                             geth's --rpc.gascap (default 10x the block gas limit)
-  --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces,
-                            beside the one that serves; 0 runs them on that one (default: one per core)
+  --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces
+                            while another runs, beside the one that serves; 0 runs them all on that one
+                            (default: one per core but one, at least one)
 
 Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
 linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,

@@ -182,7 +182,11 @@ async function record(
     clock: new core.NodeClock(() => 1_750_000_000_000),
     workers,
   });
-  if (workers > 0) await chain.calls.workersReady();
+  if (workers > 0) {
+    // Each call in the workers, even one that arrives while none runs (it would take the main thread).
+    chain.calls.setMainWhenIdle(false);
+    await chain.calls.workersReady();
+  }
   const ranBefore = chain.calls.workerCalls;
   const rpc = rpcModule.createRpc(chain, { logError: () => undefined });
   const out: unknown[] = [];

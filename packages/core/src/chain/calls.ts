@@ -7,7 +7,7 @@
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
 import { simulatedBlockFrom } from '../exec/simulate';
-import type { SimBlockInput, SimOptions, SimulatedBlock } from '../exec/simulate';
+import type { SimBlockInput, SimOptions, SimulatedBlock, SimulatedBlockData } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
 import type { CallSession } from '../exec/workers/callPool';
 import { profitablePriorityFee } from '../pool/profitability';
@@ -23,13 +23,22 @@ export class Calls {
   ) {}
 
   /**
-   * Resolves once the call workers are ready, so that the calls after it run there (a warm-up);
-   * false with no workers (`workers: 0`, a forked chain).
+   * Resolves once the call workers are ready, so that the calls after it that arrive while another
+   * call runs run there (a warm-up); false with no workers (`workers: 0`, a forked chain).
    */
   async workersReady(): Promise<boolean> {
     if (this.workers === undefined) return false;
     await this.workers.ready();
     return true;
+  }
+
+  /**
+   * @internal Whether a call that arrives while no other call runs takes the main thread (the
+   * default: it saves the hop to a thread) or a worker; tests that must run each call in the workers
+   * turn it off.
+   */
+  setMainWhenIdle(on: boolean): void {
+    this.workers?.setMainWhenIdle(on);
   }
 
   /** How many calls this process's call workers have run. */
@@ -55,10 +64,8 @@ export class Calls {
   ): Promise<CallResult> {
     const { block, root } = await this.head.blockAndRoot(n);
     const [cap, countLines, overrides] = [this.head.callGasCap(), opts.countLines ?? false, opts.overrides ?? []];
-    return (
-      this.workers?.run('call', block, root, req, cap, countLines, overrides) ??
-      this.simulator.call(req, block, root, cap, countLines, overrides)
-    );
+    const here = () => this.simulator.call(req, block, root, cap, countLines, overrides);
+    return this.workers?.run('call', block, root, [req, cap, countLines, overrides], here) ?? here();
   }
 
   /**
@@ -69,16 +76,15 @@ export class Calls {
   async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    if (!judgeLines)
-      return (
-        this.workers?.run('estimateGas', block, root, req, cap) ?? this.simulator.estimateGas(req, block, root, cap)
-      );
+    if (!judgeLines) {
+      const here = () => this.simulator.estimateGas(req, block, root, cap);
+      return this.workers?.run('estimateGas', block, root, [req, cap], here) ?? here();
+    }
     // Judged by the limits in force when it is asked, in a worker as here.
     const limits = this.lines.limits;
-    return (
-      this.workers?.run('estimateGas', block, root, req, cap, { limits: limits?.spec }) ??
-      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => limits?.callRefusal(counts) })
-    );
+    const here = () =>
+      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => limits?.callRefusal(counts) });
+    return this.workers?.run('estimateGas', block, root, [req, cap, { limits: limits?.spec }], here) ?? here();
   }
 
   /**
@@ -135,18 +141,17 @@ export class Calls {
   ): Promise<{ accessList: [Uint8Array, Uint8Array[]][]; gasUsed: bigint; error?: string }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    return (
-      this.workers?.run('createAccessList', block, root, req, cap) ??
-      this.simulator.createAccessList(req, block, root, cap)
-    );
+    const here = () => this.simulator.createAccessList(req, block, root, cap);
+    return this.workers?.run('createAccessList', block, root, [req, cap], here) ?? here();
   }
 
   /** eth_simulateV1: blocks of calls simulated on top of block `n`. */
   async simulate(n: bigint, input: SimBlockInput<StateOverride>[], opts: SimOptions): Promise<SimulatedBlock[]> {
     const { block, root } = await this.head.blockAndRoot(n);
     const options = { ...opts, gasCap: this.head.callGasCap() };
-    const data = this.workers?.run('simulate', block, root, input, options);
-    if (data === undefined) return this.simulator.simulate(block, root, input, options);
-    return (await data).map((d) => simulatedBlockFrom(d, this.head.common, this.head.scheduled));
+    const here = () => this.simulator.simulate(block, root, input, options);
+    const fromWorker = (data: SimulatedBlockData[]) =>
+      data.map((d) => simulatedBlockFrom(d, this.head.common, this.head.scheduled));
+    return this.workers?.run('simulate', block, root, [input, options], here, fromWorker) ?? here();
   }
 }

@@ -250,7 +250,8 @@ export class LineGate {
   async callLineCounts(req: CallRequest, n: bigint): Promise<LineCounts> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    return this.workers?.run('countCall', block, root, req, cap) ?? this.simulator.countCall(req, block, root, cap);
+    const here = () => this.simulator.countCall(req, block, root, cap);
+    return this.workers?.run('countCall', block, root, [req, cap], here) ?? here();
   }
 
   /**

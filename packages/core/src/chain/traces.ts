@@ -67,10 +67,8 @@ export class Traces {
   ): Promise<TraceResult> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    return (
-      this.workers?.run('traceCall', block, root, req, cap, overrides, options) ??
-      this.simulator.traceCall(req, block, root, cap, overrides, options)
-    );
+    const here = () => this.simulator.traceCall(req, block, root, cap, overrides, options);
+    return this.workers?.run('traceCall', block, root, [req, cap, overrides, options], here) ?? here();
   }
 
   private runTraceBlock(
@@ -78,9 +76,7 @@ export class Traces {
     options: TraceOptions,
     only?: number,
   ): Promise<{ txHash: Uint8Array; result: TraceResult }[]> {
-    return (
-      this.workers?.run('traceBlock', block, root, senders, options, only) ??
-      this.simulator.traceBlock(root, block, senders, options, only)
-    );
+    const here = () => this.simulator.traceBlock(root, block, senders, options, only);
+    return this.workers?.run('traceBlock', block, root, [senders, options, only], here) ?? here();
   }
 }

@@ -25,9 +25,14 @@ const PARENT_HASH = hexToBytes('0x43600190034060005260206000f3');
 /** Init code that never ends: JUMPDEST PUSH1 0 JUMP. */
 const LOOP = hexToBytes('0x5b600056');
 
-/** A chain with fixed time, so two of them make the same blocks. */
-function open(workers: number, rpcEvmTimeoutMs?: number): Promise<Chain> {
-  return Chain.create({ workers, rpcEvmTimeoutMs, clock: new NodeClock(() => 1_750_000_000_000) });
+/**
+ * A chain with fixed time, so two of them make the same blocks; with workers, each of its calls runs
+ * in them, even one that arrives while no other runs (which would take the main thread).
+ */
+async function open(workers: number, rpcEvmTimeoutMs?: number): Promise<Chain> {
+  const chain = await Chain.create({ workers, rpcEvmTimeoutMs, clock: new NodeClock(() => 1_750_000_000_000) });
+  chain.calls.setMainWhenIdle(false);
+  return chain;
 }
 
 /** The answer, or the error's class, kind, message and fields: what the RPC layer maps. */
@@ -58,6 +63,7 @@ describe('call workers', () => {
     const records: T[] = [];
     for (const workers of [2, 0]) {
       const chain = await Chain.create({ ...opts, workers, clock: new NodeClock(() => 1_750_000_000_000) });
+      chain.calls.setMainWhenIdle(false);
       chains.push(chain);
       expect(await chain.calls.workersReady()).toBe(workers > 0);
       const before = chain.calls.workerCalls;
@@ -233,6 +239,7 @@ describe('call workers', () => {
           // Reopened from its directory: the worker reads the stored state.
           await chain.close();
           chain = await open();
+          chain.calls.setMainWhenIdle(false);
           expect(await chain.calls.workersReady()).toBe(true);
         }
         chains.push(chain);
@@ -267,6 +274,42 @@ describe('call workers', () => {
     expect(finished).toEqual(['count', 'loop']);
     expect(stopped).toMatchObject({ error: 'ExecutionTimeoutError', message: 'execution aborted (timeout = 300ms)' });
     expect(stopped).toEqual(await outcome(onMain.calls.call({ data: LOOP }, onMain.headNumber)));
+  });
+
+  test('a call that arrives while none runs takes the main thread, one that arrives while another runs a worker', async () => {
+    const idle = CallPool.setIdle(50);
+    try {
+      const chain = await Chain.create({ workers: 2, rpcEvmTimeoutMs: 300 });
+      chains.push(chain);
+      const counter = await deploy(chain, 'Counter');
+      const count = () => chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+      // The earlier tests' threads stop; calls one at a time start none.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(chain.calls.workerThreads).toBe(0);
+      const ran = chain.calls.workerCalls;
+      const answer = await count();
+      for (let i = 0; i < 3; i++) expect(await count()).toEqual(answer);
+      expect(chain.calls.workerThreads).toBe(0);
+      expect(chain.calls.workerCalls).toBe(ran);
+      // Three at once: the first takes the main thread, the other two a worker once one is ready.
+      await chain.calls.workersReady();
+      const before = chain.calls.workerCalls;
+      expect(await Promise.all([count(), count(), count()])).toEqual([answer, answer, answer]);
+      expect(chain.calls.workerCalls - before).toBe(2);
+      // A call that runs long on the main thread holds up no call that arrives while it runs.
+      const finished: string[] = [];
+      const loop = outcome(chain.calls.call({ data: LOOP }, chain.headNumber)).then((r) => {
+        finished.push('loop');
+        return r;
+      });
+      expect(await count()).toEqual(answer);
+      finished.push('count');
+      expect(await loop).toMatchObject({ error: 'ExecutionTimeoutError' });
+      expect(finished).toEqual(['count', 'loop']);
+      expect(chain.calls.workerCalls - before).toBe(3);
+    } finally {
+      CallPool.setIdle(idle);
+    }
   });
 
   test('a thread still starting is not stopped for want of calls', async () => {
