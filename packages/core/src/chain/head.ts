@@ -340,12 +340,12 @@ export class ChainHead {
     if (this.pool.size > 0) await this.dropStale();
   }
 
-  /** Removes pool transactions whose nonce the chain has passed. */
+  /** Removes pool transactions whose nonce the chain has passed: each sender's account is read once. */
   async dropStale(): Promise<void> {
     const ops: KvOp[] = [];
-    for (const ptx of this.pool.all()) {
-      const { nonce } = await this.account(ptx.sender);
-      for (const dropped of this.pool.dropMined(ptx.sender, nonce)) ops.push(delPoolRow(dropped.hash));
+    for (const sender of this.pool.senders()) {
+      const { nonce } = await this.account(sender);
+      for (const dropped of this.pool.dropMined(sender, nonce)) ops.push(delPoolRow(dropped.hash));
     }
     await this.store.write(ops);
   }

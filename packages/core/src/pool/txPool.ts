@@ -64,6 +64,11 @@ export class TxPool {
     return [...this.byHash.values()];
   }
 
+  /** The senders with transactions in the pool. */
+  senders(): Uint8Array[] {
+    return [...this.bySender.values()].map((queue) => (queue.values().next().value as PoolTx).sender);
+  }
+
   /** The sender's transactions, by nonce. */
   from(sender: Uint8Array): PoolTx[] {
     return [...(this.bySender.get(bytesToHex(sender))?.values() ?? [])].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
@@ -174,13 +179,8 @@ export class TxPool {
   dropMined(sender: Uint8Array, stateNonce: bigint): PoolTx[] {
     const queue = this.bySender.get(bytesToHex(sender));
     if (queue === undefined) return [];
-    const dropped: PoolTx[] = [];
-    for (const ptx of [...queue.values()]) {
-      if (ptx.nonce < stateNonce) {
-        this.remove(ptx.hash);
-        dropped.push(ptx);
-      }
-    }
+    const dropped = [...queue.values()].filter((ptx) => ptx.nonce < stateNonce);
+    for (const ptx of dropped) this.remove(ptx.hash);
     return dropped;
   }
 
