@@ -98,8 +98,23 @@ export function compressorInput(tx: TypedTransaction, sender: Uint8Array): Uint8
  * 254-bit field elements of 32 bytes.
  */
 export function compressedSize(input: Uint8Array): number {
-  const HEADER = 3;
-  let n = deflateRawSync(input, { level: 9 }).length + HEADER;
-  if (n > input.length) n = input.length + HEADER;
+  let n = deflateRawSync(input, { level: 9 }).length + COMPRESSOR_HEADER;
+  if (n > input.length) n = input.length + COMPRESSOR_HEADER;
+  return packedSize(n);
+}
+
+/**
+ * The largest compressedSize of `length` bytes of input: stored as they are. A transaction
+ * profitable at this size is profitable at its own (the fee grows with the size), so the
+ * sequencer's verdict needs no compression then.
+ */
+export function compressedSizeBound(length: number): number {
+  return packedSize(length + COMPRESSOR_HEADER);
+}
+
+const COMPRESSOR_HEADER = 3;
+
+/** `n` bytes packed into 254-bit field elements of 32 bytes. */
+function packedSize(n: number): number {
   return Math.ceil((n * 8) / 254) * 32;
 }
