@@ -73,7 +73,7 @@ export async function refuseForeignDatabase(kv: KvStore, dir: string): Promise<v
  * under the load that sends calls to the workers. On 2 cores, balanceOf calls over 64 connections
  * (wrk): 2,630-3,380/s with one worker, 2,390-2,930/s with two.
  */
-export const DEFAULT_WORKERS = Math.max(1, availableParallelism() - 1);
+const DEFAULT_WORKERS = Math.max(1, availableParallelism() - 1);
 
 /** What a chain is created with, kept in its database: a reopened chain is the same chain. */
 interface PersistedConfig {

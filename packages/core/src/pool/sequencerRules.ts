@@ -109,8 +109,12 @@ export type BlockRuleVerdict =
 export class SequencerRules {
   /** The pricing in force: the extra data of the blocks built from now on. */
   pricing: Pricing;
-  /** Compressed sizes of the transactions priced so far (the sequencer caches them by hash too). */
-  private readonly sizes = new WeakMap<TypedTransaction, number>();
+  /**
+   * The transactions priced so far (the sequencer caches sizes by hash too): each one's compressor
+   * input, priced at submission and again by the block (before and after it runs), and its
+   * compressed size once a verdict needed it.
+   */
+  private readonly priced = new WeakMap<TypedTransaction, { input: Uint8Array; size?: number }>();
 
   constructor(
     readonly config: SequencerRulesConfig,
@@ -158,23 +162,29 @@ export class SequencerRules {
   /** Whether `tx` pays at least the base fee and the profitable priority fee at `margin` for `gas` (isProfitable). */
   profitable(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint, margin: number, gas: bigint): boolean {
     const paying = payingGasPrice(tx, baseFee);
+    const priced = this.pricedOf(tx, sender);
     // Paying the fee at the largest size compression can give is paying it at the transaction's own
     // size: the verdict is the same without compressing (a deflate costs about a tenth of a submission).
-    if (!this.sizes.has(tx)) {
-      const bound = compressedSizeBound(compressorInput(tx, sender).length);
-      if (paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, bound)) return true;
-    }
+    const bound = compressedSizeBound(priced.input.length);
+    if (priced.size === undefined && paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, bound))
+      return true;
     return paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, this.compressedSize(tx, sender));
   }
 
   /** The compressed size the sequencer prices `tx` by (profitability.ts). */
   compressedSize(tx: TypedTransaction, sender: Uint8Array): number {
-    let size = this.sizes.get(tx);
-    if (size === undefined) {
-      size = compressedSize(compressorInput(tx, sender));
-      this.sizes.set(tx, size);
+    const priced = this.pricedOf(tx, sender);
+    priced.size ??= compressedSize(priced.input);
+    return priced.size;
+  }
+
+  private pricedOf(tx: TypedTransaction, sender: Uint8Array): { input: Uint8Array; size?: number } {
+    let priced = this.priced.get(tx);
+    if (priced === undefined) {
+      priced = { input: compressorInput(tx, sender) };
+      this.priced.set(tx, priced);
     }
-    return size;
+    return priced;
   }
 
   /** The extra data of the next block: the pricing in force, version 1. */

@@ -215,14 +215,14 @@ export class CallPool {
     const opened = this.sessions.get(session)!;
     if (opened.mainWhenIdle && this.onMain === 0 && !this.workers.some((w) => w.waiting.size > 0))
       return this.runHere(here);
-    const { init } = this.withThreads(session);
+    this.withThreads(opened);
     let worker: CallWorker | undefined;
     for (const w of this.workers)
       if (w.ready && (worker === undefined || w.waiting.size < worker.waiting.size)) worker = w;
     if (worker === undefined) return this.runHere(here);
     if (!worker.opened.has(session)) {
       worker.opened.add(session);
-      worker.post({ t: 'open', session, init });
+      worker.post({ t: 'open', session, init: opened.init });
     }
     const id = this.nextCall++;
     this.ran++;
@@ -254,15 +254,14 @@ export class CallPool {
    * @internal
    */
   async ready(session: number): Promise<void> {
-    this.withThreads(session);
+    this.withThreads(this.sessions.get(session)!);
     await Promise.all(this.workers.map((worker) => worker.started));
     if (this.failed !== undefined) throw this.failed;
   }
 
-  /** The session, its threads started (the pool grows to the most any session asks for). */
-  private withThreads(session: number): Opened {
-    const opened = this.sessions.get(session)!;
-    if (this.failed !== undefined || this.workers.length >= opened.size) return opened;
+  /** Starts the session's threads if they are not (the pool grows to the most any session asks for). */
+  private withThreads(opened: Opened): void {
+    if (this.failed !== undefined || this.workers.length >= opened.size) return;
     if (this.workers.length === 0) {
       this.lastCall = performance.now();
       this.watchIdle(CallPool.idleMs);
@@ -274,7 +273,6 @@ export class CallPool {
           (worker, error) => this.onExit(worker, error),
         ),
       );
-    return opened;
   }
 
   private blockRef(block: Block, full: boolean): BlockRef {
