@@ -228,7 +228,7 @@ export async function openChain(
   if (persisted.fork !== undefined) store.first = BigInt(persisted.fork.number);
   const headNumber = await store.open();
 
-  const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(100_000));
+  const sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches());
   const blockchain = {
     getBlock: async (n: number) => {
       const hash =

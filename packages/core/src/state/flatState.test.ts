@@ -22,7 +22,7 @@ test('flat reads answer as the trie does: accounts and slots present and absent,
   const rand = bytes(7);
   for (const size of [0, 1, 2, 3, 17, 300]) {
     const stateDb = new StateDB(await openKvStore(undefined));
-    const sm = flatStateManager(stateDb, new FlatState(), common, stateCaches(0));
+    const sm = flatStateManager(stateDb, new FlatState(), common, stateCaches());
     const address = new Address(rand(20));
     await sm.putAccount(address, new Account(1n, 5n));
     const written = new Map<string, Uint8Array>();
@@ -42,7 +42,7 @@ test('flat reads answer as the trie does: accounts and slots present and absent,
       valueEncoding: ValueEncoding.Bytes,
       common,
     });
-    const fresh = flatStateManager(stateDb, new FlatState(), common, stateCaches(0), root);
+    const fresh = flatStateManager(stateDb, new FlatState(), common, stateCaches(), root);
     const account = await fresh.getAccount(address);
     expect(account?.balance).toBe(5n);
     expect(RLP.encode(account!.raw())).toEqual(await reference.get(address.bytes));
@@ -62,10 +62,10 @@ async function bothManagers(hardfork: string) {
   const common = devCommon(31337n, hardfork);
   const make = async (stock: boolean) => {
     const stateDb = new StateDB(await openKvStore(undefined));
-    const sm = flatStateManager(stateDb, new FlatState(), common, stateCaches(100_000));
+    const sm = flatStateManager(stateDb, new FlatState(), common, stateCaches());
     if (!stock) return sm;
     const trie = (sm as unknown as { _trie: unknown })._trie;
-    return new MerkleStateManager({ trie: trie as never, common, caches: stateCaches(100_000) });
+    return new MerkleStateManager({ trie: trie as never, common, caches: stateCaches() });
   };
   return { flat: await make(false), stock: await make(true) };
 }

@@ -127,17 +127,14 @@ export class OverlayDB implements DB<string, string | Uint8Array> {
 }
 
 /**
- * Account, storage and code caches for a state manager over this database: LRU-bounded for the
- * long-lived ones (`size` > 0), small unbounded maps for short-lived read views (`size` 0), which
- * are cheap to create.
+ * Account, storage and code caches for a state manager over this database: unbounded maps, cheap to
+ * create. They hold only what the manager writes until its next flush (reads come from the flat
+ * state), so nothing is evicted from them.
  */
-export function stateCaches(size: number): Caches {
-  if (size === 0)
-    return new Caches({
-      account: { type: CacheType.ORDERED_MAP, size: 1 },
-      storage: { type: CacheType.ORDERED_MAP, size: 1 },
-      code: { type: CacheType.ORDERED_MAP, size: 1 },
-    });
-  const lru = { type: CacheType.LRU, size };
-  return new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: Math.max(64, size / 10) } });
+export function stateCaches(): Caches {
+  return new Caches({
+    account: { type: CacheType.ORDERED_MAP, size: 1 },
+    storage: { type: CacheType.ORDERED_MAP, size: 1 },
+    code: { type: CacheType.ORDERED_MAP, size: 1 },
+  });
 }
