@@ -46,8 +46,8 @@ export class Overrides {
    * The fork's precompile addresses, whatever this use's overrides moved: they are warm in every
    * transaction (geth's StateDB.Prepare takes vm.ActivePrecompiles(rules)).
    */
-  forkPrecompiles(): Iterable<string> {
-    return this.changed ? getActivePrecompiles(this.vm.common).keys() : this.precompiles.keys();
+  forkPrecompiles(): ReadonlyMap<string, unknown> {
+    return this.changed ? getActivePrecompiles(this.vm.common) : this.precompiles;
   }
 
   /** Puts back the fork's precompiles (as the EVM builds them on a fork change) after overrides changed them. */

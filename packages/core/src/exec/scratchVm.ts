@@ -219,7 +219,11 @@ export class ScratchVm {
     }
     // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
     const journal = this.vm.evm.journal;
-    for (const p of this.overrides.forkPrecompiles()) journal.addAlwaysWarmAddress(p);
+    // The fork's precompiles: held warm by the patched journal (patches/) from their map, rather than
+    // given an always-warm entry each at every call.
+    const warm = journal as unknown as { warmAddresses?: ReadonlyMap<string, unknown> };
+    if (STOCK_EVM) for (const p of this.overrides.forkPrecompiles().keys()) journal.addAlwaysWarmAddress(p);
+    else warm.warmAddresses = this.overrides.forkPrecompiles();
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
     if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
@@ -244,6 +248,7 @@ export class ScratchVm {
       });
     } finally {
       evm.untouchedCalls = false;
+      warm.warmAddresses = undefined;
       // Forget what this call warmed (the next call has its own sender and target); the state it
       // touched is reverted by the caller's checkpoint, or settled.
       if (settle) await journal.cleanup();

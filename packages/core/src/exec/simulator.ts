@@ -215,7 +215,7 @@ export class Simulator extends ScratchVm {
       true,
       async () => {
         const skip = new Set([
-          ...this.overrides.forkPrecompiles(),
+          ...this.overrides.forkPrecompiles().keys(),
           bytesToUnprefixedHex(req.from ?? ZERO_ADDRESS),
           req.to ? bytesToUnprefixedHex(req.to) : '',
         ]);

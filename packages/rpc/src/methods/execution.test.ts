@@ -97,6 +97,20 @@ test('eth_estimateGas to every precompile answers what geth bisects to, and that
   });
 });
 
+test('eth_call: the precompiles are warm, as in a transaction (EIP-2929), and another address is cold', async () => {
+  // GAS, BALANCE(address), POP, GAS: returns the gas between the two GAS reads (3 + BALANCE + 2 + 2).
+  const balanceCost = async (address: number) =>
+    Number(
+      await t.call(
+        'eth_call',
+        { from: ALICE, data: `0x5a60${address.toString(16).padStart(2, '0')}31505a900360005260206000f3` },
+        'latest',
+      ),
+    );
+  for (let address = 1; address <= 10; address++) expect(await balanceCost(address)).toBe(7 + 100);
+  expect(await balanceCost(0x42)).toBe(7 + 2600);
+});
+
 test('eth_call accepts state overrides', async () => {
   const override = { [counterAddress]: { stateDiff: { [ZERO32]: `0x${'0'.repeat(62)}2a` } } };
   expect(await t.call('eth_call', { from: ALICE, to: counterAddress, data: COUNT }, 'latest', override)).toBe(
