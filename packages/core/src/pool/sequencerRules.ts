@@ -162,20 +162,18 @@ export class SequencerRules {
   /** Whether `tx` pays at least the base fee and the profitable priority fee at `margin` for `gas` (isProfitable). */
   profitable(tx: TypedTransaction, sender: Uint8Array, baseFee: bigint, margin: number, gas: bigint): boolean {
     const paying = payingGasPrice(tx, baseFee);
+    const pays = (size: number) => paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, size);
     const priced = this.pricedOf(tx, sender);
     // Paying the fee at the largest size compression can give is paying it at the transaction's own
     // size: the verdict is the same without compressing (a deflate costs about a tenth of a submission).
-    const bound = compressedSizeBound(priced.input.length);
-    if (priced.size === undefined && paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, bound))
-      return true;
-    return paying >= baseFee + profitablePriorityFee(this.pricing, margin, gas, this.compressedSize(tx, sender));
+    if (priced.size === undefined && pays(compressedSizeBound(priced.input.length))) return true;
+    return pays((priced.size ??= compressedSize(priced.input)));
   }
 
   /** The compressed size the sequencer prices `tx` by (profitability.ts). */
   compressedSize(tx: TypedTransaction, sender: Uint8Array): number {
     const priced = this.pricedOf(tx, sender);
-    priced.size ??= compressedSize(priced.input);
-    return priced.size;
+    return (priced.size ??= compressedSize(priced.input));
   }
 
   private pricedOf(tx: TypedTransaction, sender: Uint8Array): { input: Uint8Array; size?: number } {

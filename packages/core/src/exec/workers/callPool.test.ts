@@ -29,8 +29,8 @@ const LOOP = hexToBytes('0x5b600056');
  * A chain with fixed time, so two of them make the same blocks; with workers, each of its calls runs
  * in them, even one that arrives while no other runs (which would take the main thread).
  */
-async function open(workers: number, rpcEvmTimeoutMs?: number): Promise<Chain> {
-  const chain = await Chain.create({ workers, rpcEvmTimeoutMs, clock: new NodeClock(() => 1_750_000_000_000) });
+async function open(opts: ChainOptions): Promise<Chain> {
+  const chain = await Chain.create({ clock: new NodeClock(() => 1_750_000_000_000), ...opts });
   chain.calls.setMainWhenIdle(false);
   return chain;
 }
@@ -62,8 +62,7 @@ describe('call workers', () => {
   ): Promise<T> {
     const records: T[] = [];
     for (const workers of [2, 0]) {
-      const chain = await Chain.create({ ...opts, workers, clock: new NodeClock(() => 1_750_000_000_000) });
-      chain.calls.setMainWhenIdle(false);
+      const chain = await open({ ...opts, workers });
       chains.push(chain);
       expect(await chain.calls.workersReady()).toBe(workers > 0);
       const before = chain.calls.workerCalls;
@@ -226,20 +225,14 @@ describe('call workers', () => {
     try {
       const answers: unknown[][] = [[], []];
       for (const [i, workers] of [2, 0].entries()) {
-        const open = () =>
-          Chain.create({
-            genesis,
-            workers,
-            dataDir: workers > 0 ? dir : undefined,
-            clock: new NodeClock(() => T * 1000),
-          });
-        let chain = await open();
+        const create = () =>
+          open({ genesis, workers, dataDir: workers > 0 ? dir : undefined, clock: new NodeClock(() => T * 1000) });
+        let chain = await create();
         await chain.mine({ timestamp: BigInt(T + 200) });
         if (workers > 0) {
           // Reopened from its directory: the worker reads the stored state.
           await chain.close();
-          chain = await open();
-          chain.calls.setMainWhenIdle(false);
+          chain = await create();
           expect(await chain.calls.workersReady()).toBe(true);
         }
         chains.push(chain);
@@ -258,8 +251,8 @@ describe('call workers', () => {
   });
 
   test('a call stopped by its time limit fails as on the main thread, and holds up no other call', async () => {
-    const chain = await open(2, 300);
-    const onMain = await open(0, 300);
+    const chain = await open({ workers: 2, rpcEvmTimeoutMs: 300 });
+    const onMain = await open({ workers: 0, rpcEvmTimeoutMs: 300 });
     chains.push(chain, onMain);
     await chain.calls.workersReady();
     const counter = await deploy(chain, 'Counter');
@@ -315,7 +308,7 @@ describe('call workers', () => {
   test('a thread still starting is not stopped for want of calls', async () => {
     const idle = CallPool.setIdle(10);
     try {
-      const chain = await open(2);
+      const chain = await open({ workers: 2 });
       chains.push(chain);
       // The earlier tests' threads stop; new ones take longer than 10 ms to start, and are kept until ready.
       await new Promise((r) => setTimeout(r, 100));
@@ -332,7 +325,7 @@ describe('call workers', () => {
   test('the threads stop when no call came for a while, and start again with the next call', async () => {
     const idle = CallPool.setIdle(300);
     try {
-      const chain = await open(2);
+      const chain = await open({ workers: 2 });
       chains.push(chain);
       await chain.calls.workersReady();
       const counter = await deploy(chain, 'Counter');
