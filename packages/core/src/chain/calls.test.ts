@@ -47,4 +47,26 @@ describe('Calls', () => {
     expect(gas).toBeGreaterThanOrEqual(receipt.gasUsed);
     expect(gas).toBeLessThan((receipt.gasUsed * 110n) / 100n + 3_000n);
   });
+
+  test('a call on the state a replayed pre-Byzantium block started from sees that state, not the replay', async () => {
+    // A pre-Byzantium receipt holds the state root after its transaction: the replay flushes its writes
+    // into the scratch VM's trie, whose root must go back to the block's parent at the end.
+    const old = await Chain.create({ hardfork: 'spuriousDragon', workers: 0 });
+    try {
+      // Stores the word it is sent; returns the stored word when called without data.
+      const runtime = '36600f57' + '600054600052' + '60206000f3' + '5b600035600055' + '00';
+      const code = hexToBytes(`0x601780600b6000396000f3${runtime}`);
+      const created = await send(old, 0, { type: 0, data: code, gasLimit: 100_000n });
+      const store = (await old.reads.getReceipt(created))!.receipt.contractAddress!;
+      await send(old, 0, { type: 0, to: store, data: word(7n) });
+      const parent = old.headNumber;
+      await send(old, 0, { type: 0, to: store, data: word(9n) });
+      expect(await old.traces.traceBlock(old.headNumber, {})).toHaveLength(1);
+      const stored = async (n: bigint) => (await old.calls.call({ to: store }, n)).returnValue;
+      expect(bytesToHex(await stored(parent))).toBe(bytesToHex(word(7n)));
+      expect(bytesToHex(await stored(old.headNumber))).toBe(bytesToHex(word(9n)));
+    } finally {
+      await old.close();
+    }
+  });
 });

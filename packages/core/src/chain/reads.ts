@@ -158,7 +158,7 @@ export class Reads {
     let sm = this.readers.get(key);
     if (sm === undefined) {
       const { stateDb, common } = this.head;
-      sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(), root);
+      sm = flatStateManager(stateDb, stateDb.flat, common, stateCaches(), { root });
       this.readers.set(key, sm);
     }
     return sm;

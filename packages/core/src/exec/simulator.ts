@@ -50,7 +50,7 @@ export class Simulator extends ScratchVm {
     const overlay = new OverlayDB(stateDb);
     // Small unbounded caches: they hold only what one use writes, which every use reverts; reads are
     // kept by the flat state.
-    const sm = flatStateManager(overlay, stateDb.flat, common, stateCaches());
+    const sm = flatStateManager(overlay, stateDb.flat, common, stateCaches(), { scratch: true });
     const simulatedHashes = new Map<bigint, Uint8Array>();
     const chain: Blockchain = {
       getBlock: async (n: number) => {

@@ -42,7 +42,7 @@ test('flat reads answer as the trie does: accounts and slots present and absent,
       valueEncoding: ValueEncoding.Bytes,
       common,
     });
-    const fresh = flatStateManager(stateDb, new FlatState(), common, stateCaches(), root);
+    const fresh = flatStateManager(stateDb, new FlatState(), common, stateCaches(), { root });
     const account = await fresh.getAccount(address);
     expect(account?.balance).toBe(5n);
     expect(RLP.encode(account!.raw())).toEqual(await reference.get(address.bytes));
