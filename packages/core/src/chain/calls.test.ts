@@ -54,7 +54,13 @@ describe('Calls', () => {
     const old = await Chain.create({ hardfork: 'spuriousDragon', workers: 0 });
     try {
       // Stores the word it is sent; returns the stored word when called without data.
-      const runtime = '36600f57' + '600054600052' + '60206000f3' + '5b600035600055' + '00';
+      const runtime =
+        '36600f57' + // CALLDATASIZE PUSH1 15 JUMPI
+        '600054600052' + // PUSH1 0 SLOAD PUSH1 0 MSTORE
+        '60206000f3' + // PUSH1 32 PUSH1 0 RETURN
+        '5b600035600055' + // 15: JUMPDEST PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE
+        '00'; // STOP
+      // PUSH1 23 DUP1 PUSH1 11 PUSH1 0 CODECOPY PUSH1 0 RETURN: returns the 23 bytes after its own 11
       const code = hexToBytes(`0x601780600b6000396000f3${runtime}`);
       const created = await send(old, 0, { type: 0, data: code, gasLimit: 100_000n });
       const store = (await old.reads.getReceipt(created))!.receipt.contractAddress!;
