@@ -5,6 +5,7 @@
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Block, HeaderData } from '@ethereumjs/block';
+import { Hardfork } from '@ethereumjs/common';
 import type { Common } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -325,6 +326,8 @@ export class Simulator extends ScratchVm {
         await this.counter.startBlock();
         // The block's own writes before its transactions (beacon root, parent hash), as when it was mined.
         await beginBlock(this.vm, block, this.daoForkBlock);
+        const sm = this.vm.stateManager;
+        const byzantium = this.vm.common.gteHardfork(Hardfork.Byzantium);
         const out: { txHash: Uint8Array; result: TraceResult }[] = [];
         let gasUsed = 0n;
         for (const [i, tx] of block.transactions.entries()) {
@@ -334,7 +337,11 @@ export class Simulator extends ScratchVm {
           const run = () => runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
           this.counter.beginTx();
           const withState = tracer?.capture !== undefined;
-          if (withState) await this.vm.evm.journal.checkpoint();
+          // Before Byzantium a receipt holds the state root after its transaction: runTx flushes the
+          // transaction's writes into the trie, where a revert does not reach them. The state before
+          // it is then read at the root it started from, and nothing runs twice.
+          const rootBefore = withState && !byzantium ? await sm.getStateRoot() : undefined;
+          if (withState && byzantium) await this.vm.evm.journal.checkpoint();
           const detach = tracer === undefined ? () => {} : attach(this.vm.evm, tracer);
           let result: RunTxResult;
           try {
@@ -344,11 +351,17 @@ export class Simulator extends ScratchVm {
           }
           const lineCounts = this.counter.endTx(tx, result);
           this.counter.commitTx();
-          if (withState) {
+          if (rootBefore !== undefined) {
+            await tracer?.capture?.('post', stateReader(sm));
+            const rootAfter = await sm.getStateRoot();
+            await sm.setStateRoot(rootBefore);
+            await tracer?.capture?.('pre', stateReader(sm));
+            await sm.setStateRoot(rootAfter);
+          } else if (withState) {
             // The state after the transaction, then before it; then the transaction again, untraced.
-            await tracer?.capture?.('post', stateReader(this.vm.stateManager));
+            await tracer?.capture?.('post', stateReader(sm));
             await this.vm.evm.journal.revert();
-            await tracer?.capture?.('pre', stateReader(this.vm.stateManager));
+            await tracer?.capture?.('pre', stateReader(sm));
             const counting = this.counter.isActive;
             this.counter.setActive(false);
             try {

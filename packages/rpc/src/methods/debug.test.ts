@@ -345,3 +345,30 @@ test("eth_simulateV1 traceTransfers: a SELFDESTRUCT's balance is a transfer log 
     ]);
   });
 });
+
+describe('prestateTracer before Byzantium', () => {
+  test("a block whose receipts hold state roots is traced as after Byzantium: each transaction's state before and after it", async () => {
+    type Traced = { result: Record<string, { nonce?: number; balance?: string }> }[];
+    const traces: Traced[] = [];
+    for (const hardfork of ['spuriousDragon', 'byzantium']) {
+      await withTestRpc({ hardfork, mining: { mode: 'manual' } }, async (node) => {
+        for (const value of ['0x5', '0x7'])
+          await node.call('eth_sendTransaction', { from: ALICE, to: BOB, value, gasPrice: '0x3b9aca00' });
+        await node.call('evm_mine');
+        traces.push(
+          await node.call<Traced>('debug_traceBlockByNumber', 'latest', { tracer: 'prestateTracer' }),
+          await node.call<Traced>('debug_traceBlockByNumber', 'latest', {
+            tracer: 'prestateTracer',
+            tracerConfig: { diffMode: true },
+          }),
+        );
+      });
+    }
+    const [before, beforeDiff, after, afterDiff] = traces;
+    expect(before).toEqual(after);
+    expect(beforeDiff).toEqual(afterDiff);
+    // The second transaction's state before it is the first's after it.
+    expect(before[0].result[ALICE].nonce).toBeUndefined();
+    expect(before[1].result[ALICE].nonce).toBe(1);
+  });
+});
