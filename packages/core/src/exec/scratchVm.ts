@@ -175,14 +175,6 @@ export class ScratchVm {
     if (fork !== common.hardfork()) common.setHardfork(fork);
   }
 
-  /**
-   * Sealing a block moved the trie to the block's root, in the overlay that is about to be cleared:
-   * the next use must set its root again.
-   */
-  protected forgetRoot(): void {
-    this.root = undefined;
-  }
-
   /** The block context a call sees: block `block`, with base fee 0 when the call names no fee (as geth). */
   private context(block: Block, zeroBaseFee: boolean): Block {
     if (!zeroBaseFee || block.header.baseFeePerGas === undefined) return block;

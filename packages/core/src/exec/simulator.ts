@@ -488,8 +488,6 @@ export class Simulator extends ScratchVm {
       try {
         return await simulateBlocks(host, parent, input, opts);
       } finally {
-        // Sealing the simulated blocks moved the trie's root inside the overlay about to be cleared.
-        this.forgetRoot();
         this.simulatedHashes.clear();
       }
     });
@@ -514,15 +512,7 @@ export class Simulator extends ScratchVm {
     input: Pick<BuildInput, 'header' | 'candidates' | 'limits' | 'screen' | 'blockRules'>,
   ): Promise<BuildResult> {
     return this.withState(root, input.header, false, async () => {
-      const result = await buildBlock({
-        ...input,
-        vm: this.vm,
-        lineCounter: this.counter,
-        daoForkBlock: this.daoForkBlock,
-      });
-      // Sealing the block moved the trie's root inside the overlay about to be cleared.
-      this.forgetRoot();
-      return result;
+      return buildBlock({ ...input, vm: this.vm, lineCounter: this.counter, daoForkBlock: this.daoForkBlock });
     });
   }
 }
