@@ -7,8 +7,8 @@
  * - dist/callWorker.js, the call workers' thread, which the command and the library start.
  * - dist/index.js, the library (packages/l2devnet/src/index.ts), and dist/testing.js, the
  *   test-runner helpers, which require ./index.js rather than carry a second copy.
- * - fixtures/, the data files the node reads (credits table, limits files, the message services'
- *   compiled code), copied from the
+ * - fixtures/, the data files the node reads (credits table, limits files, the genesis predeploys, the
+ *   message services' compiled code), copied from the
  *   repository's fixtures/ so the package carries them (see packages/core/src/config/fixtures.ts);
  * - README.md and LICENSE, the repository's.
  * Every workspace package and pure-JS dependency is bundled, so an installed package needs only
@@ -31,6 +31,7 @@ mkdirSync(join(pkg, 'fixtures'), { recursive: true });
 cpSync(join(root, 'fixtures', 'credits.json'), join(pkg, 'fixtures', 'credits.json'));
 cpSync(join(root, 'fixtures', 'limits'), join(pkg, 'fixtures', 'limits'), { recursive: true });
 cpSync(join(root, 'fixtures', 'ui'), join(pkg, 'fixtures', 'ui'), { recursive: true });
+cpSync(join(root, 'fixtures', 'genesis'), join(pkg, 'fixtures', 'genesis'), { recursive: true });
 cpSync(join(root, 'fixtures', 'contracts', 'messaging'), join(pkg, 'fixtures', 'contracts', 'messaging'), {
   recursive: true,
   filter: (src) => !src.endsWith('.sol'),

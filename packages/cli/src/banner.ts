@@ -21,7 +21,7 @@ export async function banner(
   }
   lines.push('', 'Private Keys', rule);
   for (const [i, a] of chain.accounts.entries()) lines.push(`(${i}) ${bytesToHex(a.privateKey)}`);
-  lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   m/44'/60'/0'/0/`);
+  lines.push('', 'Wallet', rule, `Mnemonic:          ${chain.mnemonic}`, `Derivation path:   ${chain.derivationPath}`);
   const head = await chain.reads.headBlock();
   const rules = chain.sequencerRules;
   const mining =

@@ -52,6 +52,9 @@ Chain
                             a new chain's genesis base fee (alias --base-fee)
   --code-size-limit BYTES   largest deployed contract code (default 24576, EIP-170; init code twice it)
   --disable-code-size-limit no limit on deployed code or init code
+  --disable-default-create2-deployer
+                            leave the CREATE2 deployer (0x4e59b448…956C) out of a new chain's genesis; its
+                            other contracts (Multicall3, Permit2, Safe's factory) stay (alias --no-create2)
   --finality-depth N        "finalized" is N blocks behind "latest" (default 64)
   --safe-depth N            "safe" is N blocks behind "latest" (default 32)
 
@@ -259,6 +262,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'base-fee': { type: 'string' },
   'code-size-limit': { type: 'string' },
   'disable-code-size-limit': { type: 'boolean' },
+  'disable-default-create2-deployer': { type: 'boolean' },
   'finality-depth': { type: 'string' },
   'safe-depth': { type: 'string' },
   'block-time': { type: 'string', short: 'b' },
@@ -315,6 +319,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   timeout: { type: 'string' },
   retries: { type: 'string' },
   'no-storage-caching': { type: 'boolean' },
+  'no-create2': { type: 'boolean' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -404,6 +409,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       timestamp: big('timestamp', s('timestamp')),
       baseFee: big('block-base-fee-per-gas', baseFee),
       codeSizeLimit: flag('disable-code-size-limit') ? null : int('code-size-limit', s('code-size-limit'), 1),
+      create2Deployer: flag('disable-default-create2-deployer') || flag('no-create2') ? false : undefined,
       order: s('order') as NodeOptions['order'],
       txPoolPrioritySenders: (values['tx-pool-priority-senders'] as string[] | undefined)?.flatMap((v) => v.split(',')),
       autoImpersonate: flag('auto-impersonate'),

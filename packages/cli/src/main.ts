@@ -1,5 +1,6 @@
 /** The l2devnet command. */
 import { ChainError } from '@l2devnet/core';
+import type { KeptOption } from '@l2devnet/core';
 
 import { banner } from './banner';
 import { exportCommand, importCommand } from './chainFile';
@@ -12,6 +13,18 @@ import type { NodeConfig } from './options';
 import { proofCommand } from './proof';
 
 const VERSION = '0.1.0';
+
+/** What a reopened chain keeps, as the warning names it. */
+const KEPT: Record<KeptOption['option'], string> = {
+  hardfork: 'hardfork',
+  mnemonic: 'mnemonic',
+  derivationPath: 'derivation path',
+  accounts: 'number of accounts',
+  balance: "accounts' balances",
+  genesis: 'genesis',
+  timestamp: 'genesis timestamp',
+  baseFee: 'genesis base fee',
+};
 
 /** The subcommands: each takes its arguments, where to write, and whether that is a terminal. */
 const SUBCOMMANDS = new Map<
@@ -65,11 +78,14 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
-  // A reopened chain keeps what it was made with: say which options it did not take.
-  for (const k of config.silent ? [] : node.chain.keptOptions)
+  // A reopened chain keeps what it was made with: say which options it did not take, as typed.
+  for (const k of config.silent ? [] : node.chain.keptOptions) {
+    const given = flags.options[k.option];
+    const kept = `${KEPT[k.option]}${k.stored === undefined ? '' : ` (${k.stored})`}`;
     process.stderr.write(
-      `warning: the chain in ${config.chain.dataDir} keeps its ${k.option} (${k.stored}); ${FLAG_STYLE.name(k.option)} ${k.given} is ignored\n`,
+      `warning: the chain in ${config.chain.dataDir} keeps its ${kept}; ${FLAG_STYLE.name(k.option)} ${String(given)} is ignored\n`,
     );
+  }
   say(
     await banner(node.chain, {
       dataDir: config.chain.dataDir,

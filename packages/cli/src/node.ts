@@ -4,6 +4,8 @@
  * started and stopped together. The command and createDevnet both start theirs here, from options
  * checked by resolveNodeOptions.
  */
+import { readdirSync, rmSync } from 'node:fs';
+
 import { Chain, MessageRelay } from '@l2devnet/core';
 import { createRpc, messagingMethods } from '@l2devnet/rpc';
 import type { Rpc } from '@l2devnet/rpc';
@@ -37,7 +39,30 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
+/**
+ * Starts a node. A data directory that this start made (it was missing or empty) and that the start
+ * failed in is removed again: a failed first start leaves no chain for the next one to reopen.
+ */
 export async function createNode(config: NodeConfig, output: NodeOutput): Promise<RunningNode> {
+  const dir = config.chain.dataDir;
+  const made = dir !== undefined && isMissingOrEmpty(dir);
+  try {
+    return await startNode(config, output);
+  } catch (e) {
+    if (made) rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+function isMissingOrEmpty(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+async function startNode(config: NodeConfig, output: NodeOutput): Promise<RunningNode> {
   for (const warning of config.chain.lineLimits?.warnings ?? []) output.log(`warning: ${warning}`);
   // Read before the chain is opened: a missing file leaves no data directory behind.
   const blocks = config.importFile === undefined ? undefined : readChainFile(config.importFile);

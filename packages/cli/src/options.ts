@@ -23,6 +23,7 @@ import {
   TRACER_PROFILES,
   COUNTERS,
   counterRefusal,
+  derivationPathIndexes,
   MESSAGE_SENT_TOPIC,
   NO_BRIDGE,
   L2_MESSAGE_SERVICE,
@@ -74,6 +75,8 @@ export interface NodeOptions {
   genesis?: string | object;
   /** BIP-39 mnemonic of the dev accounts (default `test test … junk`). `--mnemonic` */
   mnemonic?: string;
+  /** The path the dev accounts are derived under, each one's index appended (default m/44'/60'/0'/0/). `--derivation-path` */
+  derivationPath?: string;
   /** Number of dev accounts (default 10). `--accounts` */
   accounts?: number;
   /** Balance of each dev account in ETH: 10000, '0.5' (default 10000). `--balance` */
@@ -84,6 +87,8 @@ export interface NodeOptions {
   baseFee?: number | bigint;
   /** Largest deployed contract code, bytes (default the fork's, 24576); `null` for no limit. `--code-size-limit`, `--disable-code-size-limit` */
   codeSizeLimit?: number | null;
+  /** `false` leaves the CREATE2 deployer (0x4e59…956C) out of a new chain's genesis; the other predeploys stay. `--disable-default-create2-deployer` */
+  create2Deployer?: boolean;
   /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */
@@ -267,6 +272,7 @@ const FLAGS: Record<OptionName, string> = {
   timestamp: '--timestamp',
   baseFee: '--block-base-fee-per-gas',
   codeSizeLimit: '--code-size-limit',
+  create2Deployer: '--disable-default-create2-deployer',
   order: '--order',
   autoImpersonate: '--auto-impersonate',
   txPoolPrioritySenders: '--tx-pool-priority-senders',
@@ -279,6 +285,7 @@ const FLAGS: Record<OptionName, string> = {
   gasLimit: '--gas-limit',
   genesis: '--genesis',
   mnemonic: '--mnemonic',
+  derivationPath: '--derivation-path',
   accounts: '--accounts',
   balance: '--balance',
   finalityDepth: '--finality-depth',
@@ -390,6 +397,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const mnemonic = opts.mnemonic;
   if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0)
     throw new OptionError(`${style.name('mnemonic')} must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words`);
+  if (opts.derivationPath !== undefined && derivationPathIndexes(opts.derivationPath) === undefined)
+    throw bad('derivationPath', "must be a BIP-32 path such as m/44'/60'/0'/0/", opts.derivationPath);
   if (opts.head !== undefined && opts.import === undefined) throw new OptionError(style.needs('head', 'import'));
   const limitsFile =
     opts.limits ?? (preset !== undefined && tracer === 'osaka' ? preset.limits : DEFAULT_LIMITS[tracer]);
@@ -416,10 +425,12 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     hardfork: opts.hardfork,
     gasLimit: integer('gasLimit', opts.gasLimit, 21_000) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
     mnemonic,
+    derivationPath: opts.derivationPath,
     accounts: accountCount(opts.accounts, bad, count),
     timestamp: integer('timestamp', opts.timestamp),
     baseFee: integer('baseFee', opts.baseFee),
     codeSizeLimit: opts.codeSizeLimit === null ? null : count('codeSizeLimit', opts.codeSizeLimit ?? undefined, 1),
+    create2Deployer: opts.create2Deployer,
     order: orderOf(opts.order, bad),
     autoImpersonate: opts.autoImpersonate === true,
     prioritySenders: prioritySenders(opts, bad),
@@ -528,8 +539,10 @@ function l1Of(
     hardfork: opts.hardfork,
     gasLimit: l2.gasLimit,
     mnemonic: l2.mnemonic,
+    derivationPath: l2.derivationPath,
     accounts: l2.accounts,
     balance: l2.balance,
+    create2Deployer: l2.create2Deployer,
     dataDir: l2.dataDir === undefined ? undefined : join(l2.dataDir, 'l1'),
     memoryLimitMb: l2.memoryLimitMb,
     mining:

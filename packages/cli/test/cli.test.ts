@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -296,10 +296,29 @@ describe('a start that cannot go on says why in one line and exits 2', () => {
       );
       // The first still answers alone.
       expect((await rpcCall(first.url, 'eth_chainId')).result).toBe('0x7a69');
+      // A new data directory whose start failed is not left behind: the next start makes its chain anew.
+      const data = join(dir, 'never-started');
+      const failed = await runToEnd(['--data-dir', data, '--port', port]);
+      expect(failed.code).toBe(2);
+      expect(existsSync(data)).toBe(false);
+      const fresh = await runCommand(['--data-dir', data, '--port', '0', '--chain-id', '777']);
+      expect((await rpcCall(fresh.url, 'eth_chainId')).result).toBe('0x309');
+      fresh.child.kill('SIGTERM');
+      await fresh.exited;
     } finally {
       first.child.kill('SIGTERM');
       await first.exited;
     }
+  });
+
+  test('a data directory under a file says so in one sentence', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const run = await runToEnd(['--data-dir', join(file, 'chain'), '--port', '0']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `error: ${join(file, 'chain')} is not a directory (a file stands at or above it): start with another --data-dir\n`,
+    );
   });
 
   test('a host that is no address says so', async () => {
@@ -333,13 +352,25 @@ describe('a start that cannot go on says why in one line and exits 2', () => {
     const other = await runToEnd(['--data-dir', data, '--port', '0', '--chain-id', '5']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('has chain id 31337, not 5');
-    const again = await runCommand(['--data-dir', data, '--port', '0', '--accounts', '2']);
+    const again = await runCommand([
+      ...['--data-dir', data, '--port', '0', '--accounts', '2', '--balance', '5'],
+      ...['--timestamp', '1700000000', '--block-base-fee-per-gas', '7'],
+    ]);
     try {
+      const block0 = (await rpcCall(again.url, 'eth_getBlockByNumber', ['0x0', false])).result;
+      const warned = () =>
+        again
+          .stderr()
+          .split('\n')
+          .filter((l) => l.startsWith('warning'));
       // stderr's own pipe may come after the ready line on stdout.
-      for (let i = 0; i < 100 && !again.stderr().includes('warning'); i++) await new Promise((r) => setTimeout(r, 20));
-      expect(again.stderr()).toContain(
-        `warning: the chain in ${data} keeps its accounts (10); --accounts 2 is ignored`,
-      );
+      for (let i = 0; i < 100 && warned().length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(warned()).toEqual([
+        `warning: the chain in ${data} keeps its number of accounts (10); --accounts 2 is ignored`,
+        `warning: the chain in ${data} keeps its accounts' balances; --balance 5 is ignored`,
+        `warning: the chain in ${data} keeps its genesis timestamp (${BigInt(block0.timestamp)}); --timestamp 1700000000 is ignored`,
+        `warning: the chain in ${data} keeps its genesis base fee (1000000000); --block-base-fee-per-gas 7 is ignored`,
+      ]);
     } finally {
       again.child.kill('SIGTERM');
       await again.exited;

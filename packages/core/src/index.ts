@@ -1,4 +1,4 @@
-export { deriveAccounts, DEFAULT_MNEMONIC } from './config/accounts';
+export { deriveAccounts, derivationPathIndexes, DEFAULT_DERIVATION_PATH, DEFAULT_MNEMONIC } from './config/accounts';
 export type { DevAccount } from './config/accounts';
 export { Chain } from './chain/chain';
 export { requestFees, requestTransaction, SUGGESTED_TIP } from './pool/requestTx';

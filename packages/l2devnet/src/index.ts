@@ -43,6 +43,8 @@ export interface DevnetOptions {
   genesis?: string | object;
   /** BIP-39 mnemonic of the dev accounts (default `test test … junk`). `--mnemonic` */
   mnemonic?: string;
+  /** The path the dev accounts are derived under, each one's index appended (default m/44'/60'/0'/0/). `--derivation-path` */
+  derivationPath?: string;
   /** Number of dev accounts (default 10). `--accounts` */
   accounts?: number;
   /** Balance of each dev account in ETH, like the flag: 10000, '0.5' (default 10000). `--balance` */
@@ -53,6 +55,8 @@ export interface DevnetOptions {
   baseFee?: number | bigint;
   /** Largest deployed contract code, bytes (default the fork's, 24576); `null` for no limit. `--code-size-limit`, `--disable-code-size-limit` */
   codeSizeLimit?: number | null;
+  /** `false` leaves the CREATE2 deployer (0x4e59…956C) out of a new chain's genesis; the other predeploys stay. `--disable-default-create2-deployer` */
+  create2Deployer?: boolean;
   /** `finalized` is this many blocks behind `latest` (default 64). `--finality-depth` */
   finalityDepth?: number | bigint;
   /** `safe` is this many blocks behind `latest` (default 32). `--safe-depth` */

@@ -56,6 +56,7 @@ beforeAll(async () => {
     'fixtures/contracts/messaging/L2MessageService.json',
     'fixtures/contracts/messaging/LineaRollup.json',
     'fixtures/credits.json',
+    'fixtures/genesis/predeploys.json',
     'fixtures/limits/linea-london.toml',
     'fixtures/limits/linea-mainnet.toml',
     'fixtures/limits/linea-sepolia.toml',

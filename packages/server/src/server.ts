@@ -105,8 +105,8 @@ function corsHeaders(origin: string | null): { answer: [string, string][]; prefl
 type Route = { key: string; l1: boolean };
 
 /**
- * `/` and `/ws` (open mode) or `/v3/<key>` and `/ws/v3/<key>`; the same under `/l1` for the L1 when
- * there is one.
+ * `/` (HTTP and WebSocket, as Anvil and geth serve) and `/ws` (WebSocket) in open mode, or `/v3/<key>`
+ * and `/ws/v3/<key>`; the same under `/l1` for the L1 when there is one.
  */
 function route(url: string, ws: boolean, l1: boolean): Route | undefined {
   if (l1 && (url === '/l1' || url.startsWith('/l1/'))) {
@@ -119,8 +119,7 @@ function route(url: string, ws: boolean, l1: boolean): Route | undefined {
 
 function keyOf(url: string, ws: boolean): { key: string } | undefined {
   const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
-  const prefix = ws ? '/ws' : '';
-  if (path === (prefix || '/')) return { key: '' };
+  if (path === '/' || (ws && path === '/ws')) return { key: '' };
   const match = /^\/v3\/([^/]+)$/.exec(ws ? path.slice(3) : path);
   if (ws && !path.startsWith('/ws/')) return undefined;
   if (match === null) return undefined;
@@ -454,7 +453,10 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         if (target === undefined) {
           fail(
             '404 Not Found',
-            new RpcError(INVALID_REQUEST, `no WebSocket endpoint at ${req.getUrl()}; use /ws/v3/<API_KEY>`),
+            new RpcError(
+              INVALID_REQUEST,
+              `no WebSocket endpoint at ${req.getUrl()}; use /, /ws or /ws/v3/<API_KEY>${opts.l1 === undefined ? '' : ' (the L1: /l1, /l1/ws or /l1/ws/v3/<API_KEY>)'}`,
+            ),
           );
           return;
         }

@@ -94,10 +94,10 @@ describe.each(ENDPOINTS)('$name', (endpoint) => {
     // The RPC URL right after the subcommand: the subcommands' trailing arguments take what follows.
     const cast = async (command: string, ...args: string[]) =>
       (await exec(CAST, [command, '--rpc-url', rpcUrl, ...args], { timeout: 60_000 })).stdout.trim();
-    // A fresh chain has no fee history: cast's estimate falls back to a 1-wei tip, which Linea's
-    // sequencer refuses ("Gas price too low", its profitability rule), so the tip is given.
+    // No fee flag: on a fresh chain cast takes its tip from eth_feeHistory's rewards of blocks without
+    // transactions, which must pay Linea's profitability rule (alloy falls back to 1 wei on zeros).
     const send = async (...args: string[]) =>
-      JSON.parse(await cast('send', '--private-key', ALICE_KEY, '--priority-gas-price', '1gwei', '--json', ...args));
+      JSON.parse(await cast('send', '--private-key', ALICE_KEY, '--json', ...args));
 
     expect(await cast('chain-id')).toBe('31337');
     const deployed = await send(

@@ -185,15 +185,21 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
   }
   /** The tip the sequencer wants of `tx` at `margin` and `gas`, by the formula of TransactionProfitabilityCalculator. */
   function wanted(tx: TypedTransaction, margin: number, gas: bigint, pricing = LINEA_MAINNET_PRICING): bigint {
-    const size = compressedSize(compressorInput(tx, hexToBytes(ALICE)));
+    const size = compressedSize(compressorInput(tx, tx.getSenderAddress().bytes));
     return profitablePriorityFee(pricing, margin, gas, size);
+  }
+  /** The pool's refusal of an unprofitable `tx`: Linea's words, and the tip that would be taken and mined (margin 1.0). */
+  function tooLow(tx: TypedTransaction, pricing = LINEA_MAINNET_PRICING): string {
+    const tip = wanted(tx, 1.0, tx.gasLimit, pricing);
+    return `Gas price too low: this transaction needs a priority fee of at least ${tip} wei per gas (linea_estimateGas answers one)`;
   }
 
   test('ethers: a tip under the pool margin is "Gas price too low"; at it, the transaction is taken, at the selection margin mined; blocks carry the pricing', async () => {
     const provider = new JsonRpcProvider(`${node.url}/`, undefined, { cacheTimeout: -1, staticNetwork: true });
     const before = await snapshot(node, ALICE);
-    await expect(provider.broadcastTransaction(bytesToHex((await transfer(1n)).serialize()))).rejects.toMatchObject({
-      error: { code: -32000, message: 'Gas price too low' },
+    const oneWei = await transfer(1n);
+    await expect(provider.broadcastTransaction(bytesToHex(oneWei.serialize()))).rejects.toMatchObject({
+      error: { code: -32000, message: tooLow(oneWei) },
     });
     expect(await snapshot(node, ALICE)).toEqual(before);
     // 0.8 × (10,000,000 × size / 21,000 + 30,000,000): the pool's margin, at the gas limit.
@@ -203,7 +209,7 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
     const under = await transfer(tip - 1n);
     expect(wanted(under, 0.8, 21_000n)).toBe(tip);
     await expect(provider.broadcastTransaction(bytesToHex(under.serialize()))).rejects.toMatchObject({
-      error: { message: 'Gas price too low' },
+      error: { message: tooLow(under) },
     });
     // Taken at the pool's margin; mined at the selection's (1.0, at the gas used).
     const taken = await provider.broadcastTransaction(bytesToHex((await transfer(tip)).serialize()));
@@ -223,15 +229,16 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
       chain: { prioritySenders: [hexToBytes(ALICE)], mining: { mode: 'manual' } },
     });
     try {
-      const send = async (key: Hex, tip: bigint) =>
-        call(priority, 'eth_sendRawTransaction', [
-          bytesToHex((await transfer(tip, 21_000n, priority, key)).serialize()),
-        ]);
+      const send = async (key: Hex, tip: bigint) => {
+        const tx = await transfer(tip, 21_000n, priority, key);
+        return { tx, ...(await call(priority, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())])) };
+      };
       // Alice's 1-wei tip, which the sequencer refuses of anyone else (the test above), is taken.
       const cheap = await send(ALICE_KEY, 1n);
       expect(cheap.error).toBeUndefined();
       const CAROL_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
-      expect((await send(CAROL_KEY, 1n)).error).toEqual({ code: -32000, message: 'Gas price too low' });
+      const refused = await send(CAROL_KEY, 1n);
+      expect(refused.error).toEqual({ code: -32000, message: tooLow(refused.tx) });
       const dear = await send(CAROL_KEY, 10n ** 10n);
       expect(dear.error).toBeUndefined();
       await call(priority, 'evm_mine');
@@ -248,7 +255,7 @@ describe('profitability and pricing (extra data, linea_setExtraData, linea_estim
     const cheap = await transfer(wanted(await transfer(30_000_000n), 0.8, 21_000n));
     expect((await call(node, 'eth_sendRawTransaction', [bytesToHex(cheap.serialize())])).error).toEqual({
       code: -32000,
-      message: 'Gas price too low',
+      message: tooLow(cheap, dearer),
     });
     const dear = await transfer(wanted(await transfer(300_000_000n), 1.0, 21_000n, dearer));
     const hash = (await call(node, 'eth_sendRawTransaction', [bytesToHex(dear.serialize())])).result;

@@ -96,6 +96,22 @@ describe('Chain on disk', () => {
     }
   });
 
+  test('a restart under automine mines the executable transactions its pool kept, as their arrival would have', async () => {
+    const first = await Chain.create({ dataDir: dir, mining: { mode: 'manual' } });
+    const pending = await send(first, 1, { to: first.accounts[2].address, value: 3n, gasLimit: 21_000n });
+    expect(first.headNumber).toBe(0n);
+    await first.close();
+
+    const second = await Chain.create({ dataDir: dir });
+    try {
+      expect(second.headNumber).toBe(1n);
+      expect(second.reads.poolSize).toBe(0);
+      expect((await second.reads.getReceipt(pending))?.receipt.status).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
+
   test('a data dir without total difficulties (written before they were kept) gets them summed once at open', async () => {
     const first = await Chain.create({ dataDir: dir, hardfork: 'london', mining: { mode: 'manual' } });
     for (let i = 0; i < 3; i++) await first.mine();

@@ -97,6 +97,8 @@ export class Chain {
   imports!: ChainImport;
   /** Options given that a reopened chain did not take: it keeps the values it was made with. */
   keptOptions: KeptOption[] = [];
+  /** Where the dev accounts are derived, each one's index appended. */
+  derivationPath = "m/44'/60'/0'/0/";
   private closed = false;
 
   private constructor(
@@ -189,10 +191,13 @@ export class Chain {
       imports: new ChainImport(head, lines, finality),
     });
     chain.keptOptions = opened.kept;
+    chain.derivationPath = opened.derivationPath;
     head.pool.order = opts.order ?? 'fees';
     for (const sender of opts.prioritySenders ?? []) head.pool.prioritySenders.add(bytesToHex(sender));
     txs.autoImpersonate = opts.autoImpersonate ?? false;
     miner.setMining(opts.mining ?? { mode: 'auto' });
+    // A restarted automining chain mines what its pool kept ready, as it would have on arrival.
+    if (miner.mode.mode === 'auto') await miner.mineReady();
     return chain;
   }
 

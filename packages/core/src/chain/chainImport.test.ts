@@ -78,10 +78,29 @@ describe('export and import', () => {
     }
   });
 
-  test('a chain made for another chain id is refused at its first transaction', async () => {
-    const source = await madeChain();
-    const target = await Chain.create({ chainId: 7n });
+  test('a chain made for another chain id, from the same genesis, is refused at its first transaction', async () => {
+    // Genesis files that differ in config.chainId alone: one genesis block, two chains. (Dev chains of
+    // two chain ids differ at genesis already: Permit2's code holds its chain id.)
+    const genesis = (chainId: number) => ({
+      config: {
+        chainId,
+        ...Object.fromEntries(
+          ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul']
+            .concat(['berlin', 'london', 'mergeNetsplit'])
+            .map((fork) => [`${fork}Block`, 0]),
+        ),
+        terminalTotalDifficulty: 0,
+        shanghaiTime: 0,
+        cancunTime: 0,
+        pragueTime: 0,
+      },
+      gasLimit: '0x1c9c380',
+      alloc: { '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266': { balance: '0xffffffffffffffffffff' } },
+    });
+    const source = await Chain.create({ genesis: genesis(31337) });
+    const target = await Chain.create({ genesis: genesis(7) });
     try {
+      await send(source, 0, { to: source.accounts[1].address, value: 1n });
       const blocks = await source.imports.exportBlocks(0n, 1n);
       const error = await target.imports.importBlocks(concatBytes(...blocks)).catch((e: unknown) => e);
       expect((error as Error).message).toBe(

@@ -118,9 +118,14 @@ describe('Miner', () => {
       '0x0000F90827F1C53a10cb7A02335B175320002935',
       '0x00000961Ef480Eb55e80D19ad83579A64c007002',
       '0x0000BBdDc7CE488642fb579F8B00f3a590007251',
+      // The predeploys (config/predeploys.ts): the CREATE2 deployer, Multicall3, Permit2, Safe's factory.
+      '0x4e59b44847b379578588920cA78FbF26c0B4956C',
+      '0xcA11bde05977b3631167028862bE2a173976CA11',
+      '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+      '0x914d7Fec6aaC8cd542e72Bca78B30650d45643d7',
     ].map((a) => hexToBytes(a as `0x${string}`));
 
-    // State: every account that exists (dev accounts, the fee recipient, the contract, the system contracts).
+    // State: every account that exists (dev accounts, the fee recipient, the contract, the system contracts and predeploys).
     const stateTrie = new MerklePatriciaTrie();
     const addresses = [...chain.accounts.map((a) => a.address), new Uint8Array(20), counter, ...systemContracts];
     for (const address of addresses) {

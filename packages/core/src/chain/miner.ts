@@ -75,6 +75,25 @@ export class Miner {
     }
   }
 
+  /**
+   * Automine catching up with what waits: mines blocks while they take ready pool transactions, as
+   * Anvil's instant miner does when automine is turned back on, and at start on a data directory
+   * whose pool holds executable transactions. A block that would take none is not mined.
+   */
+  mineReady(): Promise<void> {
+    return this.head.exclusive(async () => {
+      while (this.head.pool.size > 0) {
+        const build = await this.build();
+        if (build.included.length + build.excluded.length + build.dropped.length === 0) {
+          await this.head.discardBuild();
+          return;
+        }
+        await this.commit(build);
+        if (build.included.length === 0) return;
+      }
+    });
+  }
+
   /** Mines one block with the pool's ready transactions that fit. */
   mine(opts: { timestamp?: bigint } = {}): Promise<Block> {
     return this.head.exclusive(() => this.mineLocked(opts));

@@ -14,7 +14,7 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import { Account, Address, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
-import { deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
+import { DEFAULT_DERIVATION_PATH, deriveAccounts, DEFAULT_MNEMONIC } from '../config/accounts';
 import type { DevAccount } from '../config/accounts';
 import {
   applyAlloc,
@@ -27,6 +27,7 @@ import {
   INITIAL_BASE_FEE,
 } from '../config/genesis';
 import type { GenesisSpec } from '../config/genesis';
+import { predeployAllocs } from '../config/predeploys';
 import { systemContractAllocs } from '../config/systemContracts';
 import { DatabaseOpenError, ForkError, InvalidArgumentError, InvalidLimitsError } from '../errors';
 import { ExecutionGuard } from '../exec/executionGuard';
@@ -80,6 +81,8 @@ interface PersistedConfig {
   chainId: string;
   hardfork: string | null;
   mnemonic: string;
+  /** The dev accounts' derivation path, when not DEFAULT_DERIVATION_PATH. */
+  derivationPath?: string;
   accounts: number;
   genesis: unknown;
   /** A forked chain's fork block (its first block), and the state it started with (dev accounts funded). */
@@ -95,6 +98,8 @@ export interface GenesisOptions {
   /** Block gas limit; default DEFAULT_GAS_LIMIT (a reopened chain: its head's, unless given). */
   gasLimit?: bigint;
   mnemonic?: string;
+  /** Where the dev accounts are derived, each one's index appended; default m/44'/60'/0'/0/ (Anvil's --derivation-path). */
+  derivationPath?: string;
   /** Dev accounts derived and funded; default 10. */
   accounts?: number;
   /** Wei per dev account; default DEFAULT_BALANCE. */
@@ -105,6 +110,11 @@ export interface GenesisOptions {
   timestamp?: bigint;
   /** A new dev chain's genesis base fee (wei); default the initial one (Anvil's --block-base-fee-per-gas). */
   baseFee?: bigint;
+  /**
+   * Whether a new dev chain's genesis carries the CREATE2 deployer among its predeploys
+   * (config/predeploys.ts); default true, false as Anvil's --disable-default-create2-deployer.
+   */
+  create2Deployer?: boolean;
   /**
    * The largest contract code a creation may deploy (EIP-170; init code twice that, EIP-3860);
    * null for no limit. Default the fork's (Anvil's --code-size-limit, --disable-code-size-limit).
@@ -156,6 +166,8 @@ export interface OpenedChain {
   head: ChainHead;
   accounts: DevAccount[];
   mnemonic: string;
+  /** Where the dev accounts are derived (m/44'/60'/0'/0/ unless made with another). */
+  derivationPath: string;
   simulator: Simulator;
   /** The mining VM's line counter. */
   counter: LineCounter;
@@ -167,9 +179,9 @@ export interface OpenedChain {
 
 /** An option a reopened chain does not take: its stored value is kept. */
 export interface KeptOption {
-  option: 'hardfork' | 'mnemonic' | 'accounts' | 'balance' | 'genesis';
-  stored: string;
-  given: string;
+  option: 'hardfork' | 'mnemonic' | 'derivationPath' | 'accounts' | 'balance' | 'genesis' | 'timestamp' | 'baseFee';
+  /** What the chain keeps, where it is one value (not for balances or a genesis file). */
+  stored: string | undefined;
 }
 
 /** The tracer profile the chain counts with; its line limits must be for the same one. */
@@ -196,6 +208,9 @@ export async function openChain(
     chainId: String(forked?.chainId ?? opts.chainId ?? DEFAULT_CHAIN_ID),
     hardfork: forked?.hardfork ?? opts.hardfork ?? null,
     mnemonic: opts.mnemonic ?? DEFAULT_MNEMONIC,
+    ...(opts.derivationPath === undefined || opts.derivationPath === DEFAULT_DERIVATION_PATH
+      ? {}
+      : { derivationPath: opts.derivationPath }),
     accounts: opts.accounts ?? 10,
     genesis: opts.genesis ?? null,
     ...(forked === undefined
@@ -211,15 +226,15 @@ export async function openChain(
       );
     const differs = (option: KeptOption['option'], given: unknown, was: unknown) => {
       if (given !== undefined && String(given) !== String(was))
-        kept.push({ option, stored: was === null ? 'none' : String(was), given: String(given) });
+        kept.push({ option, stored: was === null ? 'none' : String(was) });
     };
     differs('hardfork', opts.hardfork, persisted.hardfork ?? DEFAULT_HARDFORK);
     differs('mnemonic', opts.mnemonic, persisted.mnemonic);
+    differs('derivationPath', opts.derivationPath, persisted.derivationPath ?? DEFAULT_DERIVATION_PATH);
     differs('accounts', opts.accounts, persisted.accounts);
-    if (opts.balance !== undefined)
-      kept.push({ option: 'balance', stored: 'the balances of its blocks', given: String(opts.balance) });
+    if (opts.balance !== undefined) kept.push({ option: 'balance', stored: undefined });
     if (opts.genesis !== undefined && JSON.stringify(opts.genesis) !== JSON.stringify(persisted.genesis))
-      kept.push({ option: 'genesis', stored: 'its own', given: 'another' });
+      kept.push({ option: 'genesis', stored: undefined });
   }
   const { common, spec, scheduled } = chainCommon(persisted.chainId, persisted.hardfork, persisted.genesis);
   const stateDb = new StateDB(kv);
@@ -267,7 +282,7 @@ export async function openChain(
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
   new ExecutionGuard(vm.evm);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
-  const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts);
+  const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts, persisted.derivationPath);
   head.rpcGasCap = opts.rpcGasCap;
   const rules = opts.sequencerRules ?? spec === undefined;
   head.rules =
@@ -286,10 +301,14 @@ export async function openChain(
     head.setForkAt(headBlock.header.number + 1n, headBlock.header.timestamp);
     if (forked !== undefined) await forked.fork.proveAccount(new Uint8Array(20)); // the fork block's root node
     await head.resumeWorkingRoot(headBlock);
+    const first = ((await store.getBlock(store.first)) as Block).header;
     head.startRoot =
-      persisted.fork?.startRoot !== undefined
-        ? hexToBytes(persisted.fork.startRoot as `0x${string}`)
-        : ((await store.getBlock(store.first)) as Block).header.stateRoot;
+      persisted.fork?.startRoot !== undefined ? hexToBytes(persisted.fork.startRoot as `0x${string}`) : first.stateRoot;
+    // The genesis block's timestamp and base fee are its own (Anvil's --timestamp, --block-base-fee-per-gas).
+    if (opts.timestamp !== undefined && opts.timestamp !== first.timestamp)
+      kept.push({ option: 'timestamp', stored: String(first.timestamp) });
+    if (opts.baseFee !== undefined && opts.baseFee !== first.baseFeePerGas)
+      kept.push({ option: 'baseFee', stored: String(first.baseFeePerGas ?? 0n) });
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
@@ -310,7 +329,8 @@ export async function openChain(
             blockHash: async (n) => (await blockchain.getBlock(Number(n))).hash(),
           },
         );
-  return { head, accounts, mnemonic: persisted.mnemonic, simulator, counter, workers, kept };
+  const derivationPath = persisted.derivationPath ?? DEFAULT_DERIVATION_PATH;
+  return { head, accounts, mnemonic: persisted.mnemonic, derivationPath, simulator, counter, workers, kept };
 }
 
 async function writeGenesis(
@@ -322,9 +342,11 @@ async function writeGenesis(
 ): Promise<void> {
   const sm = head.state;
   const balance = opts.balance ?? DEFAULT_BALANCE;
-  // A dev chain gets the system contracts of its fork, as geth's dev mode; a genesis file says its own.
+  // A dev chain gets the system contracts of its fork, as geth's dev mode, and the contracts Linea
+  // mainnet has at well-known addresses; a genesis file says its own.
   const alloc = spec?.alloc ?? [
     ...systemContractAllocs(head.common),
+    ...predeployAllocs(BigInt(persisted.chainId), opts.create2Deployer),
     ...accounts.map((a) => ({ address: a.address, balance })),
     ...(opts.messaging === undefined ? [] : messagingAlloc(opts.messaging)),
   ];

@@ -11,6 +11,7 @@ import { Address, setLengthLeft, bytesToHex, KECCAK256_NULL, KECCAK256_RLP } fro
 
 import { forkConfigs } from '../config/forkConfig';
 import type { ForkConfigs } from '../config/forkConfig';
+import { SUGGESTED_TIP } from '../pool/requestTx';
 import type { PoolTx } from '../pool/txPool';
 import { flatStateManager } from '../state/flatState';
 import { stateCaches } from '../state/stateDb';
@@ -261,6 +262,16 @@ export class Reads {
     return this.head.nextBaseFee();
   }
 
+  /**
+   * The tip suggested to wallets (eth_maxPriorityFeePerGas, eth_gasPrice, eth_sendTransaction's
+   * default): Anvil's 1 gwei, or more where Linea's profitability rule asks more of an ordinary
+   * transaction at the pricing in force.
+   */
+  suggestedTip(): bigint {
+    const needed = this.head.rules?.ordinaryTip() ?? 0n;
+    return needed > SUGGESTED_TIP ? needed : SUGGESTED_TIP;
+  }
+
   /** Blob base fee of the next block (EIP-4844); 0 before Cancun. */
   async nextBlobBaseFee(): Promise<bigint> {
     const head = await this.head.block();
@@ -273,7 +284,9 @@ export class Reads {
   /**
    * eth_feeHistory: the last `blockCount` blocks (at most 1,024) up to block `newest`, as geth's
    * oracle reports them (eth/gasprice/feehistory.go): base fees and gas ratios, for blobs too, and the
-   * tips paid at `percentiles` of each block's gas.
+   * tips paid at `percentiles` of each block's gas. Where Linea's rules apply, a block without
+   * transactions reports the suggested tip rather than geth's 0: clients (alloy, so cast and forge)
+   * take their tip from these rewards, and fall back to 1 wei, which the sequencer refuses.
    */
   async feeHistory(blockCount: number, newest: bigint, percentiles?: number[]): Promise<FeeHistory> {
     // A forked chain's blocks before its fork block are the remote's, not counted here.
@@ -287,6 +300,7 @@ export class Reads {
       reward: percentiles === undefined ? undefined : [],
     };
     let last: Block | undefined;
+    const emptyReward = this.head.rules === undefined ? 0n : this.suggestedTip();
     for (let b = out.oldestBlock; b <= newest; b++) {
       const block = await this.head.store.getBlock(b);
       if (block === undefined) break;
@@ -299,7 +313,9 @@ export class Reads {
       const maxBlobGas = h.blobGasUsed === undefined ? 0n : h.common.param('maxBlobGasPerBlock');
       out.blobGasUsedRatio.push(maxBlobGas === 0n ? 0 : Number(h.blobGasUsed) / Number(maxBlobGas));
       if (percentiles !== undefined)
-        out.reward?.push(rewards((await this.head.store.getReceipts(b)) ?? [], h.gasUsed, baseFee, percentiles));
+        out.reward?.push(
+          rewards((await this.head.store.getReceipts(b)) ?? [], h.gasUsed, baseFee, percentiles, emptyReward),
+        );
     }
     const common = this.head.common;
     const h = last?.header;
@@ -317,13 +333,22 @@ export class Reads {
   }
 }
 
-/** The tips paid at `percentiles` of a block's gas, its receipts sorted by tip (geth's oracle). */
-function rewards(receipts: Receipt[], gasUsed: bigint, baseFee: bigint, percentiles: number[]): bigint[] {
+/**
+ * The tips paid at `percentiles` of a block's gas, its receipts sorted by tip (geth's oracle);
+ * `empty` at each for a block without transactions.
+ */
+function rewards(
+  receipts: Receipt[],
+  gasUsed: bigint,
+  baseFee: bigint,
+  percentiles: number[],
+  empty: bigint,
+): bigint[] {
   const tips = receipts
     .map((r) => ({ tip: r.effectiveGasPrice - baseFee, gas: r.gasUsed }))
     .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
   return percentiles.map((p) => {
-    if (tips.length === 0) return 0n;
+    if (tips.length === 0) return empty;
     const threshold = (Number(gasUsed) * p) / 100;
     let sum = 0;
     for (const t of tips) {

@@ -51,11 +51,32 @@ export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
   return keccak256(publicKey.subarray(1)).subarray(12);
 }
 
-/** Derives `count` accounts on the standard path m/44'/60'/0'/0/i. */
-export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
+/** The path the accounts are derived under, each account's index appended (Anvil's --derivation-path). */
+export const DEFAULT_DERIVATION_PATH = "m/44'/60'/0'/0/";
+
+/**
+ * The indexes of a derivation path prefix as Anvil takes it (`m/44'/60'/0'/0/`, the trailing slash
+ * optional), hardened where marked `'` or `h`; undefined if it is not one.
+ */
+export function derivationPathIndexes(path: string): number[] | undefined {
+  const parts = path.replace(/\/$/, '').split('/');
+  if (parts.shift() !== 'm') return undefined;
+  const out: number[] = [];
+  for (const part of parts) {
+    const m = /^(\d+)(['h])?$/.exec(part);
+    if (m === null || Number(m[1]) >= HARDENED) return undefined;
+    out.push(Number(m[1]) + (m[2] === undefined ? 0 : HARDENED));
+  }
+  return out;
+}
+
+/** Derives `count` accounts at `path`/i (default m/44'/60'/0'/0/i). */
+export function deriveAccounts(mnemonic: string, count: number, path = DEFAULT_DERIVATION_PATH): DevAccount[] {
+  const indexes = derivationPathIndexes(path);
+  if (indexes === undefined) throw new Error(`not a derivation path: ${path}`);
   const master = hmac(new TextEncoder().encode('Bitcoin seed'), mnemonicToSeed(mnemonic));
   let node: ExtendedKey = { key: master.left, chainCode: master.right };
-  for (const index of [44 + HARDENED, 60 + HARDENED, HARDENED, 0]) node = child(node, index);
+  for (const index of indexes) node = child(node, index);
   const accounts: DevAccount[] = [];
   for (let i = 0; i < count; i++) {
     const privateKey = child(node, i).key;

@@ -40,17 +40,20 @@ export interface TxFill {
   gasLimit: bigint;
   /** The next block's base fee. */
   baseFee: bigint;
+  /** The tip to give where the request names none (default SUGGESTED_TIP). */
+  tip?: bigint;
 }
 
-/** The fees eth_sendTransaction gives a request: its own, else the base fee doubled plus the suggested tip. */
+/** The fees eth_sendTransaction gives a request: its own, else the base fee doubled plus the tip. */
 export function requestFees(
   common: Common,
   req: TxRequest,
   baseFee: bigint,
+  tip = SUGGESTED_TIP,
 ): { gasPrice: bigint } | { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
   const legacy = req.gasPrice !== undefined || req.type === 0 || req.type === 1 || !common.isActivatedEIP(1559);
-  if (legacy) return { gasPrice: req.gasPrice ?? baseFee + SUGGESTED_TIP };
-  let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? SUGGESTED_TIP;
+  if (legacy) return { gasPrice: req.gasPrice ?? baseFee + tip };
+  let maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? tip;
   const maxFeePerGas = req.maxFeePerGas ?? 2n * baseFee + maxPriorityFeePerGas;
   if (req.maxPriorityFeePerGas === undefined && maxPriorityFeePerGas > maxFeePerGas)
     maxPriorityFeePerGas = maxFeePerGas;
@@ -64,7 +67,7 @@ export function requestFees(
  * call counted at the call gas cap).
  */
 export function requestTransaction(common: Common, req: TxRequest, fill: TxFill, sizing = false): TypedTransaction {
-  const fees = requestFees(common, req, fill.baseFee);
+  const fees = requestFees(common, req, fill.baseFee, fill.tip);
   const base = {
     nonce: req.nonce ?? fill.nonce,
     // Sized for counting, it may carry the call gas cap, past EIP-7825's cap: set after construction.

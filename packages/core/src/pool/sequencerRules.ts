@@ -94,6 +94,15 @@ function isPrecompileAddress(address: Uint8Array): boolean {
   return PRECOMPILE_RECIPIENTS.has((address[18] << 8) | address[19]);
 }
 
+/** A transfer's gas. */
+const TRANSFER_GAS = 21_000n;
+/**
+ * The compressor input of an EIP-1559 transfer with wide fields: the sender's 20 bytes, the type
+ * byte, and the RLP list (2-byte header) of a 4-byte chain id, 8-byte nonce and gas, 16-byte fees,
+ * the recipient, a 32-byte value, no data and no access list.
+ */
+const ORDINARY_TX_BYTES = 136;
+
 /** Why a block leaves a transaction out (the selectors' statuses, LineaTransactionSelectionResult). */
 export type BlockRuleVerdict =
   /** Kept in the pool for a later block (MaxBlockCallDataTransactionSelector, MaxBlockGasTransactionSelector, ProfitableTransactionSelector). */
@@ -137,8 +146,30 @@ export class SequencerRules {
     if (shape !== undefined) return shape;
     // SEQ/sequencer/txpoolvalidation/validators/ProfitabilityValidator.java: priced at its gas limit.
     if (!this.hasPriority(sender) && !this.profitable(tx, sender, baseFee, this.config.txPoolMinMargin, tx.gasLimit))
-      return 'Gas price too low';
+      return `Gas price too low: this transaction needs a priority fee of at least ${this.profitableTip(tx, sender)} wei per gas (linea_estimateGas answers one)`;
     return undefined;
+  }
+
+  /**
+   * The priority fee per gas that makes `tx` profitable at its gas limit, at the pool's margin and
+   * the block's (the higher of the two), so that it is taken and then selected.
+   */
+  profitableTip(tx: TypedTransaction, sender: Uint8Array): bigint {
+    const { txPoolMinMargin, minMargin } = this.config;
+    const margin = Math.max(txPoolMinMargin, minMargin);
+    return profitablePriorityFee(this.pricing, margin, tx.gasLimit, this.compressedSize(tx, sender));
+  }
+
+  /**
+   * The priority fee per gas an ordinary transaction needs at the pricing in force: a transfer, the
+   * fewest gas (21,000) for the most bytes an unsigned EIP-1559 transfer and its sender take
+   * (ORDINARY_TX_BYTES), at the higher of the pool's and the block's margins. Wallets are suggested at
+   * least this (eth_maxPriorityFeePerGas, eth_feeHistory), so their default fees are taken.
+   */
+  ordinaryTip(): bigint {
+    const { txPoolMinMargin, minMargin } = this.config;
+    const margin = Math.max(txPoolMinMargin, minMargin);
+    return profitablePriorityFee(this.pricing, margin, TRANSFER_GAS, compressedSizeBound(ORDINARY_TX_BYTES));
   }
 
   /**

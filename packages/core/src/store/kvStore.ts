@@ -145,7 +145,9 @@ export function databaseOpenError(dir: string, error: LevelError): DatabaseOpenE
     );
   }
   if (code === 'ENOTDIR' || (code === 'EEXIST' && !isDirectory(dir))) {
-    return new DatabaseOpenError(`${dir} is not a directory (a file stands at or above it); ${other}`);
+    return new DatabaseOpenError(
+      `${dir} is not a directory (a file stands at or above it): start with another --data-dir`,
+    );
   }
   if (code === 'LEVEL_CORRUPTION' || /corrupt|MANIFEST|CURRENT/i.test(detail)) {
     return new DatabaseOpenError(

@@ -33,11 +33,16 @@ export async function totalDifficultyOf(
   return (await ctx.chain.reads.totalDifficulty(header.number - 1n)) + header.difficulty;
 }
 
-/** eth_getBlockByNumber / ByHash's answer: the block, or null. */
+/**
+ * eth_getBlockByNumber / ByHash's answer: the block, or null. The pending block has the service
+ * document's null fields on its paths; on geth's it has them all, its number, hash and nonce as
+ * Anvil answers them, since alloy (cast, forge) cannot decode a block without them.
+ */
 export async function blockResult(ctx: RpcContext, ref: BlockRef, full: boolean): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.miner.pendingBlock();
-    return formatBlock(block, receipts, full, await totalDifficultyOf(ctx, block.header, false), true);
+    const td = await totalDifficultyOf(ctx, block.header, false);
+    return formatBlock(block, receipts, full, td, ctx.profile === 'service');
   }
   const found = await loadBlock(ctx, ref);
   if (found === undefined) return null;

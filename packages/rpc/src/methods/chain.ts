@@ -1,5 +1,4 @@
 /** Node and fee information: what wallets ask before anything else. */
-import { SUGGESTED_TIP } from '@l2devnet/core';
 import type { ForkConfig } from '@l2devnet/core';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
@@ -48,8 +47,11 @@ export const chainMethods: Record<string, Method> = {
   'eth_coinbase': method([], ({ chain }) => hex(chain.reads.coinbase)),
   'eth_protocolVersion': method([], () => quantity(68)),
   /** eth_gasPrice: next block's base fee plus the suggested tip. */
-  'eth_gasPrice': method([], async ({ chain }) => quantity((await chain.reads.nextBaseFee()) + SUGGESTED_TIP)),
-  'eth_maxPriorityFeePerGas': method([], () => quantity(SUGGESTED_TIP)),
+  'eth_gasPrice': method([], async ({ chain }) =>
+    quantity((await chain.reads.nextBaseFee()) + chain.reads.suggestedTip()),
+  ),
+  /** eth_maxPriorityFeePerGas: the suggested tip (1 gwei, or what Linea's pricing asks of a transfer). */
+  'eth_maxPriorityFeePerGas': method([], ({ chain }) => quantity(chain.reads.suggestedTip())),
   /**
    * eth_capabilities (execution-apis src/eth/capabilities.yaml): the history this node serves. It keeps
    * every block's state, so every resource reaches back to genesis and none has a deletion window, as

@@ -19,7 +19,7 @@ import {
   tracesCountersRequest,
 } from '../params';
 import { stateBlock } from './resolve';
-import { SUGGESTED_TIP, TRACER_VERSIONS } from '@l2devnet/core';
+import { TRACER_VERSIONS } from '@l2devnet/core';
 import type { Chain, ForcedItem, LineCounts } from '@l2devnet/core';
 import { hexToBytes } from '@ethereumjs/util';
 
@@ -64,7 +64,7 @@ const estimate = method(
     return {
       gasLimit: quantity(gas),
       baseFeePerGas: quantity(await ctx.chain.reads.nextBaseFee()),
-      priorityFeePerGas: quantity(tip ?? SUGGESTED_TIP),
+      priorityFeePerGas: quantity(tip ?? ctx.chain.reads.suggestedTip()),
     };
   },
 );

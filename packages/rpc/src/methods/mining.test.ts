@@ -107,6 +107,28 @@ describe('mining control', () => {
     expect(await t.call('eth_blockNumber')).toBe('0x2');
   });
 
+  test('turning automine back on mines what waits at once, as Anvil; the next send is mined too', async () => {
+    await t.call('evm_setAutomine', false);
+    const first = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    const second = await t.call<string>('eth_sendTransaction', { from: BOB, to: CAROL, value: '0x1' });
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x2', queued: '0x0' });
+    await t.call('evm_setAutomine', true);
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x0', queued: '0x0' });
+    for (const hash of [first, second])
+      expect(await t.call('eth_getTransactionReceipt', hash)).toMatchObject({ status: '0x1', blockNumber: '0x1' });
+    const third = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    expect(await t.call('eth_getTransactionReceipt', third)).toMatchObject({ status: '0x1', blockNumber: '0x2' });
+  });
+
+  test('turning automine on with nothing ready mines no block', async () => {
+    await t.call('evm_setAutomine', false);
+    // Nonce 5 of a sender at nonce 0: queued, not ready.
+    await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1', nonce: '0x5' });
+    await t.call('evm_setAutomine', true);
+    expect(await t.call('eth_blockNumber')).toBe('0x0');
+    expect(await t.call('txpool_status')).toEqual({ pending: '0x0', queued: '0x1' });
+  });
+
   test('interval mining mines on its own', async () => {
     await t.call('evm_setIntervalMining', 30);
     await t.call('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });

@@ -49,8 +49,10 @@ const mine = method(
   },
 );
 
-const setAutomine = method([required('enabled', bool)], ({ chain }, enabled) => {
+/** evm_setAutomine: turned on, it mines what the pool holds ready at once, as Anvil does. */
+const setAutomine = method([required('enabled', bool)], async ({ chain }, enabled) => {
   chain.miner.setMining(enabled ? { mode: 'auto' } : { mode: 'manual' });
+  if (enabled) await chain.miner.mineReady();
   return null;
 });
 

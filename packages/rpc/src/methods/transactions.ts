@@ -81,11 +81,12 @@ export async function buildTransaction(
   const { chain } = ctx;
   const gasLimit = req.gas ?? (await chain.calls.estimateGas(req, chain.headNumber)).gas;
   const baseFee = await chain.reads.nextBaseFee();
-  const fees = requestFees(chain.common, req, baseFee);
+  const tip = chain.reads.suggestedTip();
+  const fees = requestFees(chain.common, req, baseFee, tip);
   const [maxFee, maxTip] =
     'gasPrice' in fees ? [fees.gasPrice, fees.gasPrice] : [fees.maxFeePerGas, fees.maxPriorityFeePerGas];
   return chain.txs.constructTransaction({ gasLimit, maxFee, maxTip }, () =>
-    requestTransaction(chain.common, req, { nonce: nextNonce, gasLimit, baseFee }),
+    requestTransaction(chain.common, req, { nonce: nextNonce, gasLimit, baseFee, tip }),
   );
 }
 
