@@ -255,8 +255,12 @@ export function formatReceipt(block: Block, receipts: Receipt[], index: number):
     ),
     logsBloom: hex(r.logsBloom),
     ...(r.root === undefined ? { status: quantity(r.status) } : { root: hex(r.root) }),
+    // A blob transaction's blob gas; from Cancun every receipt carries its block's blob gas price, as
+    // Anvil's do (geth's only a blob transaction's).
     ...(r.blobGasUsed === undefined
-      ? {}
+      ? block.header.excessBlobGas === undefined
+        ? {}
+        : { blobGasPrice: quantity(block.header.getBlobGasPrice()) }
       : { blobGasUsed: quantity(r.blobGasUsed), blobGasPrice: quantity(r.blobGasPrice ?? 0n) }),
     to: r.to === undefined ? null : hex(r.to),
     transactionHash: hex(r.txHash),

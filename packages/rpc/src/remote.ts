@@ -19,7 +19,7 @@ import { quantity } from './format';
 const MAX_BATCH = 100;
 /** Transport failures worth asking again after a pause. */
 const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-const FIRST_RETRY_MS = 250;
+export const FIRST_RETRY_MS = 250;
 
 export interface RemoteNodeOptions {
   /** Extra HTTP headers on every request (--fork-header "Name: value"). */

@@ -32,7 +32,21 @@ const paramMessage: Deviation = {
   },
 };
 
+/** A receipt from Cancun on carries its block's blob gas price, as Anvil's do; geth's only a blob transaction's. */
+const blobGasPrice: Deviation = {
+  why: "every receipt of a block from Cancun on carries the block's blobGasPrice, as Anvil's do (geth's: a blob transaction's only)",
+  check(ours, geth) {
+    const receipts = (r: any) => (Array.isArray(r) ? r : [r]);
+    const strip = (r: any) => receipts(r).map(({ blobGasPrice, ...rest }: any) => ({ rest, blobGasPrice }));
+    const [mine, theirs] = [strip(ours.result), strip(geth.result)];
+    expect(mine.map((r: any) => r.rest)).toEqual(theirs.map((r: any) => r.rest));
+    for (const r of mine) expect(r.blobGasPrice).toMatch(/^0x[0-9a-f]+$/);
+  },
+};
+
 const DEVIATIONS: Record<string, Deviation> = {
+  'eth_getBlockReceipts/get-block-receipts-latest.io': blobGasPrice,
+  'eth_getTransactionReceipt/get-setcode-tx.io': blobGasPrice,
   'debug_getRawBlock/get-invalid-number.io': paramMessage,
   'debug_getRawHeader/get-invalid-number.io': paramMessage,
   'debug_getRawReceipts/get-invalid-number.io': paramMessage,

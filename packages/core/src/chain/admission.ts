@@ -371,12 +371,17 @@ export class Admission {
 
   /**
    * eth_sendTransaction: `build` makes the transaction given the sender's next nonce, which is
-   * chosen inside the queue, so parallel sends from one account get consecutive nonces.
+   * chosen inside the queue, so parallel sends from one account get consecutive nonces. `unsigned`
+   * sends it from `from` whoever that is, as an impersonated address (eth_sendUnsignedTransaction).
    */
-  sendAs(from: Uint8Array, build: (nextNonce: bigint) => Promise<TypedTransaction>): Promise<Uint8Array> {
+  sendAs(
+    from: Uint8Array,
+    build: (nextNonce: bigint) => Promise<TypedTransaction>,
+    unsigned = false,
+  ): Promise<Uint8Array> {
     return this.head.exclusive(async () => {
-      const unsigned = await build(await this.head.pendingNonce(from));
-      const signed = this.signAs(unsigned, from);
+      const tx = await build(await this.head.pendingNonce(from));
+      const signed = unsigned ? withSender(tx.sign(impersonationKey(from)), from) : this.signAs(tx, from);
       if (signed === undefined) throw new UnknownAccountError(from);
       return this.submitLocked(signed, from);
     });

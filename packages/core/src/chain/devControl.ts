@@ -15,6 +15,7 @@ import type { Account } from '@ethereumjs/util';
 import { InvalidArgumentError, InvalidTimestampError } from '../errors';
 import { delPoolRow } from '../pool/poolRows';
 import type { PoolTx } from '../pool/txPool';
+import type { ForkSource } from '../fork/forkState';
 import { dumpState, loadState } from '../state/stateDump';
 import type { Admission } from './admission';
 import type { Finality, FinalityTags } from './finality';
@@ -32,11 +33,24 @@ interface Snapshot {
 
 export class DevControl {
   private readonly snapshots = new Map<bigint, Snapshot>();
-  private nextSnapshotId = 1n;
+  /** Anvil's first snapshot id is 0. */
+  private nextSnapshotId = 0n;
   /** Whether the node prints what it mines and serves (anvil_setLoggingEnabled); its printers read it. */
   loggingEnabled = true;
   /** This run of the chain, as Anvil's anvil_metadata names it: new at every start and reset. */
   instanceId: Uint8Array = randomBytes(32);
+  /** The remote anvil_reset forks when its `forking` names none (anvil_setRpcUrl on a chain that is no fork). */
+  rpcUrl: string | undefined;
+
+  /**
+   * anvil_setRpcUrl: a forked chain reads its remote state from `source` from now on (every answer
+   * is still proven against the fork block's root); a chain that is no fork keeps `url` for anvil_reset.
+   */
+  setRpcUrl(url: string, source: ForkSource): void {
+    const fork = this.head.stateDb.flat.fork;
+    if (fork !== undefined) fork.source = source;
+    else this.rpcUrl = url;
+  }
 
   constructor(
     private readonly head: ChainHead,
@@ -249,6 +263,11 @@ export class DevControl {
       });
       return id;
     });
+  }
+
+  /** The snapshots kept, each id with the head block it was taken at (anvil_metadata). */
+  snapshotHeads(): [bigint, bigint][] {
+    return [...this.snapshots].map(([id, snap]) => [id, snap.head]);
   }
 
   /**

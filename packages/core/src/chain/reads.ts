@@ -215,6 +215,11 @@ export class Reads {
     return this.head.pool.size;
   }
 
+  /** How blocks take pool transactions: highest tip first, or by arrival (--order). */
+  get poolOrder(): 'fees' | 'fifo' {
+    return this.head.pool.order;
+  }
+
   /** The beneficiary of the next block (eth_coinbase). */
   get coinbase(): Uint8Array {
     return this.head.coinbase;

@@ -64,7 +64,8 @@ export class ForkState {
   hash: Uint8Array = new Uint8Array(32);
 
   constructor(
-    readonly source: ForkSource,
+    /** The remote it reads from; anvil_setRpcUrl points it at another serving the same chain. */
+    public source: ForkSource,
     /** The fork block. */
     readonly number: bigint,
     readonly cache: ForkCache,

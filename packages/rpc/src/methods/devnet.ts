@@ -11,7 +11,7 @@ import { bigIntToBytes, bytesToHex, concatBytes, equalsBytes, hexToBytes, setLen
 import { InvalidArgumentError, UnknownAccountError } from '@l2devnet/core';
 
 import { invalidParams } from '../errors';
-import { RemoteNode } from '../remote';
+import { FIRST_RETRY_MS, RemoteNode } from '../remote';
 import { hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, optional, required, withDefault } from '../method';
@@ -42,8 +42,8 @@ function clockAfter(seconds: bigint, name: string, from: bigint): number {
   return Number(ms);
 }
 
-/** The clock's offset from the wall clock, in whole seconds (never negative), as Anvil answers it. */
-const offsetSeconds = (offsetMs: number) => quantity(BigInt(Math.max(0, Math.round(offsetMs / 1000))));
+/** The clock's offset from the wall clock, in whole seconds (never negative), as Anvil answers it: a JSON number. */
+const offsetSeconds = (offsetMs: number) => Math.max(0, Math.round(offsetMs / 1000));
 
 /** A transaction to put into a reorganised block: raw signed bytes or a request from a dev/impersonated account. */
 async function reorgTx(
@@ -135,10 +135,20 @@ const setNextBlockTimestamp = method([required('timestamp', timestamp)], async (
   await chain.dev.setNextBlockTimestamp(ts);
   return null;
 });
-/** anvil_setTime: sets the node clock; returns the offset from the wall clock in seconds. */
-const setTime = method([required('timestamp', amount)], async ({ chain }, ts) =>
-  offsetSeconds(await chain.dev.setTime(clockAfter(ts, 'timestamp', 0n))),
-);
+/**
+ * anvil_setTime: sets the node clock to `timestamp` (seconds; milliseconds past 10^12, as Anvil
+ * reads it); answers how many seconds it moved the clock forward (0 back in time), as Anvil does.
+ */
+const setTime = method([required('timestamp', amount)], async ({ chain }, ts) => {
+  const before = chain.clock.now();
+  const ms = ts > MILLISECONDS_FROM ? ts : ts * 1000n;
+  if (ms > MAX_CLOCK_MS)
+    throw invalidParams(`param 1 (timestamp) must keep node time below 2^53 ms (the clock's range); got ${ts}`);
+  await chain.dev.setTime(Number(ms));
+  return Math.max(0, Math.round((Number(ms) - before) / 1000));
+});
+/** Anvil takes a time above this as milliseconds (anvil's api.rs evm_set_time). */
+const MILLISECONDS_FROM = 10n ** 12n;
 const snapshot = method([], async ({ chain }) => quantity(await chain.dev.snapshot()));
 const revert = method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id));
 /** anvil_dumpState: the whole head state as a hex blob. */
@@ -174,7 +184,7 @@ const reset = method([optional('options', (v) => v)], async ({ chain }, options)
   }
   const fork = chain.fork;
   const current = fork?.source instanceof RemoteNode ? fork.source : undefined;
-  const url = jsonRpcUrl ?? current?.url;
+  const url = jsonRpcUrl ?? current?.url ?? chain.dev.rpcUrl;
   if (url === undefined) return plain();
   if (fork !== undefined && url === current?.url && (block ?? (await current.blockNumber())) === fork.number)
     return plain();
@@ -188,12 +198,39 @@ const reset = method([optional('options', (v) => v)], async ({ chain }, options)
   await chain.refork({ source, blockNumber: block, cacheDir: file === undefined ? undefined : dirname(file) });
   return null;
 });
-/** anvil_metadata, as Anvil answers it; no state snapshots by hash. */
+/**
+ * anvil_setRpcUrl(url): a forked chain reads its remote state from `url` from now on (the same chain:
+ * every answer is still proven against the fork block's root); on another chain, the remote
+ * anvil_reset forks when it names none. Null, as Anvil.
+ */
+const setRpcUrl = method(
+  [required('url', (v, slot) => (typeof v === 'string' ? v : fail(slot, 'a URL', v)))],
+  ({ chain }, url) => {
+    const current = chain.fork?.source instanceof RemoteNode ? chain.fork.source : undefined;
+    let remote: RemoteNode;
+    try {
+      remote = current?.sibling(url) ?? new RemoteNode(url);
+    } catch (e) {
+      throw invalidParams(`param 1 (url): ${(e as Error).message}`);
+    }
+    chain.dev.setRpcUrl(url, remote);
+    return null;
+  },
+);
+
+/** anvil_metadata, as Anvil answers it: the snapshots by id with the block each was taken at. */
 const metadata = method([], async ({ chain, clientVersion }) => {
   const head = await chain.reads.headBlock();
   const fork = chain.fork;
+  const snapshots: Record<string, [number, string]> = {};
+  for (const [id, number] of chain.dev.snapshotHeads()) {
+    const block = await chain.reads.getBlockByNumber(number);
+    if (block !== undefined) snapshots[quantity(id)] = [Number(number), hex(block.hash())];
+  }
   return {
     clientVersion,
+    clientSemver: CLIENT_SEMVER,
+    clientCommitSha: CLIENT_COMMIT_SHA,
     chainId: Number(chain.chainId),
     instanceId: hex(chain.dev.instanceId),
     latestBlockNumber: Number(head.header.number),
@@ -202,9 +239,23 @@ const metadata = method([], async ({ chain, clientVersion }) => {
       fork === undefined
         ? null
         : { chainId: Number(chain.chainId), forkBlockNumber: Number(fork.number), forkBlockHash: hex(fork.hash) },
-    snapshots: {},
+    snapshots,
   };
 });
+
+/** The release, as anvil_metadata's clientSemver. */
+const CLIENT_SEMVER = '0.1.0';
+/** The commit the bundle was built from (scripts/bundle.js defines it; empty when run from source). */
+const CLIENT_COMMIT_SHA = process.env.L2DEVNET_COMMIT_SHA ?? '';
+
+/** Anvil's names of the hardforks (alloy's EthereumHardfork), as anvil_nodeInfo gives them. */
+const ANVIL_HARDFORK_NAMES: Record<string, string> = {
+  chainstart: 'Frontier',
+  dao: 'Dao',
+  tangerineWhistle: 'Tangerine',
+  mergeNetsplitBlock: 'Paris',
+};
+const anvilHardforkName = (name: string) => ANVIL_HARDFORK_NAMES[name] ?? `${name[0].toUpperCase()}${name.slice(1)}`;
 
 /**
  * anvil_dealERC20 / anvil_setERC20Allowance, as Anvil finds the slot (api.rs find_erc20_storage_slot):
@@ -405,6 +456,7 @@ export const devnetMethods: Record<string, Method> = {
 
   'anvil_reset': reset,
   'hardhat_reset': reset,
+  'anvil_setRpcUrl': setRpcUrl,
 
   // --- state
   'anvil_dumpState': dumpState,
@@ -423,23 +475,28 @@ export const devnetMethods: Record<string, Method> = {
   // --- inspection
   'anvil_metadata': metadata,
   'hardhat_metadata': metadata,
+  /** anvil_nodeInfo: Anvil's fields and types (its hardfork names, the chain id a number, the gas price eth_gasPrice's). */
   'anvil_nodeInfo': method([], async ({ chain }) => {
     const head = await chain.reads.headBlock();
+    const baseFee = await chain.reads.nextBaseFee();
+    const fork = chain.fork;
     return {
       currentBlockNumber: quantity(chain.headNumber),
       currentBlockTimestamp: Number(head.header.timestamp),
       currentBlockHash: hex(head.hash()),
-      hardFork: chain.hardfork,
-      transactionOrder: 'fees',
+      hardFork: anvilHardforkName(chain.hardfork),
+      transactionOrder: chain.reads.poolOrder,
       environment: {
-        baseFee: quantity(await chain.reads.nextBaseFee()),
-        chainId: quantity(chain.chainId),
+        baseFee: quantity(baseFee),
+        chainId: Number(chain.chainId),
         gasLimit: quantity(chain.gasLimit),
-        gasPrice: quantity(chain.txs.minimumGasPrice),
+        gasPrice: quantity(baseFee + chain.reads.suggestedTip()),
       },
-      forkConfig: {},
-      network: 'l2devnet',
-      automine: chain.miner.mode.mode === 'auto',
+      forkConfig: {
+        forkUrl: fork?.source instanceof RemoteNode ? fork.source.url : null,
+        forkBlockNumber: fork === undefined ? null : Number(fork.number),
+        forkRetryBackoff: fork === undefined ? null : FIRST_RETRY_MS,
+      },
     };
   }),
 };

@@ -171,4 +171,16 @@ export const transactionMethods: Record<string, Method> = {
     }
     return hex(await ctx.chain.txs.sendAs(from, (nextNonce) => buildTransaction(ctx, { ...req, from }, nextNonce)));
   }),
+  /**
+   * eth_sendUnsignedTransaction (Anvil's): eth_sendTransaction from any `from`, without its key, as an
+   * impersonated address is sent from (viem's sendUnsignedTransaction).
+   */
+  'eth_sendUnsignedTransaction': method(
+    [required('transaction', callObject({ requireFrom: true }))],
+    async (ctx, req) => {
+      const from = req.from as Uint8Array;
+      const build = (nextNonce: bigint) => buildTransaction(ctx, { ...req, from }, nextNonce);
+      return hex(await ctx.chain.txs.sendAs(from, build, true));
+    },
+  ),
 };

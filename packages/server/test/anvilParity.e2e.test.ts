@@ -1,0 +1,157 @@
+/**
+ * Anvil's answers where scripts read them, measured against a real Anvil (1.7.1, from npm) in the
+ * same test: the same calls to both, and the same JSON types and fields back (values that are each
+ * node's own, hashes and times, are compared by type).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+import { startTestNode } from './testNode';
+import type { TestNode } from './testNode';
+
+const ANVIL = join(__dirname, '..', '..', '..', 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+const STRANGER = '0x00000000000000000000000000000000000000c1';
+
+type Call = (method: string, ...params: unknown[]) => Promise<any>;
+
+let node: TestNode;
+let anvil: ChildProcess;
+let ours: Call;
+let theirs: Call;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function caller(url: string): Call {
+  let id = 1;
+  return async (method, ...params) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+}
+
+/** A value's shape: its JSON type, and for objects and arrays the shapes inside, keys sorted. */
+function shape(value: unknown): unknown {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return value.map(shape);
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, shape((value as Record<string, unknown>)[k])]),
+    );
+  if (typeof value === 'string') return /^0x[0-9a-f]*$/i.test(value) ? 'hex' : 'string';
+  return typeof value;
+}
+
+/** Both nodes' answers to the same call. */
+async function both(method: string, ...params: unknown[]): Promise<[any, any]> {
+  return [await ours(method, ...params), await theirs(method, ...params)];
+}
+
+beforeAll(async () => {
+  node = await startTestNode();
+  ours = caller(`${node.url}/`);
+  const port = await freePort();
+  anvil = spawn(ANVIL, ['--port', String(port), '--silent'], { stdio: 'ignore' });
+  theirs = caller(`http://127.0.0.1:${port}`);
+  for (let i = 0; ; i++) {
+    try {
+      await theirs('eth_chainId');
+      break;
+    } catch (e) {
+      if (i > 200) throw e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+});
+afterAll(async () => {
+  anvil.kill('SIGTERM');
+  await node.close();
+});
+
+test('evm_increaseTime answers the offset, anvil_setTime how far it moved the clock forward: JSON numbers', async () => {
+  expect(await both('evm_increaseTime', 10)).toEqual([10, 10]);
+  const future = Math.floor(Date.now() / 1000) + 86_400;
+  const [a, b] = await both('anvil_setTime', future);
+  expect([typeof a, typeof b]).toEqual(['number', 'number']);
+  expect(Math.abs(a - b)).toBeLessThanOrEqual(1);
+  expect(Math.abs(a - (86_400 - 10))).toBeLessThanOrEqual(1);
+  // Back in time: 0; then the offset is the new one.
+  expect(await both('anvil_setTime', future - 100)).toEqual([0, 0]);
+  const [c, d] = await both('evm_increaseTime', 1);
+  expect(Math.abs(c - d)).toBeLessThanOrEqual(1);
+  // Past 10^12, a time in milliseconds.
+  const [e, f] = await both('anvil_setTime', (future + 100) * 1000);
+  expect(Math.abs(e - f)).toBeLessThanOrEqual(1);
+  expect(Math.abs(e - 200)).toBeLessThanOrEqual(1);
+});
+
+test('snapshot ids start at 0x0, and anvil_metadata lists them as Anvil does', async () => {
+  expect(await both('evm_snapshot')).toEqual(['0x0', '0x0']);
+  expect(await both('evm_snapshot')).toEqual(['0x1', '0x1']);
+  const [a, b] = await both('anvil_metadata');
+  expect(shape(a)).toEqual(shape(b));
+  expect(Object.keys(a.snapshots)).toEqual(['0x0', '0x1']);
+  expect(await both('evm_revert', '0x1')).toEqual([true, true]);
+});
+
+test("anvil_nodeInfo has Anvil's fields and types", async () => {
+  const [a, b] = await both('anvil_nodeInfo');
+  expect(shape(a)).toEqual(shape(b));
+  expect(a.environment.chainId).toBe(31337);
+});
+
+test("a transfer's receipt has Anvil's fields (blobGasPrice too)", async () => {
+  const [h1, h2] = await both('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+  const [a, b] = [await ours('eth_getTransactionReceipt', h1), await theirs('eth_getTransactionReceipt', h2)];
+  // Anvil adds its block's timestamp as a JSON number; geth's receipts (and the execution-apis' tests) have none.
+  expect(typeof b.blockTimestamp).toBe('number');
+  delete b.blockTimestamp;
+  expect(shape(a)).toEqual(shape(b));
+});
+
+test('evm_mine({ blocks, timestamp }) mines that many blocks, the first at that time', async () => {
+  const [before] = await both('eth_blockNumber');
+  const [beforeTheirs] = [await theirs('eth_blockNumber')];
+  const at = Math.floor(Date.now() / 1000) + 10 * 86_400;
+  expect(await both('evm_mine', { blocks: 3, timestamp: at })).toEqual(['0x0', '0x0']);
+  expect(BigInt(await ours('eth_blockNumber')) - BigInt(before)).toBe(3n);
+  expect(BigInt(await theirs('eth_blockNumber')) - BigInt(beforeTheirs)).toBe(3n);
+  const first = async (call: Call) =>
+    Number(
+      (await call('eth_getBlockByNumber', `0x${(BigInt(await call('eth_blockNumber')) - 2n).toString(16)}`, false))
+        .timestamp,
+    );
+  expect(await first(ours)).toBe(at);
+  expect(await first(theirs)).toBe(at);
+});
+
+test('eth_sendUnsignedTransaction sends from any address without its key', async () => {
+  await both('anvil_setBalance', STRANGER, '0xde0b6b3a7640000');
+  const [h1, h2] = await both('eth_sendUnsignedTransaction', { from: STRANGER, to: BOB, value: '0x1' });
+  const [a, b] = [await ours('eth_getTransactionReceipt', h1), await theirs('eth_getTransactionReceipt', h2)];
+  expect([a.status, b.status]).toEqual(['0x1', '0x1']);
+  expect([a.from, b.from]).toEqual([STRANGER, STRANGER]);
+});
+
+test('anvil_setRpcUrl answers null', async () => {
+  expect(await both('anvil_setRpcUrl', 'http://127.0.0.1:1')).toEqual([null, null]);
+});
