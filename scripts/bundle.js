@@ -10,14 +10,14 @@
  * - fixtures/, the data files the node reads (credits table, limits files, the genesis predeploys, the
  *   message services' compiled code), copied from the
  *   repository's fixtures/ so the package carries them (see packages/core/src/config/fixtures.ts);
- * - README.md and LICENSE, the repository's.
+ * - README.md, the pages it links to (docs/*.md) and LICENSE, the repository's.
  * Every workspace package and pure-JS dependency is bundled, so an installed package needs only
  * the native modules, which stay external and are its declared dependencies. Runs from
  * `npm run build` and `prepare` (so after `npm ci`), after `tsc -b packages/l2devnet`.
  */
 'use strict';
 const { spawn } = require('node:child_process');
-const { cpSync, mkdirSync, rmSync } = require('node:fs');
+const { cpSync, mkdirSync, readdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const esbuild = require('esbuild-wasm');
@@ -36,8 +36,12 @@ cpSync(join(root, 'fixtures', 'contracts', 'messaging'), join(pkg, 'fixtures', '
   recursive: true,
   filter: (src) => !src.endsWith('.sol'),
 });
-// The package's README and licence are the repository's.
+// The package's README, the pages it links to and its licence are the repository's.
 cpSync(join(root, 'README.md'), join(pkg, 'README.md'));
+rmSync(join(pkg, 'docs'), { recursive: true, force: true });
+mkdirSync(join(pkg, 'docs'));
+for (const page of readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')))
+  cpSync(join(root, 'docs', page), join(pkg, 'docs', page));
 cpSync(join(root, 'LICENSE'), join(pkg, 'LICENSE'));
 
 const common = {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Prints each tracer profile's modules, under each counter it has, as a Markdown table (the
- * README's): whether the count is exact or approximate and against what, and the counts of a signed
+ * Prints each tracer profile's modules, under each counter it has, as a Markdown table (those of
+ * docs/lines.md): whether the count is exact or approximate and against what, and the counts of a signed
  * EIP-1559 ETH transfer and of an ERC20 transfer, each as the first transaction of a block (block
  * constants and spillage included). Modules in the order the tracer lists them.
  */

@@ -55,7 +55,7 @@ export async function banner(
     `Sequencer rules:   ${rules === undefined ? "off (Ethereum's)" : `Linea's: calldata ${rules.maxTxCalldataSize ?? 'any'}/tx, ${rules.maxBlockCalldataSize ?? 'any'}/block; gas ${rules.maxTxGasLimit}/tx, ${rules.maxBlockGas}/block; no blob transactions, no precompile recipients`}`,
     `Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,`,
     `                   linea_getBlockTracesCountersV2; l2_traceLineCounts, l2_traceCallLineCounts,`,
-    `                   l2_getExclusions, l2_setLineLimits, ... (README: Methods)`,
+    `                   l2_getExclusions, l2_setLineLimits, ... (docs/methods.md)`,
     '',
   );
   return lines.join('\n');

@@ -59,7 +59,7 @@ Chain
   --safe-depth N            "safe" is N blocks behind "latest" (default 32)
 
 Fork (state fetched from the remote as it is read, each account and slot proven against the fork
-block's state root; see the README's "Forking")
+block's state root; see docs/forking.md)
   -f, --fork-url URL        start from this node's chain at --fork-block-number (default its latest block);
                             the blocks up to it are the remote's, new blocks are built here on top
                             (alias --rpc-url)
@@ -170,7 +170,7 @@ RPC
 
 Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
 linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,
-l2_setLineLimits and the rest in the README (Methods); Anvil's anvil_*, evm_* and hardhat_* methods.
+l2_setLineLimits and the rest in docs/methods.md; Anvil's anvil_*, evm_* and hardhat_* methods.
 
   --version                 print the version
   -h, --help                print this help
@@ -326,7 +326,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
 
 /**
  * Anvil's flags this node does not take, and why: said in one line rather than "Unknown option"
- * (the README's "Coming from Anvil" table says the same).
+ * (docs/coming-from-anvil.md's table says the same).
  */
 const ANVIL_ONLY: Record<string, string> = {
   'gas-price':

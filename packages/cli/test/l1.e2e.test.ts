@@ -438,7 +438,7 @@ test('--auto-claim: the node claims each message once it can, in both directions
   }
 });
 
-test("the README's example: createDevnet({ l1: true, autoClaim: true }) in process, a message sent with viem arrives on the L2", async () => {
+test("docs/l1-messages.md's example: createDevnet({ l1: true, autoClaim: true }) in process, a message sent with viem arrives on the L2", async () => {
   const devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
   try {
     const to = '0x00000000000000000000000000000000000000a1';

@@ -74,7 +74,7 @@ function nodeClient(url: () => string) {
     },
     /**
      * A module that stays approximate: the count the node gives DummyAdder.add(1) by
-     * linea_estimateGas must be the one the module's note (and the README's table) states ("<count>
+     * linea_estimateGas must be the one the module's note (and docs/lines.md's table) states ("<count>
      * here"); returns it with Linea's own number, which the note states beside it.
      */
     /** DummyAdder.add(1)'s count in `module` by linea_estimateGas: the count its refusal names at a limit of 1. */

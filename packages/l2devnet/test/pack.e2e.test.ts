@@ -7,9 +7,9 @@
  * keeps the test fast and off the network.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -23,14 +23,76 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.to
 let dir: string;
 let project: string;
 
-/** The code block of README.md marked `<!-- example: NAME -->`: the README's examples run as written. */
-function readmeExample(name: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const m = new RegExp(`<!-- example: ${name.replace(/\./g, '\\.')} -->\\n\\n?\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\n`).exec(
-    readme,
+/** The documentation: README.md, the front page, and the pages under docs/ it links to. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+const page = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/**
+ * The code block marked `<!-- example: NAME -->` in README.md or a page under docs/ (exactly one of
+ * them): the documentation's examples run as written.
+ */
+function example(name: string): string {
+  const marker = new RegExp(
+    `<!-- example: ${name.replace(/\./g, '\\.')} -->\\n\\n?\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\n`,
+    'g',
   );
-  if (m === null) throw new Error(`README.md has no example ${name}`);
-  return m[1];
+  const found = PAGES.flatMap((path) => [...page(path).matchAll(marker)].map((m) => ({ path, code: m[1] })));
+  if (found.length === 0) throw new Error(`no page (README.md, docs/*.md) has the example ${name}`);
+  if (found.length > 1)
+    throw new Error(`the example ${name} is in more than one place: ${found.map((f) => f.path).join(', ')}`);
+  return found[0].code;
+}
+
+/** Every example the tests below run; each marked example of the pages must be one of them. */
+const EXAMPLES = [
+  'cast',
+  'viem',
+  'help',
+  'library',
+  'jest',
+  'mocha',
+  'exclusions',
+  'proofs',
+  'scenario.json',
+  'lines.sh',
+];
+
+/** The installed command on a free port, in memory, once its ready line is out. */
+async function startInstalled(): Promise<{ url: string; output: () => string; stop: () => Promise<number | null> }> {
+  const child = spawn(join(project, 'node_modules', '.bin', 'l2devnet'), ['--in-memory', '--port', '0'], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let out = '';
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /Listening on (\S+):(\d+)/.exec(out);
+        if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
+      });
+      void exited.then((code) => reject(new Error(`exited with ${code} before its ready line:\n${out}`)));
+    });
+    return {
+      url,
+      output: () => out,
+      stop: () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+    };
+  } catch (e) {
+    child.kill('SIGTERM');
+    throw e;
+  }
 }
 
 async function node(args: string[], cwd = project): Promise<{ stdout: string; stderr: string }> {
@@ -53,6 +115,7 @@ beforeAll(async () => {
     'dist/l2devnet.js.cache',
     'dist/testing.d.ts',
     'dist/testing.js',
+    ...PAGES.filter((path) => path.startsWith('docs/')),
     'fixtures/contracts/messaging/L2MessageService.json',
     'fixtures/contracts/messaging/LineaRollup.json',
     'fixtures/credits.json',
@@ -81,11 +144,52 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test('carries the README and its licence, named in package.json', () => {
+test('carries the README, the pages under docs/ it links to, and its licence, named in package.json', () => {
   const installed = join(project, 'node_modules', 'l2devnet');
   expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).license).toBe('MIT');
-  expect(readFileSync(join(installed, 'README.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  for (const path of PAGES) expect(readFileSync(join(installed, path), 'utf8')).toBe(page(path));
   expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+test("the pages' links lead to files that exist, and their anchors to headings; the installed package has every page", () => {
+  const anchors = (path: string) =>
+    new Set(
+      page(path)
+        .replace(/^```[\s\S]*?^```$/gm, '')
+        .split('\n')
+        .filter((l) => /^#{1,6} /.test(l))
+        .map((l) => slug(l.replace(/^#+ /, ''))),
+    );
+  const broken: string[] = [];
+  for (const path of PAGES) {
+    // Code blocks and code spans hold no links.
+    const text = page(path)
+      .replace(/^```[\s\S]*?^```$/gm, '')
+      .replace(/`[^`\n]*`/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;
+      const [file, anchor] = target.split('#');
+      const to = file === '' ? path : join(dirname(path), file);
+      if (!existsSync(join(ROOT, to))) broken.push(`${path}: ${target} (no file ${to})`);
+      else if (anchor !== undefined && to.endsWith('.md') && !anchors(to).has(anchor))
+        broken.push(`${path}: ${target} (no heading #${anchor} in ${to})`);
+      else if (to.endsWith('.md') && !PAGES.includes(to)) broken.push(`${path}: ${target} (${to} is not shipped)`);
+    }
+  }
+  expect(broken).toEqual([]);
+});
+
+test('every marked example of the pages is run by a test here', () => {
+  const marked = PAGES.flatMap((path) => [...page(path).matchAll(/<!-- example: (\S+) -->/g)].map((m) => m[1]));
+  expect(marked.sort()).toEqual([...EXAMPLES].sort());
+  for (const name of EXAMPLES) expect(() => example(name)).not.toThrow();
 });
 
 test('declares the modules it leaves out of its bundles (native ones, and KZG, loaded for blobs), as the workspaces do', () => {
@@ -109,34 +213,49 @@ test('npx l2devnet --version prints the version', async () => {
   expect(stdout).toBe(`l2devnet v${version}\n`);
 });
 
+test("npx l2devnet --help prints docs/flags.md's copy of it", async () => {
+  const { stdout } = await run('npx', ['--no', '--', 'l2devnet', '--help'], { cwd: project, env });
+  expect(stdout).toBe(example('help'));
+});
+
 test('the installed command serves JSON-RPC with the limits file the package ships', async () => {
-  const child = spawn(join(project, 'node_modules', '.bin', 'l2devnet'), ['--in-memory', '--port', '0'], {
-    cwd: project,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const command = await startInstalled();
+  let code: number | null;
   try {
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /Listening on (\S+):(\d+)/.exec(out);
-        if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
-      });
-      void exited.then((code) => reject(new Error(`exited with ${code} before its ready line:\n${out}`)));
-    });
-    expect(out).toContain(join(project, 'node_modules', 'l2devnet', 'fixtures', 'limits', 'linea-mainnet.toml'));
-    const res = await fetch(url, {
+    expect(command.output()).toContain(
+      join(project, 'node_modules', 'l2devnet', 'fixtures', 'limits', 'linea-mainnet.toml'),
+    );
+    const res = await fetch(command.url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
     });
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
   } finally {
-    child.kill('SIGTERM');
+    code = await command.stop();
   }
-  expect(await exited).toBe(0);
+  expect(code).toBe(0);
+});
+
+test("the README's first transaction, with cast and with viem, on the installed command with its defaults", async () => {
+  const CAST = join(ROOT, 'node_modules', '@foundry-rs', 'cast-linux-amd64', 'bin', 'cast');
+  const command = await startInstalled();
+  try {
+    // As written, but for the port: the node listens on a free one.
+    const atNode = (code: string) => code.replaceAll('http://127.0.0.1:8545', command.url);
+    const outputs: string[] = [];
+    for (const line of atNode(example('cast')).trim().split('\n')) {
+      const [cmd, ...args] = line.split(' ');
+      expect(cmd).toBe('cast');
+      outputs.push((await run(CAST, args, { cwd: project, env })).stdout);
+    }
+    expect(outputs[0]).toMatch(/^status\s+1 \(success\)$/m);
+    expect(outputs[1]).toBe('10001.000000000000000000\n');
+    writeFileSync(join(project, 'viem.mjs'), atNode(example('viem')));
+    expect((await node(['viem.mjs'])).stdout).toBe('success 10001\n');
+  } finally {
+    await command.stop();
+  }
 });
 
 test('createDevnet drives ethers and viem from an ES module', async () => {
@@ -193,7 +312,7 @@ console.log('flow ok');
 });
 
 test('a jest suite gets a devnet per file from l2devnet/testing, reverted after each test', async () => {
-  writeFileSync(join(project, 'devnet.test.js'), readmeExample('jest'));
+  writeFileSync(join(project, 'devnet.test.js'), example('jest'));
   writeFileSync(join(project, 'jest.config.json'), JSON.stringify({ testEnvironment: 'node', transform: {} }));
   const { stderr } = await node([join(project, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci']);
   expect(stderr).toContain('Tests:       2 passed, 2 total');
@@ -239,22 +358,22 @@ export const perFile = (hooks: Parameters<typeof useDevnet>[1]) => useDevnet({ m
   );
 });
 
-describe("the README's examples, run as written", () => {
+describe("the pages' examples, run as written", () => {
   test.each(['library', 'exclusions', 'proofs'])('%s', async (name) => {
-    writeFileSync(join(project, `${name}.mjs`), readmeExample(name));
+    writeFileSync(join(project, `${name}.mjs`), example(name));
     const { stdout } = await node([`${name}.mjs`]);
     if (name === 'proofs') expect(stdout).toBe('0x0 0x0\n0x1 0x1\n');
   });
 
   test('mocha', async () => {
-    writeFileSync(join(project, 'balances.spec.js'), readmeExample('mocha'));
+    writeFileSync(join(project, 'balances.spec.js'), example('mocha'));
     const { stdout } = await node([join(project, 'node_modules', 'mocha', 'bin', 'mocha.js'), 'balances.spec.js']);
     expect(stdout).toContain('1 passing');
   });
 
   test('the line-count snapshot commands', async () => {
-    writeFileSync(join(project, 'scenario.json'), readmeExample('scenario.json'));
-    for (const line of readmeExample('lines.sh').trim().split('\n')) {
+    writeFileSync(join(project, 'scenario.json'), example('scenario.json'));
+    for (const line of example('lines.sh').trim().split('\n')) {
       const [cmd, ...args] = line.split(' ');
       const { stdout } = await run(cmd, args, { cwd: project, env });
       expect(stdout).toMatch(/^(wrote the line counts of 2 calls and transactions|line counts match)/);
