@@ -16,7 +16,7 @@
  * `npm run build` and `prepare` (so after `npm ci`), after `tsc -b packages/l2devnet`.
  */
 'use strict';
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { cpSync, mkdirSync, readdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -44,8 +44,20 @@ for (const page of readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md
   cpSync(join(root, 'docs', page), join(pkg, 'docs', page));
 cpSync(join(root, 'LICENSE'), join(pkg, 'LICENSE'));
 
+/** The commit the bundle is built from (anvil_metadata's clientCommitSha), empty outside a git checkout. */
+function commitSha() {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    return '';
+  }
+}
+
 const common = {
   bundle: true,
+  define: { 'process.env.L2DEVNET_COMMIT_SHA': JSON.stringify(commitSha()) },
   platform: 'node',
   target: 'node20',
   format: 'cjs',

@@ -228,7 +228,8 @@ export class Rpc {
       return failure(null, new RpcError(INVALID_REQUEST, 'invalid request: id must be a string, a number or null'));
     }
     const rid = (hasId ? id : null) as JsonRpcId;
-    // The devnet paths take a request without "jsonrpc", as Anvil and Hardhat do; the service's paths follow JSON-RPC 2.0.
+    // The devnet paths take a request without "jsonrpc", for hand-written requests (Anvil refuses one:
+    // -32600 Invalid request); the service's paths follow JSON-RPC 2.0.
     const loose = opts?.profile === 'geth' && req.jsonrpc === undefined;
     if (req.jsonrpc !== '2.0' && !loose)
       return failure(rid, new RpcError(INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"'));

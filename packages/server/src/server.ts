@@ -31,13 +31,16 @@ interface ExclusiveListen {
 /** Default request body limit: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /**
- * An over-limit body is read and dropped up to this many times the limit before the 413 is sent:
- * closing while a client is still writing resets the connection, and the client may lose the answer
- * (EPIPE / "socket hang up"). A body declared or streamed past it is answered at once and the
- * connection closed, so a client cannot hold the node with an endless body. A few times the limit
- * covers the clients that overshoot it by a margin.
+ * A refused request's body (too large, a wrong content type, an unknown path or key) is read and
+ * dropped before the refusal is sent: answered while the client is still writing, the connection is
+ * closed under it (uWS closes after the answer when the client asked for Connection: close), and the
+ * client reads EPIPE or ECONNRESET instead of the answer. Bounded: past this many times the body limit
+ * (and at least DISCARD_MIN_BYTES), or when the client sends nothing for DISCARD_IDLE_MS, the refusal
+ * is sent at once and the connection closed, so a client cannot hold the node with an endless body.
  */
 const OVER_LIMIT_READ_FACTOR = 4;
+const DISCARD_MIN_BYTES = 64 * 1024 * 1024;
+const DISCARD_IDLE_MS = 1_000;
 /** Default number of requests in one batch. */
 export const MAX_BATCH = 1_000;
 /** Default WebSocket message limit, as the body limit. */
@@ -156,6 +159,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   const cors = corsHeaders(opts.allowOrigin === undefined ? '*' : opts.allowOrigin);
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const discardLimit = Math.max(maxBody * OVER_LIMIT_READ_FACTOR, DISCARD_MIN_BYTES);
   const maxBatch = opts.maxBatch ?? MAX_BATCH;
   const keys = new Set(opts.apiKeys ?? []);
   const keyed = keys.size > 0;
@@ -263,53 +267,97 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
     if (!state.aborted) answer(res, out, true);
   }
 
+  /** Why a POST is refused before its body matters: no endpoint, no key, not JSON, declared too large. */
+  function refusalOf(req: HttpRequest, target: Route | undefined, who: string | RpcError): Outcome | undefined {
+    if (target === undefined)
+      return {
+        status: '404 Not Found',
+        body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)),
+        headers: [],
+      };
+    if (who instanceof RpcError) return { status: '401 Unauthorized', body: envelope(who), headers: [] };
+    const contentType = req.getHeader('content-type');
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      const error = new RpcError(
+        INVALID_REQUEST,
+        `invalid content type ${JSON.stringify(contentType)}: only application/json is supported`,
+      );
+      return { status: '415 Unsupported Media Type', body: envelope(error), headers: [] };
+    }
+    if (Number(req.getHeader('content-length')) > maxBody) return tooLarge();
+    return undefined;
+  }
+
+  function tooLarge(): Outcome {
+    const error = new RpcError(INVALID_REQUEST, `request body too large: the limit is ${maxBody} bytes`);
+    return { status: '413 Payload Too Large', body: envelope(error), headers: [] };
+  }
+
+  /**
+   * Reads and drops the rest of a refused request's body, then sends `outcome` on a connection that
+   * can carry the next request; at the bounds (DISCARD_*), sends it at once and closes the connection.
+   */
+  function discardThenSend(res: HttpResponse, state: { aborted: boolean }, outcome: Outcome, read = 0): void {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (close: boolean) => {
+      clearTimeout(timer);
+      if (close) sendAndClose(res, state, outcome);
+      else send(res, state, outcome);
+      state.aborted = true;
+    };
+    const idle = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(true), DISCARD_IDLE_MS);
+    };
+    res.onData((chunk, isLast) => {
+      if (state.aborted) return;
+      read += chunk.byteLength;
+      if (isLast) finish(false);
+      else if (read > discardLimit) finish(true);
+      else idle();
+    });
+    idle();
+  }
+
+  /** Sends `outcome` and closes the connection: the request's body is not read to its end. */
+  function sendAndClose(res: HttpResponse, state: { aborted: boolean }, out: Outcome): void {
+    if (state.aborted) return;
+    res.cork(() => {
+      res.writeStatus(out.status);
+      for (const [k, v] of cors.answer) res.writeHeader(k, v);
+      for (const [k, v] of out.headers) res.writeHeader(k, v);
+      res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Connection', 'close');
+      res.end(out.body, true);
+    });
+  }
+
   function onPost(res: HttpResponse, req: HttpRequest): void {
     const state = { aborted: false };
     res.onAborted(() => {
       state.aborted = true;
     });
     const target = route(req.getUrl(), false, opts.l1 !== undefined);
-    const contentType = req.getHeader('content-type');
-    if (target === undefined) {
-      send(res, state, {
-        status: '404 Not Found',
-        body: envelope(new RpcError(INVALID_REQUEST, `no JSON-RPC endpoint at ${req.getUrl()}; use /v3/<API_KEY>`)),
-        headers: [],
-      });
+    const who = target === undefined ? '' : authenticate(target.key);
+    const refusal = refusalOf(req, target, who);
+    if (refusal !== undefined) {
+      // Declared past what is read to its end: refused at the headers, and the connection closed.
+      if (Number(req.getHeader('content-length')) > discardLimit) sendAndClose(res, state, refusal);
+      else discardThenSend(res, state, refusal);
       return;
     }
-    const who = authenticate(target.key);
-    if (who instanceof RpcError) {
-      send(res, state, { status: '401 Unauthorized', body: envelope(who), headers: [] });
-      return;
-    }
-    if (!contentType.toLowerCase().startsWith('application/json')) {
-      const error = new RpcError(
-        INVALID_REQUEST,
-        `invalid content type ${JSON.stringify(contentType)}: only application/json is supported`,
-      );
-      send(res, state, { status: '415 Unsupported Media Type', body: envelope(error), headers: [] });
-      return;
-    }
-    // A body declared over the limit is refused at the headers, before any of it is read: a client
-    // that sends less than it declared, or waits on Expect: 100-continue (which uWS answers), is
-    // answered at once. What it goes on to send is read past (uWS drops a finished request's body),
-    // unless it declared too much to read: then the connection is closed.
-    const declared = Number(req.getHeader('content-length'));
-    if (declared > maxBody) {
-      tooLarge(res, state, declared > maxBody * OVER_LIMIT_READ_FACTOR);
-      return;
-    }
+    const endpoint = target as Route;
+    const caller = who as string;
     let chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
       if (state.aborted) return;
       size += chunk.byteLength;
       if (size > maxBody) {
-        // Drop what was kept and read on, so the client can finish writing before it is answered.
+        // Past the limit while streaming: what was kept is dropped, the rest is read past, then refused.
         chunks = [];
-        if (size > maxBody * OVER_LIMIT_READ_FACTOR) tooLarge(res, state, true);
-        else if (isLast) tooLarge(res, state, false);
+        if (isLast) send(res, state, tooLarge());
+        else discardThenSend(res, state, tooLarge(), size);
         return;
       }
       // The chunk's memory is reused by uWS after this callback: decode or copy it now.
@@ -321,12 +369,12 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       if (isLast) run(Buffer.concat(chunks).toString('utf8'));
     });
     const run = (text: string) => {
-      execute(target.l1 ? (opts.l1 as Rpc) : rpc, text, who, target.key === '').then(
+      execute(endpoint.l1 ? (opts.l1 as Rpc) : rpc, text, caller, endpoint.key === '').then(
         ({ response, outOfCredits }) => {
           send(res, state, {
             status: outOfCredits ? '429 Too Many Requests' : '200 OK',
             body: response === undefined ? '' : serializeResponse(response),
-            headers: creditHeaders(who),
+            headers: creditHeaders(caller),
           });
         },
         (e: unknown) => {
@@ -339,20 +387,6 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
         },
       );
     };
-  }
-
-  /** 413; `close` when the rest of the body was not read, so the connection cannot carry another request. */
-  function tooLarge(res: HttpResponse, state: { aborted: boolean }, close: boolean): void {
-    if (state.aborted) return;
-    const error = new RpcError(INVALID_REQUEST, `request body too large: the limit is ${maxBody} bytes`);
-    res.cork(() => {
-      res.writeStatus('413 Payload Too Large');
-      for (const [k, v] of cors.answer) res.writeHeader(k, v);
-      res.writeHeader('Content-Type', 'application/json');
-      if (close) res.writeHeader('Connection', 'close');
-      res.end(envelope(error), close);
-    });
-    state.aborted = true;
   }
 
   function health(): Outcome {

@@ -96,13 +96,22 @@ describe('a body over the limit, streamed by a Node client', () => {
   });
   afterAll(() => node.close());
 
-  /** Streams `chunks` chunks of 1,000 bytes and resolves with the answer, or rejects with the socket error. */
-  function stream(chunks: number, declareLength: boolean): Promise<{ status: number; body: string }> {
+  /**
+   * Streams `chunks` chunks of 1,000 bytes and resolves with the answer, or rejects with the socket
+   * error; `close` asks for the connection to be closed after the answer (Connection: close, as a
+   * Node client without an agent, curl's --no-keepalive and many one-shot clients send).
+   */
+  function stream(
+    chunks: number,
+    declareLength: boolean,
+    opts: { close?: boolean; contentType?: string } = {},
+  ): Promise<{ status: number; body: string }> {
     const chunk = 'a'.repeat(1_000);
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { 'Content-Type': 'application/json' };
+      const headers: Record<string, string | number> = { 'Content-Type': opts.contentType ?? 'application/json' };
       if (declareLength) headers['Content-Length'] = chunk.length * chunks;
-      const req = request(`${node.url}/`, { method: 'POST', headers }, (res) => {
+      const agent = opts.close === true ? false : undefined;
+      const req = request(`${node.url}/`, { method: 'POST', headers, agent }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
@@ -163,7 +172,38 @@ describe('a body over the limit, streamed by a Node client', () => {
     }
   });
 
-  test('declared past the limit, is answered 413 at the headers: a client that sends less, or waits to send, is not left waiting', async () => {
+  test.each([
+    ['declared, too large', true, 'application/json', 413],
+    ['chunked, too large', false, 'application/json', 413],
+    ['declared, not JSON', true, 'text/plain', 415],
+    ['chunked, not JSON', false, 'text/plain', 415],
+  ])(
+    'a client asking Connection: close reads the refusal of a body %s: it is read to its end first, not reset',
+    async (_name, declareLength, contentType, status) => {
+      // 40 chunks past the limit of 1,000: the client is still writing when the refusal is decided.
+      const res = await stream(40, declareLength, { close: true, contentType });
+      expect(res.status).toBe(status);
+      expect(JSON.parse(res.body).error.code).toBe(-32600);
+    },
+  );
+
+  test('a refused body is read to its end, so the connection carries the next request', async () => {
+    const body = 'x'.repeat(3 * LIMIT);
+    const text = await exchange(
+      node.server.port,
+      [
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        postRequest('/', CHAIN_ID),
+      ],
+      (t) => parseResponses(t).length >= 2,
+    );
+    const [refused, next] = parseResponses(text);
+    expect(refused.status).toBe(415);
+    expect(refused.headers.connection).toBeUndefined();
+    expect(JSON.parse(next.body)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' });
+  });
+
+  test('declared past the limit: a client that sends less, or waits to send, is answered once it stops sending for a second, and the connection closed', async () => {
     const head = (extra: string) =>
       `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${2 * LIMIT}\r\n${extra}\r\n`;
     // A short body, and nothing more.
@@ -171,6 +211,7 @@ describe('a body over the limit, streamed by a Node client', () => {
       await exchange(node.server.port, [head('') + '{"jsonrpc"'], (t) => parseResponses(t).length >= 1),
     );
     expect(short[0].status).toBe(413);
+    expect(short[0].headers.connection).toBe('close');
     // Expect: 100-continue, and no body sent: the 100 Continue uWS writes, then the refusal.
     const final = (t: string) => parseResponses(t).filter((r) => r.status >= 200);
     const waiting = final(
@@ -180,11 +221,11 @@ describe('a body over the limit, streamed by a Node client', () => {
     expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
   });
 
-  test('is answered 413 at once and the connection closed when it is declared far past the limit', async () => {
+  test('is answered 413 at once and the connection closed when it is declared past what is read to its end (64 MiB here)', async () => {
     const text = await exchange(
       node.server.port,
       [
-        `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${100 * LIMIT}\r\n\r\n`,
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${100 * 2 ** 20}\r\n\r\n`,
       ],
       (t) => parseResponses(t).length >= 1,
     );
