@@ -3,7 +3,8 @@
  * does createDevnet's). Here each flag's text becomes its option's type; every flag is documented in
  * HELP, which `--help` prints.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 
@@ -11,8 +12,11 @@ import {
   DEFAULT_CHAIN_ID,
   DEFAULT_GAS_LIMIT,
   DEFAULT_HARDFORK,
+  DEFAULT_DERIVATION_PATH,
   DEFAULT_MNEMONIC,
+  hardforkNamed,
   parseDuration,
+  randomMnemonic,
   SUPPORTED_HARDFORKS,
 } from '@l2devnet/core';
 
@@ -38,14 +42,22 @@ Network
   --max-batch N             most requests in one batch (default 1000)
   --allow-origin ORIGIN     the origin browsers may call from (default *)
   --no-cors                 send no CORS headers
+  --allow-host NAME         also answer requests whose Host is NAME (repeatable; * for any): listening on
+                            loopback, the node answers only loopback names and IP addresses, as geth's
+                            --http.vhosts (a web page cannot reach it by re-pointing its own name);
+                            listening elsewhere, any name
+  --no-request-size-limit   no limit on a request body's size (--max-body-bytes)
 
 Chain
   --chain-id ID             chain id (default ${DEFAULT_CHAIN_ID})
   --hardfork NAME           hardfork (default ${DEFAULT_HARDFORK}); one of ${SUPPORTED_HARDFORKS.join(', ')}
   --gas-limit GAS           block gas limit (default ${DEFAULT_GAS_LIMIT})
-  --genesis FILE            geth-style genesis.json (alloc, config.chainId, fork blocks/times)
+  --genesis FILE            geth-style genesis.json (alloc, config.chainId, fork blocks/times) (alias --init)
   -m, --mnemonic WORDS      BIP-39 mnemonic for the dev accounts (default "${DEFAULT_MNEMONIC}")
-  -a, --accounts N          number of dev accounts, path m/44'/60'/0'/0/i (default 10, at most 10000)
+  --mnemonic-random [N]     a new random mnemonic of N words (default 12) for the dev accounts
+  --derivation-path PATH    where the dev accounts are derived, each one's index appended
+                            (default ${DEFAULT_DERIVATION_PATH})
+  -a, --accounts N          number of dev accounts (default 10, at most 10000)
   --balance ETH             balance of each dev account in ETH (default 10000)
   --timestamp SECONDS       a new chain's genesis timestamp (default now)
   --block-base-fee-per-gas WEI
@@ -57,13 +69,14 @@ Chain
                             other contracts (Multicall3, Permit2, Safe's factory) stay (alias --no-create2)
   --finality-depth N        "finalized" is N blocks behind "latest" (default 64)
   --safe-depth N            "safe" is N blocks behind "latest" (default 32)
+  --slots-in-an-epoch N     Anvil's name for the two: "safe" N blocks behind, "finalized" 2N
 
 Fork (state fetched from the remote as it is read, each account and slot proven against the fork
 block's state root; see docs/forking.md)
   -f, --fork-url URL        start from this node's chain at --fork-block-number (default its latest block);
-                            the blocks up to it are the remote's, new blocks are built here on top
-                            (alias --rpc-url)
-  --fork-block-number N     the block to fork at
+                            the blocks up to it are the remote's, new blocks are built here on top;
+                            URL@N forks at block N (alias --rpc-url)
+  --fork-block-number N     the block to fork at; -N: N blocks before the remote's latest
   --fork-chain-id ID        the chain id the remote must have (default: --chain-id or the preset's, if given)
   --fork-header "NAME: VALUE"
                             an HTTP header for the remote (repeatable)
@@ -73,6 +86,8 @@ block's state root; see docs/forking.md)
   --fork-timeout MS         how long one request to the remote may take (default 45000; alias --timeout)
   --fork-retries N          how many times a failed request to the remote is tried again (default 5;
                             alias --retries)
+  --no-rate-limit           taken for Anvil's command lines: requests to the remote are not rate-limited here
+                            (alias --no-rpc-rate-limit)
 
 L1 (a plain Ethereum dev chain beside the L2, on the same port)
   --l1                      also run an L1: HTTP at /l1 and /l1/v3/<KEY>, WebSocket at /l1/ws and
@@ -92,10 +107,18 @@ L1 (a plain Ethereum dev chain beside the L2, on the same port)
 
 Mining
   -b, --block-time SECONDS  mine every SECONDS with all pending transactions that fit (default: automine,
-                            one block per transaction)
-  --no-mining               mine only on request (evm_mine)
+                            one block per transaction) (alias --blockTime)
+  --no-mining               mine only on request (evm_mine) (alias --no-mine)
+  --max-transactions N      most transactions in a block (default: as many as fit)
+  --enable-tx-gas-limit     taken for Anvil's command lines: EIP-7825's cap on a transaction's gas applies
+                            from Osaka (the default fork) here; refused on an earlier --hardfork (alias
+                            --tx-gas-limit)
   --order fees|fifo         how blocks take pool transactions: highest tip first (default) or by arrival
   --auto-impersonate        eth_sendTransaction may send from any address (anvil_autoImpersonateAccount)
+                            (alias --auto-unlock)
+  --disable-pool-balance-checks
+                            take transactions whose sender cannot pay for them into the pool (a block
+                            still drops them if the sender cannot pay when it runs them)
 
 Storage
   --data-dir DIR            database directory (default ./.l2devnet); an existing one is resumed
@@ -148,13 +171,20 @@ Linea's sequencer rules (a dev chain follows them; a chain from --genesis does n
                             option that Linea's profiles give their own services (with --l1 the message
                             services' operator is one); line counts still apply
 
-Printed traces
-  -v, -vv, -vvv, -vvvv      print each mined transaction (-v), and what its contracts console.log (-vv), and
-                            the call tree of failed ones (-vvv) or of every one (-vvvv); an excluded
-                            transaction's module, count and limit (and at -vvv the call it came from)
+Printed output (as Anvil prints it: each request's method, each mined transaction with its gas, block
+and created contract, each refusal and exclusion with its module, count and limit)
+  -v, -vv, -vvv, -vvvv      and what the contracts console.log (-vv), the call tree of failed transactions
+                            (-vvv) or of every one (-vvvv); at -vvv, the call an excluded one's lines came from
+  --print-traces            the call tree of every transaction, as -vvvv (alias --enable-trace-printing)
+  --disable-console-log     leave console.log out of what -vv and up print (alias --no-console-log)
   --artifacts DIR           Foundry (out/) or Hardhat (artifacts/) output whose ABIs decode the traces;
                             repeatable
   --silent                  print nothing (no banner, notices or traces) until anvil_setLoggingEnabled(true)
+                            (alias -q, --quiet)
+  --json                    notices and warnings as JSON lines (requests and transactions print as text,
+                            as Anvil's do)
+  --color WHEN, --md        taken for Anvil's command lines; nothing printed here has colour or markdown
+  --config-out FILE         write the accounts, keys, wallet and chain as JSON to FILE once started, as Anvil
 
 RPC
   --call-from-optional      let eth_call run without "from" on /v3/<KEY> too (the spec requires it there;
@@ -167,12 +197,15 @@ RPC
   --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces
                             while another runs, beside the one that serves; 0 runs them all on that one
                             (default: one per core but one, at least one)
+  -j, --threads N           Anvil's name: N threads in all, the serving one and N-1 workers; 0 the default
+                            (alias --jobs)
+  --steps-tracing           taken for Anvil's command lines: every trace is always available (alias --tracing)
 
 Methods beyond Ethereum's: linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,
 linea_getBlockTracesCountersV2, l2_traceLineCounts, l2_traceCallLineCounts, l2_getExclusions,
 l2_setLineLimits and the rest in docs/methods.md; Anvil's anvil_*, evm_* and hardhat_* methods.
 
-  --version                 print the version
+  -V, --version             print the version
   -h, --help                print this help
 `;
 
@@ -239,6 +272,32 @@ function seconds(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/** --no-request-size-limit: the longest string V8 holds, so a body is never refused for its size. */
+const NO_BODY_LIMIT = 2 ** 29 - 24;
+
+/** Anvil's --dump-state DIR writes DIR/state.json. */
+function stateFile(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return statSync(path).isDirectory() ? join(path, 'state.json') : path;
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The fork's URL and block: Anvil's URL@BLOCK form, and a negative --fork-block-number (that many
+ * blocks before the remote's latest).
+ */
+function fork(url: string | undefined, block: string | undefined): { url?: string; block?: bigint } {
+  const at = url === undefined ? null : /^(.*)@(\d+)$/.exec(url);
+  if (at !== null && block !== undefined)
+    throw new FlagError('--fork-url URL@BLOCK and --fork-block-number cannot be combined');
+  if (at !== null) return { url: at[1], block: BigInt(at[2]) };
+  if (block !== undefined && /^-\d+$/.test(block)) return { url, block: BigInt(block) };
+  return { url, block: big('fork-block-number', block) };
+}
+
 /** The start command's flags, as node's parseArgs reads them. */
 const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   host: { type: 'string' },
@@ -250,11 +309,15 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'max-batch': { type: 'string' },
   'allow-origin': { type: 'string' },
   'no-cors': { type: 'boolean' },
+  'allow-host': { type: 'string', multiple: true },
+  'no-request-size-limit': { type: 'boolean' },
   'chain-id': { type: 'string' },
   hardfork: { type: 'string' },
   'gas-limit': { type: 'string' },
   genesis: { type: 'string' },
+  init: { type: 'string' },
   mnemonic: { type: 'string', short: 'm' },
+  'derivation-path': { type: 'string' },
   accounts: { type: 'string', short: 'a' },
   balance: { type: 'string' },
   timestamp: { type: 'string' },
@@ -265,11 +328,17 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'disable-default-create2-deployer': { type: 'boolean' },
   'finality-depth': { type: 'string' },
   'safe-depth': { type: 'string' },
+  'slots-in-an-epoch': { type: 'string' },
   'block-time': { type: 'string', short: 'b' },
+  blockTime: { type: 'string' },
   'no-mining': { type: 'boolean' },
+  'no-mine': { type: 'boolean' },
+  'max-transactions': { type: 'string' },
+  'disable-pool-balance-checks': { type: 'boolean' },
   order: { type: 'string' },
   'tx-pool-priority-senders': { type: 'string', multiple: true },
   'auto-impersonate': { type: 'boolean' },
+  'auto-unlock': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'memory-limit': { type: 'string' },
   'in-memory': { type: 'boolean' },
@@ -283,7 +352,16 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'l1l2-bridge-contract': { type: 'string' },
   'l1l2-bridge-topic': { type: 'string' },
   verbose: { type: 'boolean', short: 'v', multiple: true },
+  'print-traces': { type: 'boolean' },
+  'enable-trace-printing': { type: 'boolean' },
+  'disable-console-log': { type: 'boolean' },
+  'no-console-log': { type: 'boolean' },
   silent: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  json: { type: 'boolean' },
+  color: { type: 'string' },
+  md: { type: 'boolean' },
+  'config-out': { type: 'string' },
   import: { type: 'string' },
   head: { type: 'string' },
   artifacts: { type: 'string', multiple: true },
@@ -300,6 +378,12 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
   workers: { type: 'string' },
+  threads: { type: 'string', short: 'j' },
+  jobs: { type: 'string' },
+  'steps-tracing': { type: 'boolean' },
+  tracing: { type: 'boolean' },
+  'enable-tx-gas-limit': { type: 'boolean' },
+  'tx-gas-limit': { type: 'boolean' },
   l1: { type: 'boolean' },
   'l1-chain-id': { type: 'string' },
   'l1-block-time': { type: 'string' },
@@ -320,7 +404,9 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   retries: { type: 'string' },
   'no-storage-caching': { type: 'boolean' },
   'no-create2': { type: 'boolean' },
-  version: { type: 'boolean' },
+  'no-rate-limit': { type: 'boolean' },
+  'no-rpc-rate-limit': { type: 'boolean' },
+  version: { type: 'boolean', short: 'V' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -330,17 +416,32 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
  */
 const ANVIL_ONLY: Record<string, string> = {
   'gas-price':
-    'the gas price follows the base fee here (eth_gasPrice is the next base fee plus the 1 gwei tip); set the floor with anvil_setMinGasPrice or the base fee with --block-base-fee-per-gas',
+    'the gas price follows the base fee here (eth_gasPrice is the next base fee plus the suggested tip); set the floor with anvil_setMinGasPrice or the base fee with --block-base-fee-per-gas',
   'disable-block-gas-limit': 'a block holds what its gas limit allows; raise --gas-limit, and --rpc-gas-cap for calls',
   'prune-history': 'the node keeps every block and its state (in memory with --in-memory); there is no pruning',
-  'steps-tracing': 'traces are always available (debug_traceTransaction, debug_traceCall)',
-  'no-mine': 'use --no-mining',
+  'max-persisted-states': 'the node keeps every state, in --data-dir or in memory (--memory-limit)',
+  'transaction-block-keeper': 'the node keeps every block and its transactions',
+  'cache-path': 'states are kept with the chain: use --data-dir',
+  'preserve-historical-states':
+    '--dump-state writes the head state; a chain with its history is kept in --data-dir, or written with l2devnet export',
   'fork-transaction-hash': 'a fork starts at a whole block: give its --fork-block-number',
   'fork-retry-backoff':
     'failed requests to the remote are tried again after 250 ms, 1 s, 4 s, ...; --fork-retries sets how many times',
   'compute-units-per-second': 'requests to the remote are not rate-limited here',
-  'no-rate-limit': 'requests to the remote are not rate-limited here',
+  'mixed-mining': 'blocks are mined one per transaction (the default) or every --block-time, not both',
+  number: 'a chain starts at block 0 here (a fork at its --fork-block-number)',
+  'mnemonic-seed-unsafe': 'give the mnemonic (--mnemonic) or ask for a new one (--mnemonic-random)',
+  'disable-min-priority-fee':
+    "the suggested tip is what Linea's profitability rule needs of a transfer (1 gwei unless the pricing asks more); with --sequencer-rules off any tip is taken",
+  'no-priority-fee':
+    "the suggested tip is what Linea's profitability rule needs of a transfer (1 gwei unless the pricing asks more); with --sequencer-rules off any tip is taken",
+  ipc: 'no IPC socket: JSON-RPC is served over HTTP and WebSocket on --port',
+  ipcpath: 'no IPC socket: JSON-RPC is served over HTTP and WebSocket on --port',
+  celo: 'this node emulates Linea, not Celo',
+  network: 'this node emulates Linea (an Ethereum-style chain): no other network family',
 };
+/** Anvil's short flags this node does not take (-n, --network). */
+const ANVIL_ONLY_SHORT: Record<string, string> = { n: 'network' };
 
 /**
  * A value that starts with a dash (a negative number) is taken as the flag's value, not as another
@@ -363,11 +464,30 @@ function joinDashValues(argv: string[], options: NonNullable<ParseArgsConfig['op
   return out;
 }
 
+/**
+ * Anvil's --mnemonic-random takes an optional word count, which node's parseArgs cannot: it is read
+ * here, the flag and its count taken out of `argv`.
+ */
+function takeMnemonicRandom(argv: string[]): { argv: string[]; words: number | undefined } {
+  const at = argv.findIndex((a) => a === '--mnemonic-random' || a.startsWith('--mnemonic-random='));
+  if (at < 0) return { argv, words: undefined };
+  const inline = argv[at].includes('=') ? argv[at].slice(argv[at].indexOf('=') + 1) : undefined;
+  const next = argv[at + 1];
+  const count = inline ?? (next !== undefined && /^\d+$/.test(next) ? next : undefined);
+  const words = count === undefined ? 12 : Number(count);
+  if (![12, 15, 18, 21, 24].includes(words))
+    throw new FlagError(`--mnemonic-random takes 12, 15, 18, 21 or 24 words; got "${count}"`);
+  const taken = inline === undefined && count !== undefined ? 2 : 1;
+  return { argv: [...argv.slice(0, at), ...argv.slice(at + taken)], words };
+}
+
 export function parseFlags(argv: string[]): ParsedFlags {
   for (const arg of argv) {
-    const name = /^--([a-z-]+)/.exec(arg)?.[1];
+    const name = /^--([a-z-]+)/.exec(arg)?.[1] ?? ANVIL_ONLY_SHORT[/^-([a-z])$/.exec(arg)?.[1] ?? ''];
     if (name !== undefined && ANVIL_ONLY[name] !== undefined) throw new FlagError(`--${name}: ${ANVIL_ONLY[name]}`);
   }
+  const random = takeMnemonicRandom(argv);
+  argv = random.argv;
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     values = parseArgs({
@@ -396,39 +516,75 @@ export function parseFlags(argv: string[]): ParsedFlags {
   const noForkCache = flag('no-fork-cache') || flag('no-storage-caching');
   if (s('fork-cache') !== undefined && noForkCache)
     throw new FlagError('--fork-cache and --no-fork-cache cannot be combined');
+  const forkFlags = fork(s('fork-url') ?? s('rpc-url'), s('fork-block-number'));
+  if (noForkCache && forkFlags.url === undefined)
+    throw new FlagError(`--${flag('no-fork-cache') ? 'no-fork-cache' : 'no-storage-caching'} goes with --fork-url`);
+  if (s('max-body-bytes') !== undefined && flag('no-request-size-limit'))
+    throw new FlagError('--max-body-bytes and --no-request-size-limit cannot be combined');
+  if (random.words !== undefined && s('mnemonic') !== undefined)
+    throw new FlagError('--mnemonic and --mnemonic-random cannot be combined');
+  if (s('color') !== undefined && !['auto', 'always', 'never'].includes(s('color') as string))
+    throw new FlagError(`--color must be auto, always or never; got "${s('color')}"`);
+  const gasCap = flag('enable-tx-gas-limit')
+    ? 'enable-tx-gas-limit'
+    : flag('tx-gas-limit')
+      ? 'tx-gas-limit'
+      : undefined;
+  const namedFork = s('hardfork') === undefined ? undefined : hardforkNamed(s('hardfork') as string);
+  if (
+    gasCap !== undefined &&
+    namedFork !== undefined &&
+    SUPPORTED_HARDFORKS.indexOf(namedFork) < SUPPORTED_HARDFORKS.indexOf('osaka')
+  )
+    throw new FlagError(
+      `--${gasCap}: EIP-7825's cap comes with Osaka here, and --hardfork ${s('hardfork')} is before it`,
+    );
   const baseFee = s('block-base-fee-per-gas') ?? s('base-fee');
+  const slots = big('slots-in-an-epoch', s('slots-in-an-epoch'));
+  const threads = int('threads', s('threads') ?? s('jobs'), 0);
   return {
     options: {
-      listen: { host: s('host') ?? '127.0.0.1', port: int('port', s('port'), 0) ?? 8545 },
+      // Anvil reads the listening address from ANVIL_IP_ADDR too.
+      listen: { host: s('host') ?? process.env.ANVIL_IP_ADDR ?? '127.0.0.1', port: int('port', s('port'), 0) ?? 8545 },
       apiKeys: (values['api-key'] as string[] | undefined) ?? [],
       apiKeysFile: s('api-keys'),
       dailyCredits: int('daily-credits', s('daily-credits'), 0),
-      maxBodyBytes: int('max-body-bytes', s('max-body-bytes'), 1),
+      // No limit: the largest body a JavaScript string holds.
+      maxBodyBytes: flag('no-request-size-limit') ? NO_BODY_LIMIT : int('max-body-bytes', s('max-body-bytes'), 1),
       maxBatch: int('max-batch', s('max-batch'), 1),
       allowOrigin: flag('no-cors') ? null : s('allow-origin'),
+      allowHosts: values['allow-host'] as string[] | undefined,
       timestamp: big('timestamp', s('timestamp')),
       baseFee: big('block-base-fee-per-gas', baseFee),
       codeSizeLimit: flag('disable-code-size-limit') ? null : int('code-size-limit', s('code-size-limit'), 1),
       create2Deployer: flag('disable-default-create2-deployer') || flag('no-create2') ? false : undefined,
       order: s('order') as NodeOptions['order'],
       txPoolPrioritySenders: (values['tx-pool-priority-senders'] as string[] | undefined)?.flatMap((v) => v.split(',')),
-      autoImpersonate: flag('auto-impersonate'),
+      autoImpersonate: flag('auto-impersonate') || flag('auto-unlock'),
+      poolBalanceChecks: flag('disable-pool-balance-checks') ? false : undefined,
+      maxTransactions: int('max-transactions', s('max-transactions'), 1),
       // --state: loaded if the file is there, written at the stop.
       loadState: state !== undefined ? (existsSync(state) ? state : undefined) : s('load-state'),
-      dumpState: state ?? s('dump-state'),
+      dumpState: stateFile(state ?? s('dump-state')),
       stateInterval: seconds('state-interval', s('state-interval')),
-      silent: flag('silent'),
+      silent: flag('silent') || flag('quiet'),
+      console: true,
+      consoleLog: flag('disable-console-log') || flag('no-console-log') ? false : undefined,
+      logFormat: flag('json') ? 'json' : undefined,
+      configOut: s('config-out'),
       chainId: big('chain-id', s('chain-id')),
       hardfork: s('hardfork'),
       gasLimit: big('gas-limit', s('gas-limit')),
-      genesis: s('genesis'),
-      mnemonic: s('mnemonic'),
+      genesis: s('genesis') ?? s('init'),
+      mnemonic: s('mnemonic') ?? (random.words === undefined ? undefined : randomMnemonic(random.words)),
+      derivationPath: s('derivation-path'),
       accounts: int('accounts', s('accounts'), 0),
       balance: s('balance'),
-      finalityDepth: big('finality-depth', s('finality-depth')),
-      safeDepth: big('safe-depth', s('safe-depth')),
-      mining: flag('no-mining') ? false : undefined,
-      blockTime: seconds('block-time', s('block-time')),
+      // Anvil's epoch: "safe" an epoch behind the head, "finalized" two.
+      finalityDepth: big('finality-depth', s('finality-depth')) ?? (slots === undefined ? undefined : 2n * slots),
+      safeDepth: big('safe-depth', s('safe-depth')) ?? slots,
+      mining: flag('no-mining') || flag('no-mine') ? false : undefined,
+      blockTime: seconds('block-time', s('block-time') ?? s('blockTime')),
       dataDir: flag('in-memory') ? undefined : (s('data-dir') ?? DEFAULT_DATA_DIR),
       memoryLimit: int('memory-limit', s('memory-limit'), 1),
       import: s('import'),
@@ -446,21 +602,27 @@ export function parseFlags(argv: string[]): ParsedFlags {
       maxTxGas: big('max-tx-gas', s('max-tx-gas')),
       maxBlockGas: big('max-block-gas', s('max-block-gas')),
       eventsDenyList: s('events-deny-list'),
-      verbosity: verbosity > 0 ? verbosity : undefined,
+      verbosity:
+        flag('print-traces') || flag('enable-trace-printing')
+          ? Math.max(verbosity, 4)
+          : verbosity > 0
+            ? verbosity
+            : undefined,
       artifacts: values.artifacts as string[] | undefined,
       callFromOptional: flag('call-from-optional'),
       logQueryTimeoutMs: int('log-query-timeout-ms', s('log-query-timeout-ms'), 1),
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
-      workers: int('workers', s('workers'), 0),
+      // Anvil's -j counts every thread: the serving one and the workers (0: the default).
+      workers: int('workers', s('workers'), 0) ?? (threads === undefined || threads === 0 ? undefined : threads - 1),
       l1: flag('l1') ? true : undefined,
       l1ChainId: big('l1-chain-id', s('l1-chain-id')),
       l1BlockTime: seconds('l1-block-time', s('l1-block-time')),
       autoClaim: flag('auto-claim') ? true : undefined,
       messageAnchoringDelay: s('message-anchoring-delay'),
       finalizationInterval: s('finalization-interval'),
-      forkUrl: s('fork-url') ?? s('rpc-url'),
-      forkBlockNumber: big('fork-block-number', s('fork-block-number')),
+      forkUrl: forkFlags.url,
+      forkBlockNumber: forkFlags.block,
       forkChainId: big('fork-chain-id', s('fork-chain-id')),
       forkHeaders: values['fork-header'] as string[] | undefined,
       forkCache: noForkCache ? false : s('fork-cache'),

@@ -37,9 +37,23 @@ const SUBCOMMANDS = new Map<
   ['import', importCommand],
 ]);
 
+/**
+ * Standard output, written once per turn of the event loop: the console prints a line for every
+ * request, which a write (a system call) each would cost at thousands of requests a second.
+ */
+let pending = '';
+function out(text: string): void {
+  if (pending === '') setImmediate(flush);
+  pending += text;
+}
+function flush(): void {
+  const text = pending;
+  pending = '';
+  if (text !== '') process.stdout.write(text);
+}
+
 async function main(argv: string[]): Promise<void> {
   const subcommand = SUBCOMMANDS.get(argv[0]);
-  const out = (text: string) => process.stdout.write(text);
   if (subcommand !== undefined) {
     process.exitCode = await subcommand(argv.slice(1), out, process.stdout.isTTY === true);
     return;
@@ -69,7 +83,10 @@ async function main(argv: string[]): Promise<void> {
   const shutdown = (signal: string) => {
     say(`\nReceived ${signal}, shutting down\n`);
     node.close().then(
-      () => process.exit(0),
+      () => {
+        flush();
+        process.exit(0);
+      },
       (e: Error) => {
         process.stderr.write(`error while shutting down: ${e.message}\n`);
         process.exit(1);
@@ -82,8 +99,8 @@ async function main(argv: string[]): Promise<void> {
   for (const k of config.silent ? [] : node.chain.keptOptions) {
     const given = flags.options[k.option];
     const kept = `${KEPT[k.option]}${k.stored === undefined ? '' : ` (${k.stored})`}`;
-    process.stderr.write(
-      `warning: the chain in ${config.chain.dataDir} keeps its ${kept}; ${FLAG_STYLE.name(k.option)} ${String(given)} is ignored\n`,
+    node.log(
+      `warning: the chain in ${config.chain.dataDir} keeps its ${kept}; ${FLAG_STYLE.name(k.option)} ${String(given)} is ignored`,
     );
   }
   say(

@@ -4,7 +4,10 @@
  * started and stopped together. The command and createDevnet both start theirs here, from options
  * checked by resolveNodeOptions.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { bytesToHex } from '@ethereumjs/util';
 
 import { Chain, MessageRelay } from '@l2devnet/core';
 import { createRpc, messagingMethods } from '@l2devnet/rpc';
@@ -31,6 +34,8 @@ export interface NodeOutput {
 
 export interface RunningNode {
   chain: Chain;
+  /** Says a line for the operator, as the node's own notices are said (--json, --silent). */
+  log(line: string): void;
   rpc: Rpc;
   /** The L1 beside the L2 (--l1), its chain, its RPC and the messages' relay; undefined without it. */
   l1: { chain: Chain; rpc: Rpc; relay: MessageRelay } | undefined;
@@ -45,20 +50,29 @@ export interface RunningNode {
  */
 export async function createNode(config: NodeConfig, output: NodeOutput): Promise<RunningNode> {
   const dir = config.chain.dataDir;
-  const made = dir !== undefined && isMissingOrEmpty(dir);
+  const before = dir === undefined ? undefined : directoryState(dir);
   try {
     return await startNode(config, output);
   } catch (e) {
-    if (made) rmSync(dir, { recursive: true, force: true });
+    // What this start wrote goes (a directory it could not write in is left as it was).
+    try {
+      if (before === 'missing') rmSync(dir as string, { recursive: true, force: true });
+      else if (before === 'empty')
+        for (const name of readdirSync(dir as string))
+          rmSync(join(dir as string, name), { recursive: true, force: true });
+    } catch {
+      // The start's own error says what went wrong.
+    }
     throw e;
   }
 }
 
-function isMissingOrEmpty(dir: string): boolean {
+/** Whether a data directory is missing, empty, or holds something (a chain, or what the open refuses). */
+function directoryState(dir: string): 'missing' | 'empty' | 'used' {
   try {
-    return readdirSync(dir).length === 0;
+    return readdirSync(dir).length === 0 ? 'empty' : 'used';
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'used';
   }
 }
 
@@ -79,11 +93,12 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
     throw e;
   }
   chain.dev.loggingEnabled = !config.silent;
-  // What the node says from now on is said while logging is on (anvil_setLoggingEnabled, --silent).
+  // What the node says from now on is said while logging is on (anvil_setLoggingEnabled, --silent),
+  // its notices as JSON lines with --json.
   const said = output;
   output = {
     ...said,
-    log: (line) => chain.dev.loggingEnabled && said.log(line),
+    log: (line) => chain.dev.loggingEnabled && said.log(config.logFormat === 'json' ? jsonLogLine(line) : line),
     out: (text) => chain.dev.loggingEnabled && said.out(text),
   };
   // An interval block that fails to build is reported, not thrown.
@@ -106,15 +121,25 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
           relay,
           rpc: createRpc(relay.l1, { requireCallFrom: config.requireCallFrom, extraMethods: messagingMethods(relay) }),
         };
-  // The decoder loads viem and the artifacts: made at start for printed traces, else on first use.
+  // The decoder loads viem and the artifacts: made on first use, or at start when artifacts are
+  // given (a directory that cannot be read stops the start).
   let decoder: Decoder | undefined;
   const decoderOf = () => (decoder ??= new Decoder(config.artifacts));
-  if (config.verbosity > 0) printTraces(chain, { level: config.verbosity, decoder: decoderOf(), write: output.out });
+  if (config.artifacts.length > 0) decoderOf();
+  // What Anvil prints (the command's console), and at -v and up the same with more.
+  if (config.console || config.verbosity > 0)
+    printTraces(chain, {
+      level: config.verbosity,
+      consoleLog: config.consoleLog,
+      decoder: decoderOf,
+      write: output.out,
+    });
   const extraMethods = {
     ...decodeMethods(chain, decoderOf),
     ...(relay === undefined ? {} : messagingMethods(relay)),
   };
-  const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods });
+  const onRequest = config.console ? (method: string) => output.out(`${method}\n`) : undefined;
+  const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods, onRequest });
   let server: RunningServer | undefined;
   if (config.listen !== undefined) {
     try {
@@ -138,9 +163,11 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
       ? setInterval(dump, config.stateIntervalMs)
       : undefined;
   interval?.unref();
+  if (config.configOut !== undefined) await writeConfigOut(config.configOut, chain);
   let closing: Promise<void> | undefined;
   return {
     chain,
+    log: output.log,
     rpc,
     l1,
     server,
@@ -157,6 +184,31 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
       return closing;
     },
   };
+}
+
+/** A notice or warning as Anvil's JSON log lines (--json). */
+function jsonLogLine(line: string): string {
+  const level = line.startsWith('warning') ? 'WARN' : line.includes('error') ? 'ERROR' : 'INFO';
+  return JSON.stringify({ timestamp: new Date().toISOString(), level, fields: { message: line }, target: 'l2devnet' });
+}
+
+/**
+ * --config-out: what Anvil writes there once it is up (its field names and value forms), so a
+ * script that reads the accounts and keys from it works unchanged.
+ */
+async function writeConfigOut(file: string, chain: Chain): Promise<void> {
+  const genesis = await chain.reads.getBlockByNumber(chain.reads.firstNumber);
+  const baseFee = await chain.reads.nextBaseFee();
+  const config = {
+    available_accounts: chain.accounts.map((a) => bytesToHex(a.address)),
+    private_keys: chain.accounts.map((a) => bytesToHex(a.privateKey)),
+    wallet: { derivation_path: chain.derivationPath, mnemonic: chain.mnemonic },
+    base_fee: String(baseFee),
+    gas_price: String(baseFee + chain.reads.suggestedTip()),
+    gas_limit: String(chain.gasLimit),
+    genesis_timestamp: String(genesis?.header.timestamp ?? 0n),
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
 }
 
 async function closeL1(l1: RunningNode['l1']): Promise<void> {
@@ -187,6 +239,7 @@ async function listen(
     maxWsMessageBytes: config.maxWsMessageBytes,
     maxWsBackpressureBytes: config.maxWsBackpressureBytes,
     allowOrigin: config.allowOrigin,
+    allowHosts: config.allowHosts,
     log: output.log,
   });
 }

@@ -20,6 +20,7 @@ import {
   parseDuration,
   parseEther,
   SUPPORTED_HARDFORKS,
+  hardforkNamed,
   TRACER_PROFILES,
   COUNTERS,
   counterRefusal,
@@ -64,6 +65,8 @@ export interface NodeOptions {
   maxWsBackpressureBytes?: number;
   /** The origin browsers may call from (default `*`); `null` sends no CORS headers. `--allow-origin`, `--no-cors` */
   allowOrigin?: string | null;
+  /** With `listen`: Host names answered besides loopback names and IP addresses ('*' for any; default: any when listening elsewhere than loopback). `--allow-host` */
+  allowHosts?: string[];
   // Chain
   /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
   chainId?: number | bigint;
@@ -138,6 +141,10 @@ export interface NodeOptions {
   order?: 'fees' | 'fifo';
   /** eth_sendTransaction may send from any address without its key. `--auto-impersonate` */
   autoImpersonate?: boolean;
+  /** `false` takes transactions whose sender cannot pay for them into the pool (a block still drops them). `--disable-pool-balance-checks` */
+  poolBalanceChecks?: boolean;
+  /** Most transactions in a block (default: as many as fit). `--max-transactions` */
+  maxTransactions?: number;
   /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
   txPoolPrioritySenders?: string[];
   // Storage
@@ -193,6 +200,14 @@ export interface NodeOptions {
   artifacts?: string[];
   /** Print nothing: no banner, no notices, no traces (until anvil_setLoggingEnabled). `--silent` */
   silent?: boolean;
+  /** Print what Anvil prints: each request's method, each mined transaction, each refusal and exclusion (the command's default; off in createDevnet). */
+  console?: boolean;
+  /** `false` leaves console.log out of what verbosity 2 and up print. `--disable-console-log` */
+  consoleLog?: boolean;
+  /** 'json': notices and warnings as JSON lines (default 'text'). `--json` */
+  logFormat?: 'text' | 'json';
+  /** Write the accounts, keys, wallet and chain as JSON to this file once started, as Anvil. `--config-out` */
+  configOut?: string;
   // RPC
   /** Let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
   callFromOptional?: boolean;
@@ -229,6 +244,8 @@ export interface NodeConfig {
   maxWsMessageBytes: number | undefined;
   maxWsBackpressureBytes: number | undefined;
   allowOrigin: string | null;
+  /** Host names answered besides loopback ones (server.ts hostCheck). */
+  allowHosts: string[] | undefined;
   /** Spec rule on /v3/<KEY>: eth_call needs `from`. */
   requireCallFrom: boolean;
   verbosity: number;
@@ -240,6 +257,11 @@ export interface NodeConfig {
   /** Milliseconds between writes of `dumpState`; undefined: only at the stop. */
   stateIntervalMs: number | undefined;
   silent: boolean;
+  /** Print what Anvil prints (requests, mined transactions, refusals); console.log lines at verbosity 2 and up. */
+  console: boolean;
+  consoleLog: boolean;
+  logFormat: 'text' | 'json';
+  configOut: string | undefined;
 }
 
 /** The most dev accounts a node derives: each takes ~80 µs to derive, and a start stays under a second. */
@@ -269,6 +291,13 @@ const FLAGS: Record<OptionName, string> = {
   maxWsMessageBytes: 'maxWsMessageBytes',
   maxWsBackpressureBytes: 'maxWsBackpressureBytes',
   allowOrigin: '--allow-origin',
+  allowHosts: '--allow-host',
+  poolBalanceChecks: '--disable-pool-balance-checks',
+  maxTransactions: '--max-transactions',
+  console: '--silent',
+  consoleLog: '--disable-console-log',
+  logFormat: '--json',
+  configOut: '--config-out',
   timestamp: '--timestamp',
   baseFee: '--block-base-fee-per-gas',
   codeSizeLimit: '--code-size-limit',
@@ -392,8 +421,9 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   if (!COUNTERS.includes(counter)) throw bad('counter', `must be one of ${COUNTERS.join(', ')}`, counter);
   const refusal = counterRefusal(tracer, counter);
   if (refusal !== undefined) throw new OptionError(`${style.name('counter')} ${refusal}`);
-  if (opts.hardfork !== undefined && !SUPPORTED_HARDFORKS.includes(opts.hardfork))
-    throw bad('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')}`, opts.hardfork);
+  const hardfork = opts.hardfork === undefined ? undefined : hardforkNamed(opts.hardfork);
+  if (opts.hardfork !== undefined && hardfork === undefined)
+    throw bad('hardfork', `must be one of ${SUPPORTED_HARDFORKS.join(', ')} (any case), or latest`, opts.hardfork);
   const mnemonic = opts.mnemonic;
   if (mnemonic !== undefined && mnemonic.trim().split(/\s+/).length % 3 !== 0)
     throw new OptionError(`${style.name('mnemonic')} must be a BIP-39 phrase of 12, 15, 18, 21 or 24 words`);
@@ -422,7 +452,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
   const chain: ChainOptions = {
     chainId: fork === undefined ? chainId : undefined,
     fork,
-    hardfork: opts.hardfork,
+    hardfork,
     gasLimit: integer('gasLimit', opts.gasLimit, 21_000) ?? (preset === undefined ? undefined : PRESET_GAS_LIMIT),
     mnemonic,
     derivationPath: opts.derivationPath,
@@ -433,6 +463,8 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     create2Deployer: opts.create2Deployer,
     order: orderOf(opts.order, bad),
     autoImpersonate: opts.autoImpersonate === true,
+    poolBalanceChecks: opts.poolBalanceChecks,
+    maxTransactions: count('maxTransactions', opts.maxTransactions, 1),
     prioritySenders: prioritySenders(opts, bad),
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
@@ -471,6 +503,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     maxWsMessageBytes: count('maxWsMessageBytes', opts.maxWsMessageBytes, 1),
     maxWsBackpressureBytes: count('maxWsBackpressureBytes', opts.maxWsBackpressureBytes, 1),
     allowOrigin: opts.allowOrigin === undefined ? '*' : opts.allowOrigin,
+    allowHosts: opts.allowHosts,
     requireCallFrom: opts.callFromOptional !== true,
     verbosity: count('verbosity', opts.verbosity) ?? 0,
     artifacts: opts.artifacts ?? [],
@@ -480,7 +513,16 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     dumpState: opts.dumpState,
     stateIntervalMs: stateInterval(opts, style, bad),
     silent: opts.silent === true,
+    console: opts.console === true,
+    consoleLog: opts.consoleLog !== false,
+    logFormat: logFormatOf(opts.logFormat, bad),
+    configOut: opts.configOut,
   };
+}
+
+function logFormatOf(value: NodeOptions['logFormat'], bad: Bad): 'text' | 'json' {
+  if (value === undefined || value === 'text' || value === 'json') return value ?? 'text';
+  throw bad('logFormat', 'must be text or json', value);
 }
 
 /** The longest timer Node keeps (2^31 - 1 ms); a longer one fires at once. */
@@ -536,7 +578,7 @@ function l1Of(
     throw bad('l1BlockTime', 'must be a positive number of seconds', opts.l1BlockTime);
   return {
     chainId,
-    hardfork: opts.hardfork,
+    hardfork: l2.hardfork,
     gasLimit: l2.gasLimit,
     mnemonic: l2.mnemonic,
     derivationPath: l2.derivationPath,
@@ -609,7 +651,8 @@ function forkOf(
           : defaultForkCache();
   return {
     source,
-    blockNumber: integer('forkBlockNumber', opts.forkBlockNumber),
+    // Negative: that many blocks before the remote's latest (Anvil's --fork-block-number -N).
+    blockNumber: integer('forkBlockNumber', opts.forkBlockNumber, Number.MIN_SAFE_INTEGER),
     chainId: integer('forkChainId', opts.forkChainId, 1) ?? chainId,
     cacheDir,
   };

@@ -1,18 +1,19 @@
 /**
- * Printed call traces (`-v` … `-vvvv`), as Foundry and Anvil print them: for each mined transaction
- * a line, its contracts' console.log output, and its call tree, decoded with the ABIs found in
- * `--artifacts DIR` (Foundry's out/ or Hardhat's artifacts/), selectors otherwise; for an excluded
- * transaction the module, count and limit, and the call frame most of that module's lines came from.
+ * What the node prints of its blocks, as Anvil and Foundry print them: each mined transaction (its
+ * hash, the contract it created, its gas, an error) and its block, its contracts' console.log output
+ * and its call tree, decoded with the ABIs found in `--artifacts DIR` (Foundry's out/ or Hardhat's
+ * artifacts/), selectors otherwise; for an excluded transaction the module, count and limit, and the
+ * call frame most of that module's lines came from.
  *
- *   -v     one line per transaction: hash, block, status, gas
- *   -vv    and what the contracts logged with console.log
- *   -vvv   and the call tree of transactions that failed
- *   -vvvv  and the call tree of every transaction
+ *   (default)  each transaction and its block, as Anvil prints them; exclusions
+ *   -vv        and what the contracts logged with console.log (unless --disable-console-log)
+ *   -vvv       and the call tree of transactions that failed
+ *   -vvvv      and the call tree of every transaction
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util';
 import type { Chain, ExclusionRecord, LineFrame, LineOverflow, Receipt } from '@l2devnet/core';
 import { formatCallFrame } from '@l2devnet/rpc';
 import type { RpcCallFrame as CallFrame } from '@l2devnet/rpc';
@@ -176,8 +177,16 @@ function show(value: unknown): string {
 
 export interface TracePrinterOptions {
   level: number;
-  decoder: Decoder;
+  /** Print console.log output from level 2 (--disable-console-log: never). */
+  consoleLog: boolean;
+  /** The decoder (viem and the artifacts): asked for only when a trace is printed. */
+  decoder: () => Decoder;
   write(text: string): void;
+}
+
+/** A block's time as Anvil prints it (RFC 2822, UTC): "Sat, 28 Nov 2026 04:06:56 +0000". */
+function blockTime(seconds: bigint): string {
+  return new Date(Number(seconds) * 1000).toUTCString().replace(/ GMT$/, ' +0000');
 }
 
 /** Prints every block's transactions at the level asked for, and every exclusion. */
@@ -208,30 +217,38 @@ export function printTraces(chain: Chain, opts: TracePrinterOptions): void {
 async function printBlock(chain: Chain, block: Block, receipts: Receipt[], opts: TracePrinterOptions) {
   // One replay of the block traces every transaction in it.
   const traces =
-    opts.level >= 2 && block.transactions.length > 0
+    ((opts.level >= 2 && opts.consoleLog) || opts.level >= 3) && block.transactions.length > 0
       ? ((await chain.traces.traceBlock(block.header.number, {
           tracer: 'callTracer',
           tracerConfig: { withLog: true },
         })) ?? [])
       : [];
+  if (block.transactions.length === 0) return;
+  const lines: string[] = [];
   for (const [i, tx] of block.transactions.entries()) {
     const receipt = receipts[i];
-    const hash = bytesToHex(tx.hash());
     const ok = receipt.status === 1;
-    const lines = [
-      `Transaction ${hash} in block ${block.header.number}: ${ok ? 'success' : 'reverted'}, gas ${receipt.gasUsed}`,
-    ];
+    lines.push('', `    Transaction: ${bytesToHex(tx.hash())}`);
+    if (receipt.contractAddress !== undefined)
+      lines.push(`    Contract created: ${toChecksumAddress(bytesToHex(receipt.contractAddress))}`);
+    lines.push(`    Gas used: ${receipt.gasUsed}`);
     const traced = traces[i]?.result;
     const frame = traced?.tracer === 'callTracer' ? formatCallFrame(traced.frame) : undefined;
+    if (!ok)
+      lines.push(`    Error: reverted${frame?.revertReason === undefined ? '' : ` with: ${frame.revertReason}`}`);
     if (frame !== undefined) {
-      for (const text of consoleLogs(frame, opts.decoder)) lines.push(`  console.log: ${text}`);
+      const decoder = opts.decoder();
+      if (opts.consoleLog) for (const text of consoleLogs(frame, decoder)) lines.push(`    console.log: ${text}`);
       if (opts.level >= 4 || (opts.level >= 3 && !ok)) {
-        const names = await contractNames(chain, frame, opts.decoder);
-        lines.push(...tree(frame, opts.decoder, names).map((line) => `  ${line}`));
+        const names = await contractNames(chain, frame, decoder);
+        lines.push(...tree(frame, decoder, names).map((line) => `    ${line}`));
       }
     }
-    opts.write(`${lines.join('\n')}\n`);
   }
+  const h = block.header;
+  lines.push('', `    Block Number: ${h.number}`, `    Block Hash: ${bytesToHex(block.hash())}`);
+  lines.push(`    Block Time: "${blockTime(h.timestamp)}"`, '');
+  opts.write(`${lines.join('\n')}\n`);
 }
 
 async function printExclusion(chain: Chain, record: ExclusionRecord, opts: TracePrinterOptions) {

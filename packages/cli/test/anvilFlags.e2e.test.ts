@@ -4,7 +4,7 @@
  * state files; and Anvil's flags this node does not take, each refused in one line that says why.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -164,7 +164,9 @@ test('--silent prints nothing until anvil_setLoggingEnabled(true)', async () => 
     expect((await rpcCall(url, 'anvil_setLoggingEnabled', [true])).result).toBeNull();
     const heard = await rpcCall(url, 'eth_sendTransaction', [{ from: ALICE, to: STRANGER, value: '0x1' }]);
     for (let i = 0; i < 100 && !out.includes(heard.result); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain(`Transaction ${heard.result} in block 2: success`);
+    expect(out).toContain(
+      `eth_sendTransaction\n\n    Transaction: ${heard.result}\n    Gas used: 21000\n\n    Block Number: 2\n`,
+    );
     expect(out).not.toContain(quiet.result);
   } finally {
     child.kill('SIGTERM');
@@ -223,6 +225,72 @@ test('--state FILE: written at the stop, loaded at the next start; --load-state 
 });
 
 test.each([
+  [['--hardfork', 'Prague'], 'Prague'],
+  [['--hardfork', 'spuriousdragon'], 'SpuriousDragon'],
+  [['--hardfork', 'latest'], 'Osaka'],
+])("%j: Anvil's names of the hardforks", async (args, name) => {
+  const node = await runCommand(['--in-memory', '--port', '0', ...args]);
+  try {
+    expect((await rpcCall(node.url, 'anvil_nodeInfo')).result.hardFork).toBe(name);
+  } finally {
+    await stop(node);
+  }
+});
+
+test('--init, --no-mine, -q, --config-out and --dump-state DIR as Anvil takes them', async () => {
+  const genesis = join(dir, 'init.json');
+  writeFileSync(
+    genesis,
+    JSON.stringify({
+      config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      alloc: { [STRANGER]: { balance: '0x64' } },
+    }),
+  );
+  const config = join(dir, 'config-out.json');
+  const states = join(dir, 'states');
+  mkdirSync(states);
+  // -q prints no ready line: the node is found on its port instead, once --config-out is written.
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [BIN, ...['--in-memory', '--port', String(port), '--init', genesis, '--no-mine', '-q']].concat([
+      '--config-out',
+      config,
+      '--dump-state',
+      states,
+    ]),
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 200 && !existsSync(config); i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await rpcCall(url, 'eth_chainId')).result).toBe('0x1092');
+    expect((await rpcCall(url, 'eth_getBalance', [STRANGER, 'latest'])).result).toBe('0x64');
+    expect((await rpcCall(url, 'anvil_getAutomine')).result).toBe(false);
+    const written = JSON.parse(readFileSync(config, 'utf8'));
+    expect(Object.keys(written)).toEqual([
+      'available_accounts',
+      'private_keys',
+      'wallet',
+      'base_fee',
+      'gas_price',
+      'gas_limit',
+      'genesis_timestamp',
+    ]);
+    expect(written.private_keys[0]).toBe('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  expect(out).toBe('');
+  expect(existsSync(join(states, 'state.json'))).toBe(true);
+});
+
+test.each([
   [['--load-state', '/nonexistent/state.json'], 'error: --load-state /nonexistent/state.json: ENOENT'],
   [['--state-interval', '5'], 'error: --state-interval goes with --dump-state'],
   [['--order', 'random'], 'error: --order must be fees or fifo; got "random"'],
@@ -236,6 +304,10 @@ test.each([
   [['--disable-block-gas-limit'], 'error: --disable-block-gas-limit: a block holds what its gas limit allows'],
   [['--code-size-limit', '10', '--disable-code-size-limit'], 'error: --code-size-limit and --disable-code-size-limit'],
   [['--limits', join(__dirname, '..', '..', '..', 'fixtures', 'limits', 'tiny.toml')], 'add --tracer london'],
+  [['--network', 'optimism'], 'error: --network: this node emulates Linea'],
+  [['--ipc'], 'error: --ipc: no IPC socket'],
+  [['--no-storage-caching'], 'error: --no-storage-caching goes with --fork-url'],
+  [['--hardfork', 'shanghaii'], 'error: --hardfork must be one of chainstart'],
 ])('%j stops the start in one line and exits 2', async (args, message) => {
   const result = await runToEnd(['--in-memory', '--port', '0', ...args]);
   expect(result.code).toBe(2);

@@ -1,7 +1,8 @@
 /**
- * Printed traces (`-v` … `-vvvv`, `--artifacts`) as a user reads them in the node's output: each
- * mined transaction, its console.log output, its call tree decoded with the fixtures' ABIs, and an
- * excluded transaction's module with the call its lines came from.
+ * What the node prints, as a user reads it in its output: each request's method and each mined
+ * transaction as Anvil prints them (by default), its console.log output and its call tree decoded
+ * with the fixtures' ABIs (`-vv` … `-vvvv`, `--artifacts`), and an excluded transaction's module with
+ * the call its lines came from.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,21 +40,25 @@ test('-vvvv with --artifacts: console.log, decoded call trees, events, returns a
   const node = await runCommand(['--in-memory', '--port', '0', '-vvvv', '--artifacts', CONTRACTS]);
   try {
     const { address, greet, refuse } = await deployAndCall(node);
-    const out = await printed(node, new RegExp(`Transaction ${refuse} in block 3: reverted`));
-    const greetAt = out.indexOf(`Transaction ${greet} in block 2: success, gas `);
+    const out = await printed(
+      node,
+      new RegExp(`Transaction: ${refuse}\n {4}Gas used: \\d+\n {4}Error: reverted with: no greeting\n`),
+    );
+    const greetAt = out.indexOf(`    Transaction: ${greet}\n`);
     expect(greetAt).toBeGreaterThan(0);
-    const greetTrace = out.slice(greetAt, out.indexOf(`Transaction ${refuse}`)).split('\n');
-    expect(greetTrace[1]).toBe('  console.log: greeted 1');
-    expect(greetTrace[2]).toMatch(/^ {2}\[\d+\] ConsoleLogger::greet\(\)$/);
+    const greetTrace = out.slice(greetAt, out.indexOf(`Transaction: ${refuse}`)).split('\n');
+    expect(greetTrace[1]).toMatch(/^ {4}Gas used: \d+$/);
+    expect(greetTrace[2]).toBe('    console.log: greeted 1');
+    expect(greetTrace[3]).toMatch(/^ {4}\[\d+\] ConsoleLogger::greet\(\)$/);
     // The console call comes first, then the event, as the contract does them.
-    expect(greetTrace[3]).toMatch(/^ {2}├─ \[\d+\] console::log\(greeted 1\) \[staticcall\]$/);
+    expect(greetTrace[4]).toMatch(/^ {4}├─ \[\d+\] console::log\(greeted 1\) \[staticcall\]$/);
     expect(
       greetTrace.some((l) => /emit Greeted\(who: 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, times: 1\)/.test(l)),
     ).toBe(true);
     expect(greetTrace.some((l) => l.endsWith('└─ ← [Return] 1'))).toBe(true);
-    const refuseTrace = out.slice(out.indexOf(`Transaction ${refuse}`)).split('\n');
-    expect(refuseTrace[1]).toMatch(/^ {2}\[\d+\] ConsoleLogger::refuse\(\)$/);
-    expect(refuseTrace[2]).toBe('  └─ ← [Revert] no greeting');
+    const refuseTrace = out.slice(out.indexOf(`Transaction: ${refuse}`)).split('\n');
+    expect(refuseTrace[3]).toMatch(/^ {4}\[\d+\] ConsoleLogger::refuse\(\)$/);
+    expect(refuseTrace[4]).toBe('    └─ ← [Revert] no greeting');
     expect(address).toMatch(/^0x/);
   } finally {
     node.child.kill('SIGTERM');
@@ -61,16 +66,46 @@ test('-vvvv with --artifacts: console.log, decoded call trees, events, returns a
   }
 });
 
-test('-v prints one line per transaction; -vvv adds the call an excluded transaction lines came from', async () => {
-  const quiet = await runCommand(['--in-memory', '--port', '0', '-v']);
+test("by default, each request and each transaction as Anvil prints them; --disable-console-log; -vvv adds the call an excluded transaction's lines came from", async () => {
+  const plain = await runCommand(['--in-memory', '--port', '0']);
   try {
-    const { greet } = await deployAndCall(quiet);
-    const out = await printed(quiet, new RegExp(`Transaction ${greet} in block 2: success, gas \\d+\\n`));
+    const { address, greet } = await deployAndCall(plain);
+    const out = await printed(plain, new RegExp(`Transaction: ${greet}\n {4}Gas used: \\d+\n\n {4}Block Number: 2\n`));
+    // Anvil's lines: the method of each request, the creation with its contract, the block.
+    expect(out).toContain('\neth_sendTransaction\n');
+    expect(out).toContain('\neth_getTransactionReceipt\n');
+    expect(out).toMatch(
+      new RegExp(
+        `\n {4}Transaction: 0x[0-9a-f]{64}\n {4}Contract created: ${address}\n {4}Gas used: \\d+\n\n {4}Block Number: 1\n {4}Block Hash: 0x[0-9a-f]{64}\n {4}Block Time: "[^"]+ \\+0000"\n`,
+        'i',
+      ),
+    );
     expect(out).not.toContain('console.log');
     expect(out).not.toContain('ConsoleLogger::');
   } finally {
-    quiet.child.kill('SIGTERM');
-    await quiet.exited;
+    plain.child.kill('SIGTERM');
+    await plain.exited;
+  }
+  const noLogs = await runCommand([
+    '--in-memory',
+    '--port',
+    '0',
+    '-vvvv',
+    '--disable-console-log',
+    '--artifacts',
+    CONTRACTS,
+  ]);
+  try {
+    const { greet } = await deployAndCall(noLogs);
+    // The call tree right after the gas: no console.log line between.
+    const out = await printed(
+      noLogs,
+      new RegExp(`Transaction: ${greet}\n {4}Gas used: \\d+\n {4}\\[\\d+\\] ConsoleLogger::greet\\(\\)\n`),
+    );
+    expect(out).not.toContain('console.log:');
+  } finally {
+    noLogs.child.kill('SIGTERM');
+    await noLogs.exited;
   }
   const node = await runCommand(['--in-memory', '--port', '0', '-vvv']);
   try {
@@ -98,10 +133,13 @@ test('-vvv on code set by anvil_setCode: an empty revert is a revert, and the to
     // PUSH1 0, PUSH1 0, REVERT: 6 gas after the 21,000 intrinsic.
     await rpcCall(node.url, 'anvil_setCode', [target, '0x60006000fd']);
     const sent = await rpcCall(node.url, 'eth_sendTransaction', [{ from: ALICE, to: target, gas: '0x10000' }]);
-    const out = await printed(node, new RegExp(`Transaction ${sent.result} in block 1: reverted, gas 21006`));
-    const trace = out.slice(out.indexOf(`Transaction ${sent.result}`)).split('\n');
-    expect(trace[1]).toBe(`  [21006] ${target}::fallback()`);
-    expect(trace[2]).toBe('  └─ ← [Revert] 0x');
+    const out = await printed(
+      node,
+      new RegExp(`Transaction: ${sent.result}\n {4}Gas used: 21006\n {4}Error: reverted\n`),
+    );
+    const trace = out.slice(out.indexOf(`Transaction: ${sent.result}`)).split('\n');
+    expect(trace[3]).toBe(`    [21006] ${target}::fallback()`);
+    expect(trace[4]).toBe('    └─ ← [Revert] 0x');
     // The block is traced on the state it was built on, edited code included.
     const traced = await rpcCall(node.url, 'debug_traceTransaction', [sent.result, { tracer: 'callTracer' }]);
     expect(traced.result).toMatchObject({ gasUsed: '0x520e', error: 'execution reverted' });

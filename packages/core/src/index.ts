@@ -1,4 +1,10 @@
-export { deriveAccounts, derivationPathIndexes, DEFAULT_DERIVATION_PATH, DEFAULT_MNEMONIC } from './config/accounts';
+export {
+  deriveAccounts,
+  derivationPathIndexes,
+  DEFAULT_DERIVATION_PATH,
+  DEFAULT_MNEMONIC,
+  randomMnemonic,
+} from './config/accounts';
 export type { DevAccount } from './config/accounts';
 export { Chain } from './chain/chain';
 export { requestFees, requestTransaction, SUGGESTED_TIP } from './pool/requestTx';
@@ -25,6 +31,7 @@ export {
   DEFAULT_GAS_LIMIT,
   DEFAULT_HARDFORK,
   SUPPORTED_HARDFORKS,
+  hardforkNamed,
 } from './config/genesis';
 export { Conflation } from './lines/conflation';
 export { LineCounter, MESSAGE_SENT_TOPIC, NO_BRIDGE } from './lines/lineCounter';

@@ -32,6 +32,8 @@ export interface DevnetOptions {
   maxWsBackpressureBytes?: number;
   /** With `listen`: the origin browsers may call from (default `*`); `null` sends no CORS headers. `--allow-origin`, `--no-cors` */
   allowOrigin?: string | null;
+  /** With `listen`: Host names answered besides loopback names and IP addresses ('*' for any; default: any when listening elsewhere than loopback). `--allow-host` */
+  allowHosts?: string[];
   // --- Chain
   /** Chain id (default 31337); ignored when `genesis` gives one. `--chain-id` */
   chainId?: number | bigint;
@@ -106,6 +108,10 @@ export interface DevnetOptions {
   order?: 'fees' | 'fifo';
   /** eth_sendTransaction may send from any address without its key. `--auto-impersonate` */
   autoImpersonate?: boolean;
+  /** `false` takes transactions whose sender cannot pay for them into the pool (a block still drops them). `--disable-pool-balance-checks` */
+  poolBalanceChecks?: boolean;
+  /** Most transactions in a block (default: as many as fit). `--max-transactions` */
+  maxTransactions?: number;
   /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
   txPoolPrioritySenders?: string[];
   // --- Storage
@@ -161,6 +167,14 @@ export interface DevnetOptions {
   artifacts?: string[];
   /** Print nothing through `log`: no notices, no traces (until anvil_setLoggingEnabled). `--silent` */
   silent?: boolean;
+  /** Print what Anvil prints: each request's method, each mined transaction, each refusal and exclusion (the command's default; off in createDevnet). */
+  console?: boolean;
+  /** `false` leaves console.log out of what verbosity 2 and up print. `--disable-console-log` */
+  consoleLog?: boolean;
+  /** 'json': notices and warnings as JSON lines (default 'text'). `--json` */
+  logFormat?: 'text' | 'json';
+  /** Write the accounts, keys, wallet and chain as JSON to this file once started, as Anvil. `--config-out` */
+  configOut?: string;
   // --- RPC
   /** With `listen`: let eth_call run without `from` on /v3/<KEY> too (the spec requires it there). `--call-from-optional` */
   callFromOptional?: boolean;

@@ -3,6 +3,7 @@
  * `l2devnet --help` lists them: each test sets the group's options and checks what each one does.
  */
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -85,12 +86,15 @@ test('Network: listen, apiKeys, apiKeysFile, dailyCredits, maxBodyBytes, maxBatc
   expect(await closed).toBe(1006);
 });
 
-test('Chain: chainId, hardfork, gasLimit, mnemonic, accounts, balance, finalityDepth, safeDepth', async () => {
+test('Chain: chainId, hardfork, gasLimit, mnemonic, derivationPath, accounts, balance, create2Deployer, finalityDepth, safeDepth', async () => {
   await using devnet = await createDevnet({
     chainId: 777,
-    hardfork: 'cancun',
+    // Anvil's spelling of the fork.
+    hardfork: 'Cancun',
     gasLimit: 20_000_000,
     mnemonic: MNEMONIC,
+    derivationPath: "m/44'/60'/1'/0/",
+    create2Deployer: false,
     accounts: 3,
     balance: '1.5',
     finalityDepth: 4,
@@ -101,8 +105,12 @@ test('Chain: chainId, hardfork, gasLimit, mnemonic, accounts, balance, finalityD
   expect(((await request(devnet, 'eth_getBlockByNumber', 'latest', false)) as { gasLimit: string }).gasLimit).toBe(
     '0x1312d00',
   );
-  const derived = deriveAccounts(MNEMONIC, 3).map((a) => bytesToHex(a.address));
+  const derived = deriveAccounts(MNEMONIC, 3, "m/44'/60'/1'/0/").map((a) => bytesToHex(a.address));
   expect(devnet.accounts.map((a) => a.address.toLowerCase())).toEqual(derived);
+  expect(derived[0]).not.toBe(bytesToHex(deriveAccounts(MNEMONIC, 1)[0].address));
+  // No CREATE2 deployer; the other predeploys stay.
+  expect(await request(devnet, 'eth_getCode', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest')).toBe('0x');
+  expect(await request(devnet, 'eth_getCode', '0xcA11bde05977b3631167028862bE2a173976CA11', 'latest')).not.toBe('0x');
   expect(await request(devnet, 'eth_getBalance', derived[2], 'latest')).toBe('0x14d1120d7b160000');
   // A contract that returns the block number it runs in (NUMBER, MSTORE at 0, RETURN 32 bytes).
   await request(devnet, 'anvil_setCode', CAROL, '0x4360005260206000f3');
@@ -128,13 +136,27 @@ test('Chain: genesis, as a path or as the parsed object', async () => {
   }
 });
 
-test('Mining: mining false mines on request; blockTime mines on its own', async () => {
+test('Mining: mining false mines on request; maxTransactions; poolBalanceChecks; blockTime mines on its own', async () => {
   {
-    await using manual = await createDevnet({ mining: false });
-    await request(manual, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    await using manual = await createDevnet({ mining: false, maxTransactions: 2, poolBalanceChecks: false });
+    for (let i = 0; i < 3; i++) await request(manual, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
     expect(await request(manual, 'eth_blockNumber')).toBe('0x0');
     await request(manual, 'evm_mine');
     expect(await request(manual, 'eth_blockNumber')).toBe('0x1');
+    // Two of the three in the block, the third in the next.
+    expect(
+      ((await request(manual, 'eth_getBlockByNumber', '0x1', false)) as { transactions: [] }).transactions,
+    ).toHaveLength(2);
+    expect(await request(manual, 'txpool_status')).toEqual({ pending: '0x1', queued: '0x0' });
+    // A sender that cannot pay is taken into the pool (Anvil's --disable-pool-balance-checks)...
+    const poor = '0x00000000000000000000000000000000000000c2';
+    await request(manual, 'anvil_impersonateAccount', poor);
+    const hash = await request(manual, 'eth_sendTransaction', { from: poor, to: BOB, value: '0x1', gas: '0x5208' });
+    expect(await request(manual, 'txpool_status')).toEqual({ pending: '0x2', queued: '0x0' });
+    // ...and the block it would run in drops it.
+    await request(manual, 'evm_mine');
+    expect(await request(manual, 'eth_getTransactionReceipt', hash)).toBeNull();
+    expect(await request(manual, 'txpool_status')).toEqual({ pending: '0x0', queued: '0x0' });
   }
   await using timed = await createDevnet({ blockTime: 0.05 });
   const deadline = Date.now() + 10_000;
@@ -280,21 +302,76 @@ test("the L1-L2 bridge: BLOCK_L2_L1_LOGS counts the configured contract's Messag
   );
 });
 
-test('Printed traces: verbosity and artifacts, through log', async () => {
+test('Printed output: console, verbosity, consoleLog, artifacts, logFormat, configOut, through log', async () => {
   const lines: string[] = [];
+  const configOut = join(dir, 'config-out.json');
   await using devnet = await createDevnet({
+    console: true,
     verbosity: 4,
+    consoleLog: false,
     artifacts: [join(FIXTURES, 'contracts')],
+    logFormat: 'json',
+    configOut,
     log: (line) => lines.push(line),
   });
   const hash = (await request(devnet, 'eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' })) as string;
   const deadline = Date.now() + 10_000;
   while (!lines.some((l) => l.includes(hash)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const at = lines.findIndex((l) => l.includes(hash));
-  expect(lines[at]).toBe(`Transaction ${hash} in block 1: success, gas 21000`);
+  // The request's method, then the transaction and its block as Anvil prints them.
+  expect(lines.slice(0, at)).toContain('eth_sendTransaction');
+  expect(lines[at]).toBe(`    Transaction: ${hash}`);
+  expect(lines[at + 1]).toBe('    Gas used: 21000');
   // -vvvv: the call tree of every transaction, here the one frame of a plain transfer.
-  expect(lines[at + 1]).toMatch(/^ {2}\[21000\] 0x70997970c51812dc3a010c7d01b50e0d17dc79c8::/i);
-  expect(lines[at + 2]).toMatch(/^ {2}└─ ← \[Return\]/);
+  expect(lines[at + 2]).toMatch(/^ {4}\[21000\] 0x70997970c51812dc3a010c7d01b50e0d17dc79c8::/i);
+  expect(lines[at + 3]).toMatch(/^ {4}└─ ← \[Return\]/);
+  expect(lines[at + 5]).toBe('    Block Number: 1');
+  expect(lines[at + 7]).toMatch(/^ {4}Block Time: "\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000"$/);
+  // configOut: Anvil's file.
+  const written = JSON.parse(readFileSync(configOut, 'utf8'));
+  expect(written.available_accounts[0]).toBe(ALICE);
+  expect(written.wallet).toEqual({
+    derivation_path: "m/44'/60'/0'/0/",
+    mnemonic: 'test test test test test test test test test test test junk',
+  });
+});
+
+/** POSTs `body` to `url` naming `host` in its Host header (fetch cannot set it). */
+function postAs(url: string, host: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { Host: host, 'Content-Type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('Network: allowHosts widens the Host names answered; logFormat json says notices as JSON lines', async () => {
+  const lines: string[] = [];
+  await using devnet = await createDevnet({
+    listen: true,
+    apiKeys: ['good-key'],
+    allowHosts: ['devbox.lan'],
+    logFormat: 'json',
+    log: (line) => lines.push(line),
+  });
+  const url = `${devnet.url}/v3/good-key`;
+  expect(await postAs(url, 'localhost:8545', rpc('eth_chainId'))).toBe(200);
+  expect(await postAs(url, 'devbox.lan:8545', rpc('eth_chainId'))).toBe(200);
+  expect(await postAs(url, 'evil.example', rpc('eth_chainId'))).toBe(403);
+  expect(await postAs(`${devnet.url}/v3/wrong-key`, '127.0.0.1', rpc('eth_chainId'))).toBe(401);
+  expect(lines.map((l) => JSON.parse(l))).toContainEqual({
+    timestamp: expect.any(String),
+    level: 'INFO',
+    fields: { message: 'refused unknown API key wron…' },
+    target: 'l2devnet',
+  });
 });
 
 test('RPC: callFromOptional, logQueryTimeoutMs, rpcEvmTimeout, rpcGasCap', async () => {

@@ -54,6 +54,8 @@ export interface RpcOptions {
   logError?: ErrorLogger;
   /** Extra methods (devnet control, subscriptions) merged into the table. */
   extraMethods?: Record<string, Method>;
+  /** Told each request's method before it runs (the command prints them, as Anvil does). */
+  onRequest?: (method: string) => void;
 }
 
 /** What a transport says about the requests it passes on. */
@@ -80,6 +82,7 @@ export class Rpc {
   /** A session's context, made at its first request (a connection keeps its path's rules). */
   private readonly sessionCtx = new WeakMap<Session, RpcContext>();
   private readonly logError: ErrorLogger;
+  private readonly onRequest: ((method: string) => void) | undefined;
   /** A forked chain's requests about the remote's blocks go to the remote (made again after a refork). */
   private forkProxy: ForkProxy | undefined;
 
@@ -97,6 +100,7 @@ export class Rpc {
     };
     this.gethCtx = this.contextOf(undefined, 'geth');
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));
+    this.onRequest = opts.onRequest;
     this.forkProxy = this.proxyOf(chain.fork);
     this.methods = {
       ...chainMethods,
@@ -123,6 +127,7 @@ export class Rpc {
     const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     if (entry === undefined)
       throw new RpcError(METHOD_NOT_FOUND, `the method ${method} does not exist/is not available`);
+    this.onRequest?.(method);
     try {
       const profile = opts.profile ?? 'service';
       const ctx =

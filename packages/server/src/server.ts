@@ -7,6 +7,7 @@
  * `/ui`) gets the page (fixtures/ui/index.html), which speaks JSON-RPC back to the same paths.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 
 import { FIXTURES_DIR } from '@l2devnet/core';
@@ -68,6 +69,8 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** The origin browsers may call from (default `*`); null sends no CORS headers. */
   allowOrigin?: string | null;
+  /** Host names answered besides loopback names and IP addresses ('*': any); see hostCheck. */
+  allowHosts?: string[];
 }
 
 export interface RunningServer {
@@ -103,6 +106,32 @@ function corsHeaders(origin: string | null): { answer: [string, string][]; prefl
     ['Access-Control-Max-Age', '86400'],
   ];
   return { answer, preflight };
+}
+
+/**
+ * Which Host headers the node answers, as geth's --http.vhosts (default localhost): listening on a
+ * loopback address, an IP address, `localhost` or a name under `.localhost`, and the names
+ * `allowHosts` adds (`*` for any); listening elsewhere, any name unless `allowHosts` lists them. A
+ * web page a developer visits can re-point its own name at 127.0.0.1 (DNS rebinding) and then send
+ * the node requests from its origin, as the dev accounts; those requests carry its name as Host.
+ * A request without a Host header (HTTP/1.0, by hand) is answered: a browser always sends one.
+ */
+export function hostCheck(listening: string, allowHosts: string[] = []): (host: string) => boolean {
+  const loopback = listening === 'localhost' || listening === '::1' || listening.startsWith('127.');
+  if (allowHosts.includes('*') || (!loopback && allowHosts.length === 0)) return () => true;
+  const names = new Set(['localhost', ...allowHosts.map((h) => h.toLowerCase())]);
+  return (header) => {
+    if (header === '') return true;
+    const name = hostName(header).toLowerCase();
+    return isIP(name) !== 0 || names.has(name) || name.endsWith('.localhost');
+  };
+}
+
+/** The name of a Host header: its port and an IPv6 address's brackets taken off. */
+function hostName(header: string): string {
+  if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
+  const colon = header.indexOf(':');
+  return colon < 0 ? header : header.slice(0, colon);
 }
 
 type Route = { key: string; l1: boolean };
@@ -162,6 +191,17 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
   const discardLimit = Math.max(maxBody * OVER_LIMIT_READ_FACTOR, DISCARD_MIN_BYTES);
   const maxBatch = opts.maxBatch ?? MAX_BATCH;
   const keys = new Set(opts.apiKeys ?? []);
+  const hostAllowed = hostCheck(host, opts.allowHosts);
+  /** 403 for a Host the node does not answer (geth's words first). */
+  const hostRefusal = (req: HttpRequest): Outcome | undefined => {
+    const name = req.getHeader('host');
+    if (hostAllowed(name)) return undefined;
+    const error = new RpcError(
+      INVALID_REQUEST,
+      `invalid host specified: ${name}; this node answers loopback names and addresses (start it with --allow-host ${hostName(name)} to answer this one)`,
+    );
+    return { status: '403 Forbidden', body: envelope(error), headers: [] };
+  };
   const keyed = keys.size > 0;
   const log = opts.log ?? (() => undefined);
   const ledger = opts.ledger;
@@ -269,6 +309,8 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
 
   /** Why a POST is refused before its body matters: no endpoint, no key, not JSON, declared too large. */
   function refusalOf(req: HttpRequest, target: Route | undefined, who: string | RpcError): Outcome | undefined {
+    const host = hostRefusal(req);
+    if (host !== undefined) return host;
     if (target === undefined)
       return {
         status: '404 Not Found',
@@ -338,7 +380,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       state.aborted = true;
     });
     const target = route(req.getUrl(), false, opts.l1 !== undefined);
-    const who = target === undefined ? '' : authenticate(target.key);
+    const who = target === undefined || !hostAllowed(req.getHeader('host')) ? '' : authenticate(target.key);
     const refusal = refusalOf(req, target, who);
     if (refusal !== undefined) {
       // Declared past what is read to its end: refused at the headers, and the connection closed.
@@ -412,9 +454,12 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
    * the listening socket only) gets 503 and is closed, instead of a request on a closed chain.
    */
   let closed = false;
+  /** A handler behind the closed check and, unless it checks it itself (a POST reads its body first), the Host check. */
   const served =
-    (handler: (res: HttpResponse, req: HttpRequest) => void) =>
+    (handler: (res: HttpResponse, req: HttpRequest) => void, checkHost = true) =>
     (res: HttpResponse, req: HttpRequest): void => {
+      const refused = closed || !checkHost ? undefined : hostRefusal(req);
+      if (refused !== undefined) return answer(res, refused, req.getMethod() !== 'head');
       if (!closed) return handler(res, req);
       res.cork(() => {
         res.writeStatus('503 Service Unavailable');
@@ -460,7 +505,7 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       '/*',
       served((res, req) => answer(res, req.getUrl() === '/health' ? health() : notServed(req), false)),
     )
-    .post('/*', served(onPost))
+    .post('/*', served(onPost, false))
     .any(
       '/*',
       served((res, req) => answer(res, notServed(req), true)),
@@ -474,6 +519,8 @@ export async function startServer(rpc: Rpc, opts: ServerOptions): Promise<Runnin
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
         if (closed) return served(() => undefined)(res, req);
+        const refused = hostRefusal(req);
+        if (refused !== undefined) return answer(res, refused, true);
         const target = route(req.getUrl(), true, opts.l1 !== undefined);
         const secKey = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');

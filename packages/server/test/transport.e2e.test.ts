@@ -304,3 +304,53 @@ test('a keep-alive connection opened before the node closed gets 503 and is clos
   expect(after.headers.connection).toBe('close');
   expect(JSON.parse(after.body).error).toEqual({ code: -32603, message: 'the node is shutting down' });
 });
+
+describe('the Host a request names (DNS rebinding)', () => {
+  const withHost = (host: string, body = CHAIN_ID) =>
+    `POST / HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const ask = async (port: number, raw: string) =>
+    parseResponses(await exchange(port, raw, (t) => parseResponses(t).length >= 1))[0];
+
+  test('on loopback, a request naming another host is refused 403, as geth refuses it; loopback names and addresses are answered', async () => {
+    const node = await startTestNode();
+    try {
+      const port = node.server.port;
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', `[::1]:${port}`, 'app.localhost'])
+        expect((await ask(port, withHost(host))).status).toBe(200);
+      const refused = await ask(port, withHost('evil.example:8545'));
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.body).error).toEqual({
+        code: -32600,
+        message:
+          'invalid host specified: evil.example:8545; this node answers loopback names and addresses (start it with --allow-host evil.example to answer this one)',
+      });
+      // The page and a WebSocket upgrade likewise; the node keeps serving.
+      const page = await ask(port, `GET / HTTP/1.1\r\nHost: evil.example\r\nAccept: text/html\r\n\r\n`);
+      expect(page.status).toBe(403);
+      const upgrade = await ask(
+        port,
+        `GET / HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+      expect(upgrade.status).toBe(403);
+      expect((await node.post(rpc('eth_chainId'))).json.result).toBe('0x7a69');
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('--allow-host adds names; listening on 0.0.0.0 any host is answered', async () => {
+    const allowed = await startTestNode({ allowHosts: ['devbox.lan'] });
+    try {
+      expect((await ask(allowed.server.port, withHost('devbox.lan:8545'))).status).toBe(200);
+      expect((await ask(allowed.server.port, withHost('other.lan'))).status).toBe(403);
+    } finally {
+      await allowed.close();
+    }
+    const open = await startTestNode({ host: '0.0.0.0' });
+    try {
+      expect((await ask(open.server.port, withHost('devbox.lan'))).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});

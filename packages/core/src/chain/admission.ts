@@ -69,6 +69,8 @@ export class Admission {
   private minGasPrice = 0n;
   /** linea_sendBundle requests of the last minute (params to when they came), at most 1,000. */
   private readonly seenBundleRequests = new Map<string, number>();
+  /** Whether a sender must be able to pay for a transaction for the pool to take it (Anvil's --disable-pool-balance-checks). */
+  balanceChecks = true;
   /** Addresses eth_sendTransaction may send from without a key (anvil_impersonateAccount). */
   private readonly impersonated = new Set<string>();
   /** eth_sendTransaction may send from any address without its key (anvil_autoImpersonateAccount). */
@@ -460,6 +462,6 @@ export class Admission {
     const blobFee = (tx as { maxFeePerBlobGas?: bigint }).maxFeePerBlobGas ?? 0n;
     if (tx.type === TransactionType.BlobEIP4844 && blobFee < 1n) throw new BlobFeeCapTooLowError(blobFee, 1n);
     const cost = tx.gasLimit * maxFee + tx.value + blobGasOf(tx, this.head.vm.common) * blobFee;
-    if (account.balance < cost) throw new InsufficientFundsError(from, account.balance, cost);
+    if (this.balanceChecks && account.balance < cost) throw new InsufficientFundsError(from, account.balance, cost);
   }
 }

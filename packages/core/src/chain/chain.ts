@@ -71,6 +71,10 @@ export interface ChainOptions extends GenesisOptions {
   autoImpersonate?: boolean;
   /** Senders whose transactions go first in blocks and are not priced (Besu's --tx-pool-priority-senders). */
   prioritySenders?: Uint8Array[];
+  /** `false` takes a transaction whose sender cannot pay for it into the pool (Anvil's --disable-pool-balance-checks). */
+  poolBalanceChecks?: boolean;
+  /** Most transactions a mined block takes (Anvil's --max-transactions); default as many as fit. */
+  maxTransactions?: number;
 }
 
 /** The parts of a chain (see the header), replaced together by `refork`. */
@@ -195,6 +199,8 @@ export class Chain {
     head.pool.order = opts.order ?? 'fees';
     for (const sender of opts.prioritySenders ?? []) head.pool.prioritySenders.add(bytesToHex(sender));
     txs.autoImpersonate = opts.autoImpersonate ?? false;
+    txs.balanceChecks = opts.poolBalanceChecks ?? true;
+    miner.maxTransactions = opts.maxTransactions;
     miner.setMining(opts.mining ?? { mode: 'auto' });
     // A restarted automining chain mines what its pool kept ready, as it would have on arrival.
     if (miner.mode.mode === 'auto') await miner.mineReady();

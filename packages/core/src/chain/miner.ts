@@ -45,6 +45,8 @@ export type MiningMode = { mode: 'auto' } | { mode: 'interval'; intervalMs: numb
 
 export class Miner {
   private current: MiningMode = { mode: 'auto' };
+  /** Most transactions a mined block takes (Anvil's --max-transactions); undefined: as many as fit. */
+  maxTransactions: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -132,6 +134,7 @@ export class Miner {
         blockRules: head.rules?.startBlock((header.baseFeePerGas as bigint | undefined) ?? 0n),
         forced: head.forced.pending().map((f) => f.ptx),
         bundles: this.bundlesFor(header),
+        maxTransactions: this.maxTransactions,
       });
     } catch (e) {
       await head.discardBuild();

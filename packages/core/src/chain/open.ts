@@ -402,7 +402,9 @@ async function openFork(
       `the chain in this data directory is forked from chain ${reopened!.chainId} at block ${was.number}: start with --fork-url of a node of that chain`,
     );
   }
-  if (was !== undefined && opts.fork.blockNumber !== undefined && opts.fork.blockNumber !== BigInt(was.number))
+  // A relative block (-N) names the remote's head of the day: a reopened fork keeps its own block.
+  const asked = opts.fork.blockNumber;
+  if (was !== undefined && asked !== undefined && asked >= 0n && asked !== BigInt(was.number))
     throw new DatabaseOpenError(
       `the chain in this data directory is forked at block ${was.number}, not ${opts.fork.blockNumber}: start without --fork-block-number, or with another data directory`,
     );

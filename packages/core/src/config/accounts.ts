@@ -5,9 +5,19 @@
  */
 import { createHmac, pbkdf2Sync } from 'node:crypto';
 
+import type * as Bip39 from 'ethereum-cryptography/bip39';
+import type * as English from 'ethereum-cryptography/bip39/wordlists/english';
 import secp256k1 from 'secp256k1';
 
 import { keccak256 } from './fastCrypto';
+
+/** A new random BIP-39 mnemonic of `words` words (12, 15, 18, 21 or 24), English (Anvil's --mnemonic-random). */
+export function randomMnemonic(words: number): string {
+  // Loaded on use: a start-up without --mnemonic-random never reads the word list.
+  const { generateMnemonic } = require('ethereum-cryptography/bip39') as typeof Bip39;
+  const { wordlist } = require('ethereum-cryptography/bip39/wordlists/english') as typeof English;
+  return generateMnemonic(wordlist, (words / 3) * 32);
+}
 
 /** The mnemonic Foundry and Hardhat use, so the dev accounts match what their users expect. */
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk';

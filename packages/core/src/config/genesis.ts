@@ -24,6 +24,27 @@ export const SUPPORTED_HARDFORKS: string[] = Object.values(Hardfork).filter(
   (h) => ![Hardfork.Dao, Hardfork.MergeNetsplitBlock].includes(h as never),
 );
 
+/** Other names of the hardforks, as Anvil takes them (alloy's EthereumHardfork) and geth writes them. */
+const HARDFORK_ALIASES: Record<string, string> = {
+  frontier: Hardfork.Chainstart,
+  tangerine: Hardfork.TangerineWhistle,
+  eip150: Hardfork.TangerineWhistle,
+  eip158: Hardfork.SpuriousDragon,
+  merge: Hardfork.Paris,
+  // Anvil's default: the most recent fork; here the most recent this node runs completely.
+  latest: DEFAULT_HARDFORK,
+};
+
+/**
+ * The hardfork `name` names, as this node spells it: its own names and Anvil's, in any case and
+ * with or without separators (`Prague`, `spuriousdragon`, `spurious-dragon`, `latest`); undefined
+ * for none.
+ */
+export function hardforkNamed(name: string): string | undefined {
+  const key = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SUPPORTED_HARDFORKS.find((h) => h.toLowerCase() === key) ?? HARDFORK_ALIASES[key];
+}
+
 export interface GenesisAllocation {
   address: Uint8Array;
   balance: bigint;

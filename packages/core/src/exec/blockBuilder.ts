@@ -72,6 +72,8 @@ export interface BuildInput {
   blockRules?: BlockRules;
   /** Forced transactions (linea_sendForcedRawTransaction), tried first, in order. */
   forced?: PoolTx[];
+  /** Most transactions the block takes; the candidates past it wait for a later block. */
+  maxTransactions?: number;
   /** Bundles for this block, tried before the candidates, each whole or not at all. */
   bundles?: BundleInput[];
   /** The most gas the bundles of a block may use together (`--plugin-linea-max-bundle-block-gas`). */
@@ -393,6 +395,10 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     }
     for (const bundle of input.bundles ?? []) out.bundles.push(await attemptBundle(bundle));
     for (const [position, ptx] of candidates.entries()) {
+      if (input.maxTransactions !== undefined && txs.length >= input.maxTransactions) {
+        out.deferred.push(...candidates.slice(position));
+        break;
+      }
       const senderHex = bytesToHex(ptx.sender);
       if (blockedSenders.has(senderHex)) {
         out.deferred.push(ptx);

@@ -254,7 +254,7 @@ export function headerFromRlp(rlp: Uint8Array, common: Common): BlockHeader {
 /** What a chain is forked from (`--fork-url` and its options). */
 export interface ForkOptions {
   source: ForkSource;
-  /** The block to fork at; default the remote's latest. */
+  /** The block to fork at; default the remote's latest; negative, that many blocks before it (Anvil's -N). */
   blockNumber?: bigint;
   /** The chain id the remote must have (--fork-chain-id). */
   chainId?: bigint;
@@ -271,7 +271,10 @@ export async function openForkState(
   const chainId = await source.chainId();
   if (opts.chainId !== undefined && opts.chainId !== chainId)
     throw new ForkError(`${source.name} serves chain id ${chainId}, not ${opts.chainId}`);
-  const number = opts.blockNumber ?? (await source.blockNumber());
+  const asked = opts.blockNumber;
+  const number = asked !== undefined && asked >= 0n ? asked : (await source.blockNumber()) + (asked ?? 0n);
+  if (number < 0n)
+    throw new ForkError(`${source.name} has no block ${number} (its latest is ${number - (asked ?? 0n)})`);
   const cache = ForkCache.open(opts.cacheDir, chainId);
   const fork = new ForkState(source, number, cache, common(chainId));
   const header = await fork.header(number);
