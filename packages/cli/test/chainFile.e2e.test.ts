@@ -44,6 +44,17 @@ async function answers(url: string, head: number) {
 
 test('a chain exported and imported into a fresh node answers the same; a changed byte stops the import', async () => {
   const source = join(dir, 'source');
+  // The blob's KZG commitment and cell proofs take this process seconds (over 10 on a busy host): made
+  // before any connection to the node is open, since uWS closes a keep-alive connection idle for 10 s
+  // and a client whose event loop is busy meanwhile reuses it closed ("other side closed").
+  const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
+    hardfork: 'osaka',
+    customCrypto: { kzg: lazyKzg },
+  });
+  const carrier = createBlob4844Tx(
+    { to: BLOB_TO, blobsData: ['round trip'], maxFeePerBlobGas: 10n, chainId: 31337n },
+    { common },
+  );
   // Ethereum's rules, so the chain holds a blob transaction (Linea's sequencer refuses them).
   const node = await runCommand(['--data-dir', source, '--port', '0', '--sequencer-rules', 'off']);
   let before: unknown[];
@@ -55,10 +66,6 @@ test('a chain exported and imported into a fresh node answers the same; a change
     const receipt = await rpcCall(node.url, 'eth_getTransactionReceipt', [deployed.result]);
     for (let i = 0; i < 3; i++) await send({ to: receipt.result.contractAddress, data: '0xd09de08a' });
     // An EIP-7702 delegation (Bob runs the counter's code) and a blob transaction (Osaka's cell proofs).
-    const common = createCustomCommon({ chainId: 31337 }, Mainnet, {
-      hardfork: 'osaka',
-      customCrypto: { kzg: lazyKzg },
-    });
     const fees = { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, chainId: 31337n };
     const nonce = BigInt((await rpcCall(node.url, 'eth_getTransactionCount', [ALICE, 'latest'])).result);
     const authorization = eoaCode7702SignAuthorization(
@@ -76,9 +83,13 @@ test('a chain exported and imported into a fresh node answers the same; a change
       },
       { common },
     ).sign(hexToBytes(ALICE_KEY));
+    const { blobs, kzgCommitments, kzgProofs, blobVersionedHashes } = carrier;
     const blob = createBlob4844Tx(
       // To an account without code (Bob's now runs the counter's).
-      { nonce: nonce + 1n, to: BLOB_TO, gasLimit: 21_000n, blobsData: ['round trip'], maxFeePerBlobGas: 10n, ...fees },
+      {
+        ...{ nonce: nonce + 1n, to: BLOB_TO, gasLimit: 21_000n, maxFeePerBlobGas: 10n, ...fees },
+        ...{ blobs, kzgCommitments, kzgProofs, blobVersionedHashes },
+      },
       { common },
     ).sign(hexToBytes(ALICE_KEY));
     for (const raw of [delegation.serialize(), blob.serializeNetworkWrapper()]) {

@@ -102,6 +102,9 @@ test("Anvil's aliases and its methods for time, the pool and accounts", async ()
   const meta = (await call('anvil_metadata')) as Record<string, unknown>;
   expect(meta).toEqual({
     clientVersion: expect.stringMatching(/^l2devnet\//),
+    clientSemver: '0.1.0',
+    // The commit the bundle was built from; empty in the workspace's sources.
+    clientCommitSha: expect.stringMatching(/^([0-9a-f]{40})?$/),
     chainId: 31337,
     instanceId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
     latestBlockNumber: 1,

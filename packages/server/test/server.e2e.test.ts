@@ -142,7 +142,7 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
     await new Promise<void>((resolve) => {
       const socket = connect(Number(new URL(node.url).port), '127.0.0.1', () => {
         socket.write(
-          'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",',
+          'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",',
         );
         socket.destroy();
         resolve();
@@ -153,7 +153,7 @@ describe('one port, HTTP and WebSocket (open mode)', () => {
       const body = JSON.stringify(rpc('eth_sendTransaction', [{ from: ALICE, to: BOB, value: '0x1' }]));
       const socket = connect(Number(new URL(node.url).port), '127.0.0.1', () => {
         socket.write(
-          `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
         );
         socket.destroy();
         resolve();
