@@ -20,7 +20,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const { cpSync, mkdirSync, readdirSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
-const esbuild = require('esbuild-wasm');
+const esbuild = require('esbuild');
 
 const root = join(__dirname, '..');
 const pkg = join(root, 'packages', 'l2devnet');

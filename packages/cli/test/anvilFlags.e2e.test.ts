@@ -14,6 +14,7 @@ import { BIN, rpcCall, runCommand, runToEnd } from './command';
 import type { RunningCommand } from './command';
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const ANVIL = join(__dirname, '..', '..', '..', 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil');
 const STRANGER = '0x00000000000000000000000000000000000000c1';
 
 let dir: string;
@@ -174,13 +175,29 @@ test('--silent prints nothing until anvil_setLoggingEnabled(true)', async () => 
   }
 });
 
-test('--state FILE: written at the stop, loaded at the next start; --load-state reads an Anvil JSON state', async () => {
+test("--state FILE: written at the stop as Anvil writes it (Anvil's --load-state reads it), loaded at the next start; --load-state reads an Anvil JSON state", async () => {
   const file = join(dir, 'state.txt');
   const first = await runCommand(['--in-memory', '--port', '0', '--state', file]);
   await rpcCall(first.url, 'anvil_setBalance', [STRANGER, '0x1234']);
   await rpcCall(first.url, 'anvil_setCode', [STRANGER, '0x6001']);
   await stop(first);
-  expect(readFileSync(file, 'utf8')).toMatch(/^0x[0-9a-f]+\n$/);
+  // Anvil's state file: its dump's JSON, which Anvil's --load-state reads (below).
+  const written = JSON.parse(readFileSync(file, 'utf8'));
+  expect(written.accounts[STRANGER]).toEqual({ nonce: 0, balance: '0x1234', code: '0x6001', storage: {} });
+  const anvilPort = await freePort();
+  const reader = spawn(ANVIL, ['--port', String(anvilPort), '--silent', '--load-state', file], { stdio: 'ignore' });
+  try {
+    const anvilUrl = `http://127.0.0.1:${anvilPort}`;
+    let answer;
+    for (let i = 0; i < 200 && answer === undefined; i++) {
+      answer = await rpcCall(anvilUrl, 'eth_getBalance', [STRANGER, 'latest']).catch(() => undefined);
+      if (answer === undefined) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(answer.result).toBe('0x1234');
+    expect((await rpcCall(anvilUrl, 'eth_getCode', [STRANGER, 'latest'])).result).toBe('0x6001');
+  } finally {
+    reader.kill('SIGTERM');
+  }
   const second = await runCommand(['--in-memory', '--port', '0', '--state', file]);
   try {
     expect((await rpcCall(second.url, 'eth_getBalance', [STRANGER, 'latest'])).result).toBe('0x1234');

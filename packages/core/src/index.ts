@@ -105,3 +105,4 @@ export type { Anchoring, Cadence, Finalization, RelayOptions } from './messaging
 export { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, MINIMUM_FEE_WEI, operatorAddress } from './messaging/services';
 export { messageStatus } from './messaging/status';
 export type { MessageStatus } from './messaging/status';
+export type { ListedAccount, LoadedAccount } from './state/stateDump';

@@ -24,3 +24,4 @@ export type { RemoteNodeOptions } from './remote';
 export { replayRemoteTransaction } from './forkReplay';
 export type { RemoteReplay, ReplaySettings } from './forkReplay';
 export { messagingMethods } from './methods/messaging';
+export { anvilAccounts, anvilStateJson, anvilStateOfBlob } from './anvilState';

@@ -155,3 +155,24 @@ test('eth_sendUnsignedTransaction sends from any address without its key', async
 test('anvil_setRpcUrl answers null', async () => {
   expect(await both('anvil_setRpcUrl', 'http://127.0.0.1:1')).toEqual([null, null]);
 });
+
+test("state dumps cross over: Anvil's anvil_dumpState loads here, and this node's loads into Anvil", async () => {
+  const FRIEND = '0x00000000000000000000000000000000000000f1';
+  const SLOT = `0x${'0'.repeat(63)}7`;
+  const VALUE = `0x${'0'.repeat(62)}2a`;
+  // On Anvil: an account with a balance, code and a slot; dumped, loaded here.
+  await theirs('anvil_setBalance', FRIEND, '0x1234');
+  await theirs('anvil_setCode', FRIEND, '0x6001600055');
+  await theirs('anvil_setStorageAt', FRIEND, SLOT, VALUE);
+  expect(await ours('anvil_loadState', await theirs('anvil_dumpState'))).toBe(true);
+  expect(await ours('eth_getBalance', FRIEND, 'latest')).toBe('0x1234');
+  expect(await ours('eth_getCode', FRIEND, 'latest')).toBe('0x6001600055');
+  expect(await ours('eth_getStorageAt', FRIEND, SLOT, 'latest')).toBe(VALUE);
+  // Here: another account; dumped, loaded into Anvil.
+  const OTHER = '0x00000000000000000000000000000000000000f2';
+  await ours('anvil_setBalance', OTHER, '0x5678');
+  await ours('anvil_setStorageAt', OTHER, SLOT, VALUE);
+  expect(await theirs('anvil_loadState', await ours('anvil_dumpState'))).toBe(true);
+  expect(await theirs('eth_getBalance', OTHER, 'latest')).toBe('0x5678');
+  expect(await theirs('eth_getStorageAt', OTHER, SLOT, 'latest')).toBe(VALUE);
+});

@@ -4,7 +4,7 @@
  * rollbacks and reorgs, the pool, finality. Every change runs in the chain's queue, so none lands in
  * the middle of a block being built.
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,8 @@ import { InvalidArgumentError, InvalidTimestampError } from '../errors';
 import { delPoolRow } from '../pool/poolRows';
 import type { PoolTx } from '../pool/txPool';
 import type { ForkSource } from '../fork/forkState';
-import { dumpState, loadState } from '../state/stateDump';
+import { dumpState, listState, loadState } from '../state/stateDump';
+import type { ListedAccount, LoadedAccount } from '../state/stateDump';
 import type { Admission } from './admission';
 import type { Finality, FinalityTags } from './finality';
 import type { ChainHead } from './head';
@@ -213,6 +214,35 @@ export class DevControl {
       const a = new Address(address);
       if ((await sm.getAccount(a)) === undefined) await sm.putAccount(a, createAccount({}));
       await sm.putStorage(a, slot, value);
+    });
+  }
+
+  /**
+   * The head state listed by address and slot, with the head block it is the state of (Anvil's
+   * anvil_dumpState); undefined when a key's preimage is not known (state/stateDump.ts listState).
+   */
+  listState(): Promise<{ accounts: ListedAccount[]; head: BlockHeader } | undefined> {
+    return this.head.exclusive(async () => {
+      const accounts = await listState(this.head.stateDb, this.head.common, this.head.workingRoot);
+      return accounts === undefined ? undefined : { accounts, head: (await this.head.block()).header };
+    });
+  }
+
+  /**
+   * Merges accounts into the head state as Anvil loads its dump (anvil_loadState, --load-state): each
+   * takes the balance, nonce and code given, and the slots given are written over its own.
+   */
+  loadAccounts(accounts: LoadedAccount[]): Promise<void> {
+    return this.editState(async (sm) => {
+      for (const listed of accounts) {
+        const a = new Address(listed.address);
+        const account = (await sm.getAccount(a)) ?? createAccount({});
+        if (listed.balance !== undefined) account.balance = listed.balance;
+        if (listed.nonce !== undefined) account.nonce = listed.nonce;
+        await sm.putAccount(a, account);
+        if (listed.code !== undefined && listed.code.length > 0) await sm.putCode(a, listed.code);
+        for (const [slot, value] of listed.storage ?? []) await sm.putStorage(a, slot, value);
+      }
     });
   }
 

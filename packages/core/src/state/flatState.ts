@@ -36,6 +36,15 @@ import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * The key of a trie key's preimage in the state database: 'p' and the hash (trie nodes' keys are
+ * hashes, code's 'c' and the hash). An address's and a slot's preimage is written as it enters a
+ * trie, so the state can be listed by address and slot (anvil_dumpState in Anvil's format).
+ */
+export function preimageKey(hash: Uint8Array): string {
+  return `70${bytesToUnprefixedHex(hash)}`;
+}
+
 /** The parts of ethereumjs's StorageCache (cache/storage.js) a revert's record needs. */
 type StorageCacheInternals = {
   _lruCache?: { get(addressHex: string): Map<string, Uint8Array> | undefined };
@@ -281,7 +290,9 @@ export class FlatStateManager extends MerkleStateManager {
       // Cached as RLP; RLP of nothing (0x80) is a zero, which deletes the slot.
       const decoded = RLP.decode(value ?? EMPTY) as Uint8Array;
       const slot = unprefixedHexToBytes(keyHex);
-      const change: TrieChange = [keccak256(slot), decoded.length > 0 ? value! : null];
+      const hashed = keccak256(slot);
+      if (this.roots === undefined) await base.put(preimageKey(hashed), slot);
+      const change: TrieChange = [hashed, decoded.length > 0 ? value! : null];
       const account = storage.get(addressHex);
       if (account === undefined) storage.set(addressHex, { changes: [change], slots: [slot] });
       else {
@@ -304,7 +315,9 @@ export class FlatStateManager extends MerkleStateManager {
     for (const [addressHex, elem] of this._caches?.account?.flush() ?? []) {
       const address = unprefixedHexToBytes(addressHex);
       if (fork !== undefined) await this.readTrie(this._trie.root(), address, undefined);
-      accounts.push([keccak256(address), elem.accountRLP ?? null]);
+      const hashed = keccak256(address);
+      if (this.roots === undefined) await base.put(preimageKey(hashed), address);
+      accounts.push([hashed, elem.accountRLP ?? null]);
     }
     const reveal = fork && ((prefix: number[]) => fork.reveal(prefix));
     if (accounts.length > 0) this._trie.root(await updateTrie(db, this._trie.root(), accounts, reveal));

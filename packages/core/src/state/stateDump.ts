@@ -10,10 +10,19 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { LeafMPTNode } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import { concatBytes, createAccountFromRLP, equalsBytes, KECCAK256_NULL, ValueEncoding } from '@ethereumjs/util';
+import {
+  concatBytes,
+  createAccountFromRLP,
+  equalsBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+  setLengthLeft,
+  ValueEncoding,
+} from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 
 import { InvalidGenesisError } from '../errors';
+import { preimageKey } from './flatState';
 import type { StateDB } from './stateDb';
 
 function rawTrie(db: StateDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {
@@ -37,14 +46,54 @@ async function leaves(trie: MerklePatriciaTrie): Promise<[Uint8Array, Uint8Array
   return out;
 }
 
+/** An account listed by its address, its storage by slot (Anvil's state dump). */
+export interface ListedAccount {
+  address: Uint8Array;
+  nonce: bigint;
+  balance: bigint;
+  code: Uint8Array;
+  /** Slot and value, 32 bytes each. */
+  storage: [slot: Uint8Array, value: Uint8Array][];
+}
+
+/** An account a state file or Anvil's dump gives: the fields it names. */
+export type LoadedAccount = Partial<ListedAccount> & { address: Uint8Array };
+
+/**
+ * The state at `root` listed by address and slot, from the preimages written as each key entered a
+ * trie (flatState.ts preimageKey); undefined when a key's preimage is not known (a state merged from
+ * this node's own blob, which holds hashed keys only): then only the blob is whole.
+ */
+export async function listState(db: StateDB, common: Common, root: Uint8Array): Promise<ListedAccount[] | undefined> {
+  const out: ListedAccount[] = [];
+  for (const [hashedAddress, accountRlp] of await leaves(rawTrie(db, common, root))) {
+    const address = await db.get(preimageKey(hashedAddress));
+    if (address === undefined) return undefined;
+    const account = createAccountFromRLP(accountRlp);
+    const storage: ListedAccount['storage'] = [];
+    if (!equalsBytes(account.storageRoot, KECCAK256_RLP))
+      for (const [hashedSlot, valueRlp] of await leaves(rawTrie(db, common, account.storageRoot))) {
+        const slot = await db.get(preimageKey(hashedSlot));
+        if (slot === undefined) return undefined;
+        storage.push([slot, setLengthLeft(RLP.decode(valueRlp) as Uint8Array, 32)]);
+      }
+    out.push({ address, nonce: account.nonce, balance: account.balance, code: await codeOf(db, account), storage });
+  }
+  return out;
+}
+
+async function codeOf(db: StateDB, account: { codeHash: Uint8Array }): Promise<Uint8Array> {
+  if (equalsBytes(account.codeHash, KECCAK256_NULL)) return new Uint8Array();
+  return (
+    (await db.get(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'))) ?? new Uint8Array()
+  );
+}
+
 export async function dumpState(db: StateDB, common: Common, root: Uint8Array): Promise<Uint8Array> {
   const accounts = [];
   for (const [hashedAddress, accountRlp] of await leaves(rawTrie(db, common, root))) {
     const account = createAccountFromRLP(accountRlp);
-    const code = equalsBytes(account.codeHash, KECCAK256_NULL)
-      ? new Uint8Array()
-      : ((await db.get(Buffer.from(concatBytes(CODEHASH_PREFIX, account.codeHash)).toString('hex'))) ??
-        new Uint8Array());
+    const code = await codeOf(db, account);
     const storage = equalsBytes(account.storageRoot, rawTrie(db, common).EMPTY_TRIE_ROOT)
       ? []
       : await leaves(rawTrie(db, common, account.storageRoot));

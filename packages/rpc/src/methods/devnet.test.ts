@@ -1,3 +1,7 @@
+import { gunzipSync } from 'node:zlib';
+
+import { bytesToHex } from '@ethereumjs/util';
+
 import { ALICE, BOB, CAROL, createTestRpc, deploy, fixtureContract, INCREMENT } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
@@ -312,11 +316,24 @@ describe('finality', () => {
 });
 
 describe('state dump and block configuration', () => {
-  test('anvil_dumpState / anvil_loadState round-trip the whole state onto an empty node', async () => {
+  test("anvil_dumpState answers Anvil's dump (gzipped JSON), and anvil_loadState round-trips it onto an empty node", async () => {
     const address = await deploy(t, fixtureContract('Counter').bytecode);
     await t.call('eth_sendTransaction', { from: ALICE, to: address, data: INCREMENT });
     await t.call('anvil_setBalance', WHALE, ONE_ETH);
     const blob = await t.call<string>('anvil_dumpState');
+    const dump = JSON.parse(gunzipSync(Buffer.from(blob.slice(2), 'hex')).toString('utf8'));
+    expect(Object.keys(dump)).toEqual([
+      'block',
+      'accounts',
+      'best_block_number',
+      'blocks',
+      'transactions',
+      'historical_states',
+    ]);
+    expect(dump.best_block_number).toBe(2);
+    expect(dump.block).toMatchObject({ number: '0x2', gas_limit: 30_000_000, slot_num: 0 });
+    expect(dump.accounts[WHALE]).toEqual({ nonce: 0, balance: ONE_ETH, code: '0x', storage: {} });
+    expect(dump.accounts[address].storage).toEqual({ [`0x${'0'.repeat(64)}`]: `0x${'0'.repeat(63)}1` });
     const fresh = await createTestRpc({ accounts: 0 });
     try {
       expect(await fresh.call('anvil_loadState', blob)).toBe(true);
@@ -324,9 +341,29 @@ describe('state dump and block configuration', () => {
       expect(await fresh.call('eth_call', { from: ALICE, to: address, data: '0x06661abd' }, 'latest')).toBe(
         `0x${'0'.repeat(63)}1`,
       );
-      // The same tries: the fresh node's state dumps to the same blob. (A block mined on each would
-      // differ: its system-contract writes carry each chain's own parent hash and time.)
-      expect(await fresh.call('anvil_dumpState')).toBe(blob);
+      // The same accounts and slots: the fresh node's state dumps to the same accounts (its block is its own).
+      const again = await fresh.call<string>('anvil_dumpState');
+      expect(JSON.parse(gunzipSync(Buffer.from(again.slice(2), 'hex')).toString('utf8')).accounts).toEqual(
+        dump.accounts,
+      );
+      // The same tries: the same root node at the head (a block mined on each would differ: its
+      // system-contract writes carry each chain's own parent hash and time).
+      const rootOf = async (n: TestRpc) =>
+        (await n.call<{ accountProof: string[] }>('eth_getProof', WHALE, [], 'latest')).accountProof[0];
+      expect(await rootOf(fresh)).toBe(await rootOf(t));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("a state merged from this node's own blob (hashed keys only) dumps as that blob, which alone is whole", async () => {
+    await t.call('anvil_setBalance', WHALE, ONE_ETH);
+    const own = bytesToHex(await t.chain.dev.dumpState());
+    const fresh = await createTestRpc({ accounts: 0 });
+    try {
+      expect(await fresh.call('anvil_loadState', own)).toBe(true);
+      expect(await fresh.call('eth_getBalance', WHALE, 'latest')).toBe(ONE_ETH);
+      expect(await fresh.call('anvil_dumpState')).toBe(own);
     } finally {
       await fresh.close();
     }

@@ -11,6 +11,7 @@ import { bigIntToBytes, bytesToHex, concatBytes, equalsBytes, hexToBytes, setLen
 import { InvalidArgumentError, UnknownAccountError } from '@l2devnet/core';
 
 import { invalidParams } from '../errors';
+import { anvilStateBlob, anvilStateJson, anvilStateOfBlob } from '../anvilState';
 import { FIRST_RETRY_MS, RemoteNode } from '../remote';
 import { hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
@@ -151,11 +152,27 @@ const setTime = method([required('timestamp', amount)], async ({ chain }, ts) =>
 const MILLISECONDS_FROM = 10n ** 12n;
 const snapshot = method([], async ({ chain }) => quantity(await chain.dev.snapshot()));
 const revert = method([required('snapshotId', quantityParam)], ({ chain }, id) => chain.dev.revertTo(id));
-/** anvil_dumpState: the whole head state as a hex blob. */
-const dumpState = method([], async ({ chain }) => hex(await chain.dev.dumpState()));
-/** anvil_loadState: merges a blob from anvil_dumpState into the head state, as Anvil does. */
+/**
+ * anvil_dumpState(preserveHistoricalStates?): the head state as Anvil dumps it (hex of gzipped JSON,
+ * anvilState.ts), which Anvil's anvil_loadState takes; where an account's or slot's preimage is not
+ * known (a state merged from this node's own blob), this node's blob by hashed keys, which alone is
+ * whole then. The chain keeps every state: none is historical here.
+ */
+const dumpState = method([optional('preserveHistoricalStates', bool)], async ({ chain }, _historical) => {
+  const listed = await chain.dev.listState();
+  if (listed === undefined) return hex(await chain.dev.dumpState());
+  return hex(anvilStateBlob(anvilStateJson(listed.accounts, listed.head)));
+});
+/** anvil_loadState: merges a dump into the head state, as Anvil does: Anvil's (gzipped JSON, or JSON) or this node's blob. */
 const loadState = method([required('state', data)], async ({ chain }, blob) => {
-  await chain.dev.loadState(blob);
+  let accounts;
+  try {
+    accounts = anvilStateOfBlob(blob);
+  } catch (e) {
+    throw invalidParams(`param 1 (state) is not an Anvil state dump: ${(e as Error).message}`);
+  }
+  if (accounts === undefined) await chain.dev.loadState(blob);
+  else await chain.dev.loadAccounts(accounts);
   return true;
 });
 /**
