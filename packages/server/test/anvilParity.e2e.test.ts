@@ -176,3 +176,27 @@ test("state dumps cross over: Anvil's anvil_dumpState loads here, and this node'
   expect(await theirs('eth_getBalance', OTHER, 'latest')).toBe('0x5678');
   expect(await theirs('eth_getStorageAt', OTHER, SLOT, 'latest')).toBe(VALUE);
 });
+
+test('anvil_setChainId answers null and changes eth_chainId, before any transaction', async () => {
+  const node = await startTestNode();
+  const port = await freePort();
+  const fresh = spawn(ANVIL, ['--port', String(port), '--silent'], { stdio: 'ignore' });
+  try {
+    const mine = caller(`${node.url}/`);
+    const anvilFresh = caller(`http://127.0.0.1:${port}`);
+    for (let i = 0; ; i++) {
+      try {
+        await anvilFresh('eth_chainId');
+        break;
+      } catch (e) {
+        if (i > 200) throw e;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    expect([await mine('anvil_setChainId', 1234), await anvilFresh('anvil_setChainId', 1234)]).toEqual([null, null]);
+    expect([await mine('eth_chainId'), await anvilFresh('eth_chainId')]).toEqual(['0x4d2', '0x4d2']);
+  } finally {
+    fresh.kill('SIGTERM');
+    await node.close();
+  }
+});

@@ -19,8 +19,14 @@ export class Calls {
     private readonly head: ChainHead,
     private readonly simulator: Simulator,
     private readonly lines: LineGate,
-    private readonly workers: CallSession | undefined,
+    private workers: CallSession | undefined,
   ) {}
+
+  /** Runs every call on the main thread from now on, the workers left (their chains are the old one's). */
+  leaveWorkers(): void {
+    this.workers?.close();
+    this.workers = undefined;
+  }
 
   /**
    * Resolves once the call workers are ready, so that the calls after it that arrive while another

@@ -184,14 +184,21 @@ export class Chain {
     const lines = new LineGate(head, simulator, opened.counter, opts, opened.workers);
     const miner = new Miner(head, lines, simulator, reads);
     const txs = new Admission(head, lines, miner, opened.accounts);
+    const calls = new Calls(head, simulator, lines, opened.workers);
+    const traces = new Traces(head, simulator, opened.workers);
+    const leaveWorkers = () => {
+      calls.leaveWorkers();
+      traces.leaveWorkers();
+      lines.leaveWorkers();
+    };
     const chain = new Chain(head, opened.accounts, opened.mnemonic, opts, {
       reads,
-      calls: new Calls(head, simulator, lines, opened.workers),
-      traces: new Traces(head, simulator, opened.workers),
+      calls,
+      traces,
       txs,
       miner,
       lines,
-      dev: new DevControl(head, finality, miner, txs),
+      dev: new DevControl(head, finality, miner, leaveWorkers, txs),
       imports: new ChainImport(head, lines, finality),
     });
     chain.keptOptions = opened.kept;

@@ -15,6 +15,7 @@ import type { Account } from '@ethereumjs/util';
 import { InvalidArgumentError, InvalidTimestampError } from '../errors';
 import { delPoolRow } from '../pool/poolRows';
 import type { PoolTx } from '../pool/txPool';
+import { setChainId } from '../config/preparedCommon';
 import type { ForkSource } from '../fork/forkState';
 import { dumpState, listState, loadState } from '../state/stateDump';
 import type { ListedAccount, LoadedAccount } from '../state/stateDump';
@@ -22,6 +23,7 @@ import type { Admission } from './admission';
 import type { Finality, FinalityTags } from './finality';
 import type { ChainHead } from './head';
 import type { Miner } from './miner';
+import { storeChainId } from './open';
 
 interface Snapshot {
   head: bigint;
@@ -44,6 +46,32 @@ export class DevControl {
   rpcUrl: string | undefined;
 
   /**
+   * anvil_setChainId: the chain's id from now on, for new transactions, CHAINID and eth_chainId, kept
+   * in its data directory. Refused once the chain holds a transaction or a pool transaction: those
+   * are signed for the id they were sent with, and the stored ones decode against the chain's.
+   */
+  setChainId(chainId: bigint): Promise<void> {
+    return this.head.exclusive(async () => {
+      if (chainId === this.head.common.chainId()) return;
+      const holding = this.head.pool.size > 0 || (await this.holdsTransactions());
+      if (holding)
+        throw new InvalidArgumentError(
+          `the chain id can change only before the chain holds a transaction (it has one signed for ${this.head.common.chainId()}); start a node with --chain-id ${chainId}, or anvil_reset first`,
+        );
+      setChainId(this.head.common, chainId);
+      await storeChainId(this.head.kv, chainId);
+      this.leaveWorkers();
+    });
+  }
+
+  /** Whether any block from the first to the head holds a transaction. */
+  private async holdsTransactions(): Promise<boolean> {
+    for (let n = this.head.store.first; n <= this.head.number; n++)
+      if (((await this.head.store.getBlock(n))?.transactions.length ?? 0) > 0) return true;
+    return false;
+  }
+
+  /**
    * anvil_setRpcUrl: a forked chain reads its remote state from `source` from now on (every answer
    * is still proven against the fork block's root); a chain that is no fork keeps `url` for anvil_reset.
    */
@@ -57,6 +85,8 @@ export class DevControl {
     private readonly head: ChainHead,
     private readonly finality: FinalityTags,
     private readonly miner: Miner,
+    /** Calls and traces leave the call workers, whose chains keep the old chain id. */
+    private readonly leaveWorkers: () => void,
     private readonly txs: Admission,
   ) {}
 

@@ -68,11 +68,16 @@ export class LineGate {
     readonly counter: LineCounter,
     opts: LineGateOptions,
     /** The call workers, where they run (line counts of calls; else the main thread's simulator). */
-    private readonly workers?: CallSession,
+    private workers?: CallSession,
   ) {
     this.exclusions = new ExclusionStore(head.kv, () => head.clock.now());
     this.current = this.fileLimits = opts.lineLimits;
     this.rpcLineCheck = opts.rpcLineCheck ?? true;
+  }
+
+  /** Counts calls on the main thread from now on (the session is Calls', which closes it). */
+  leaveWorkers(): void {
+    this.workers = undefined;
   }
 
   /** The tracer profile the line counter follows. */

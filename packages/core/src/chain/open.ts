@@ -192,6 +192,15 @@ export function tracerOf(tracer: TracerProfileName | undefined, limits: LineLimi
   return name;
 }
 
+/** Keeps `chainId` as the chain's own in its database: a reopened chain has it (anvil_setChainId). */
+export async function storeChainId(kv: KvStore, chainId: bigint): Promise<void> {
+  const stored = await kv.get(META_CONFIG);
+  if (stored === undefined) return;
+  const persisted = JSON.parse(new TextDecoder().decode(stored)) as PersistedConfig;
+  persisted.chainId = String(chainId);
+  await kv.batch([{ type: 'put', key: META_CONFIG, value: new TextEncoder().encode(JSON.stringify(persisted)) }]);
+}
+
 /** Opens the chain in `kv`, writing its genesis if it is new. */
 export async function openChain(
   kv: KvStore,

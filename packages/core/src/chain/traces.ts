@@ -16,8 +16,13 @@ export class Traces {
     private readonly head: ChainHead,
     private readonly simulator: Simulator,
     /** The call workers, where they run (else the main thread's simulator). */
-    private readonly workers: CallSession | undefined,
+    private workers: CallSession | undefined,
   ) {}
+
+  /** Traces on the main thread from now on (the session is Calls', which closes it). */
+  leaveWorkers(): void {
+    this.workers = undefined;
+  }
 
   /**
    * debug_traceBlockByNumber: block `n`'s transactions run again on its parent's state, each traced;

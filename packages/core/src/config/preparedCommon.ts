@@ -27,3 +27,12 @@ export function prepareCommon(common: Common): Common {
   };
   return common;
 }
+
+/**
+ * Gives `common` another chain id (anvil_setChainId). ethereumjs has no setter; every copy of a
+ * Common shares its chain parameters (copy() is a shallow Object.assign), so the Commons of the
+ * chain's VMs, headers and transactions all take it.
+ */
+export function setChainId(common: Common, chainId: bigint): void {
+  (common as unknown as { _chainParams: { chainId: number | bigint } })._chainParams.chainId = chainId;
+}

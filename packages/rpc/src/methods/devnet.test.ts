@@ -315,6 +315,29 @@ describe('finality', () => {
   });
 });
 
+describe('anvil_setChainId', () => {
+  test('a chain without transactions takes another id: eth_chainId, CHAINID, and transactions signed for it', async () => {
+    expect(await t.call('anvil_setChainId', 1234)).toBeNull();
+    expect(await t.call('eth_chainId')).toBe('0x4d2');
+    expect(await t.call('net_version')).toBe('1234');
+    // CHAINID, MSTORE at 0, RETURN 32 bytes, in a call (on the main thread: the workers' chains keep the old id).
+    await t.call('anvil_setCode', CAROL, '0x4660005260206000f3');
+    expect(BigInt(await t.call<string>('eth_call', { from: ALICE, to: CAROL }, 'latest'))).toBe(1234n);
+    const hash = await t.call<string>('eth_sendTransaction', { from: ALICE, to: BOB, value: '0x1' });
+    const tx = await t.call<{ chainId: string }>('eth_getTransactionByHash', hash);
+    expect(tx.chainId).toBe('0x4d2');
+    expect(await t.call('eth_getTransactionReceipt', hash)).toMatchObject({ status: '0x1' });
+    // Now the chain holds a transaction signed for 1234: another id is refused, the chain as it was.
+    expect(await t.fail('anvil_setChainId', 5)).toEqual({
+      code: -32602,
+      message:
+        'the chain id can change only before the chain holds a transaction (it has one signed for 1234); start a node with --chain-id 5, or anvil_reset first',
+    });
+    expect(await t.call('eth_chainId')).toBe('0x4d2');
+    expect(await t.fail('anvil_setChainId', 0)).toMatchObject({ code: -32602 });
+  });
+});
+
 describe('state dump and block configuration', () => {
   test("anvil_dumpState answers Anvil's dump (gzipped JSON), and anvil_loadState round-trips it onto an empty node", async () => {
     const address = await deploy(t, fixtureContract('Counter').bytecode);

@@ -474,6 +474,15 @@ export const devnetMethods: Record<string, Method> = {
   'anvil_reset': reset,
   'hardhat_reset': reset,
   'anvil_setRpcUrl': setRpcUrl,
+  /**
+   * anvil_setChainId(chainId): the chain's id from now on (viem's setChainId); null, as Anvil. Refused
+   * once the chain holds a transaction, which is signed for the id it was sent with.
+   */
+  'anvil_setChainId': method([required('chainId', amount)], async ({ chain }, id) => {
+    if (id === 0n || id >= 1n << 64n) throw invalidParams(`param 1 (chainId) must be from 1 to 2^64 - 1; got ${id}`);
+    await chain.dev.setChainId(id);
+    return null;
+  }),
 
   // --- state
   'anvil_dumpState': dumpState,
