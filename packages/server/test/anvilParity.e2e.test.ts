@@ -200,3 +200,29 @@ test('anvil_setChainId answers null and changes eth_chainId, before any transact
     await node.close();
   }
 });
+
+test("Anvil's reads: eth_networkId, eth_requestAccounts, eth_getAccount, eth_getAccountInfo, raw transactions, by sender and nonce, code by hash", async () => {
+  expect(await both('eth_networkId')).toEqual(['31337', '31337']);
+  const [accountsHere, accountsThere] = await both('eth_requestAccounts');
+  expect(accountsHere).toEqual(accountsThere);
+  const [a, b] = await both('eth_getAccount', ALICE, 'latest');
+  expect(shape(a)).toEqual(shape(b));
+  const [c, d] = await both('eth_getAccountInfo', BOB, 'latest');
+  expect(shape(c)).toEqual(shape(d));
+  expect(c.code).toBe('0x');
+  // A transfer from Bob on each: its raw bytes, and found again by its sender and nonce.
+  const [h1, h2] = await both('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' });
+  const [raw1, raw2] = [await ours('eth_getRawTransactionByHash', h1), await theirs('eth_getRawTransactionByHash', h2)];
+  expect(raw1).toMatch(/^0x02f8/);
+  expect(raw2).toMatch(/^0x02f8/);
+  const nonce = Number((await ours('eth_getTransactionByHash', h1)).nonce);
+  const [found1, found2] = await both('eth_getTransactionBySenderAndNonce', BOB, nonce);
+  expect([found1.hash, found2.hash]).toEqual([h1, h2]);
+  expect(shape(found1)).toEqual(shape(found2));
+  // Code by its hash: the CREATE2 deployer's, which both genesis states carry.
+  const info = await ours('eth_getAccount', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest');
+  expect(await both('debug_codeByHash', info.codeHash)).toEqual([
+    await ours('eth_getCode', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest'),
+    await theirs('eth_getCode', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest'),
+  ]);
+});

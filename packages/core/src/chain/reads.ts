@@ -4,10 +4,18 @@
  * stateRoot (the working root at the head).
  */
 import type { Block } from '@ethereumjs/block';
-import { getMerkleStateProof } from '@ethereumjs/statemanager';
+import { CODEHASH_PREFIX, getMerkleStateProof } from '@ethereumjs/statemanager';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, setLengthLeft, bytesToHex, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import {
+  Address,
+  concatBytes,
+  equalsBytes,
+  setLengthLeft,
+  bytesToHex,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+} from '@ethereumjs/util';
 
 import { forkConfigs } from '../config/forkConfig';
 import type { ForkConfigs } from '../config/forkConfig';
@@ -177,6 +185,12 @@ export class Reads {
 
   async getCode(address: Uint8Array, n: bigint): Promise<Uint8Array> {
     return (await this.stateAt(n)).getCode(new Address(address));
+  }
+
+  /** Code by its hash (debug_codeByHash); undefined for code the chain never held. */
+  async getCodeByHash(codeHash: Uint8Array): Promise<Uint8Array | undefined> {
+    if (equalsBytes(codeHash, KECCAK256_NULL)) return new Uint8Array();
+    return this.head.stateDb.get(bytesToHex(concatBytes(CODEHASH_PREFIX, codeHash)).slice(2));
   }
 
   async getStorage(address: Uint8Array, slot: Uint8Array, n: bigint): Promise<Uint8Array> {

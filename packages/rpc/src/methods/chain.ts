@@ -34,6 +34,8 @@ export const chainMethods: Record<string, Method> = {
   'eth_chainId': method([], ({ chain }) => quantity(chain.chainId)),
   /** net_version: the chain id in decimal. */
   'net_version': method([], ({ chain }) => chain.chainId.toString()),
+  /** eth_networkId (Anvil's name of net_version). */
+  'eth_networkId': method([], ({ chain }) => chain.chainId.toString()),
   'net_listening': method([], () => true),
   'net_peerCount': method([], () => quantity(0)),
   'web3_clientVersion': method([], ({ clientVersion }) => clientVersion),
@@ -41,6 +43,8 @@ export const chainMethods: Record<string, Method> = {
   /** eth_blockNumber: the head. */
   'eth_blockNumber': method([], ({ chain }) => quantity(chain.headNumber)),
   'eth_accounts': method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
+  /** eth_requestAccounts (EIP-1102): a node has no wallet to ask; its accounts, as Anvil answers. */
+  'eth_requestAccounts': method([], ({ chain }) => chain.accounts.map((a) => hex(a.address))),
   'eth_syncing': method([], () => false),
   'eth_mining': method([], ({ chain }) => chain.miner.mode.mode !== 'manual'),
   'eth_hashrate': method([], () => quantity(0)),

@@ -101,6 +101,14 @@ export const debugMethods: Record<string, Method> = {
     return receipts.map((r) => hex(encodeReceipt(r)));
   }),
   /** debug_getRawTransaction: the transaction's EIP-2718 encoding, mined or pending; "0x" if unknown (as geth). */
+  /** debug_codeByHash (reth's, Anvil's): code by its hash; null for code the chain never held. */
+  'debug_codeByHash': method(
+    [required('codeHash', hash), optional('block', blockRef())],
+    async ({ chain }, h, _block) => {
+      const code = await chain.reads.getCodeByHash(h);
+      return code === undefined ? null : hex(code);
+    },
+  ),
   'debug_getRawTransaction': method([required('transactionHash', hash)], async (ctx, h) => {
     const found = await ctx.chain.reads.getTransaction(h);
     return found === undefined ? '0x' : hex(found.tx.serialize());

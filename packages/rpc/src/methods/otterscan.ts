@@ -101,6 +101,24 @@ const flatten = (f: CallFrame, depth: number, out: { frame: CallFrame; depth: nu
   return out;
 };
 
+/** The mined transaction of `sender` with `nonce`: the first block after which its nonce is past it. */
+async function bySenderAndNonce(
+  ctx: RpcContext,
+  sender: Uint8Array,
+  nonce: bigint,
+): Promise<{ block: Block; receipts: Receipt[]; index: number } | undefined> {
+  const { reads } = ctx.chain;
+  const head = ctx.chain.headNumber;
+  const nonceAt = async (n: bigint) => (await reads.getAccount(sender, n)).nonce;
+  if ((await nonceAt(head)) <= nonce) return undefined;
+  const n = await firstBlockWhere(reads.firstNumber, head, async (b) => (await nonceAt(b)) > nonce);
+  const found = await loadBlock(ctx, numbered(n));
+  const index =
+    found?.block.transactions.findIndex((tx, j) => tx.nonce === nonce && equalsBytes(found.receipts[j].from, sender)) ??
+    -1;
+  return found === undefined || index < 0 ? undefined : { ...found, index };
+}
+
 export const otterscanMethods: Record<string, Method> = {
   /** ots_getApiLevel: 8, the level Otterscan asks for (src/params.ts). */
   'ots_getApiLevel': method([], () => 8),
@@ -206,16 +224,18 @@ export const otterscanMethods: Record<string, Method> = {
   'ots_getTransactionBySenderAndNonce': method(
     [required('address', address), required('nonce', amount)],
     async (ctx, a, nonce) => {
-      const { reads } = ctx.chain;
-      const head = ctx.chain.headNumber;
-      const nonceAt = async (n: bigint) => (await reads.getAccount(a, n)).nonce;
-      if ((await nonceAt(head)) <= nonce) return null;
-      const n = await firstBlockWhere(reads.firstNumber, head, async (b) => (await nonceAt(b)) > nonce);
-      const found = await loadBlock(ctx, numbered(n));
-      const i = found?.block.transactions.findIndex(
-        (tx, j) => tx.nonce === nonce && equalsBytes(found.receipts[j].from, a),
-      );
-      return found === undefined || i === undefined || i < 0 ? null : hex(found.block.transactions[i].hash());
+      const found = await bySenderAndNonce(ctx, a, nonce);
+      return found === undefined ? null : hex(found.block.transactions[found.index].hash());
+    },
+  ),
+  /** eth_getTransactionBySenderAndNonce (Anvil's): the same search, answering the transaction itself. */
+  'eth_getTransactionBySenderAndNonce': method(
+    [required('address', address), required('nonce', amount)],
+    async (ctx, a, nonce) => {
+      const found = await bySenderAndNonce(ctx, a, nonce);
+      if (found === undefined) return null;
+      const { block, receipts, index } = found;
+      return formatTransaction(block.transactions[index], receipts[index].from, { block, index });
     },
   ),
   /** ots_getContractCreator(address): `{ hash, creator }` of the creation that put code there; null for no code. */

@@ -23,6 +23,32 @@ export const stateMethods: Record<string, Method> = {
   'eth_getCode': method([required('address', address), withDefault('block', stateRef, latest)], async (ctx, a, ref) =>
     hex(await ctx.chain.reads.getCode(a, await stateBlock(ctx, ref))),
   ),
+  /** eth_getAccount (geth's, Anvil's): the account's nonce, balance, storage root and code hash at a block. */
+  'eth_getAccount': method(
+    [required('address', address), withDefault('block', stateRef, latest)],
+    async (ctx, a, ref) => {
+      const account = await ctx.chain.reads.getAccount(a, await stateBlock(ctx, ref));
+      return {
+        codeHash: hex(account.codeHash),
+        storageRoot: hex(account.storageRoot),
+        balance: quantity(account.balance),
+        nonce: quantity(account.nonce),
+      };
+    },
+  ),
+  /** eth_getAccountInfo (Anvil's): the account's balance, nonce and code at a block. */
+  'eth_getAccountInfo': method(
+    [required('address', address), withDefault('block', stateRef, latest)],
+    async (ctx, a, ref) => {
+      const n = await stateBlock(ctx, ref);
+      const account = await ctx.chain.reads.getAccount(a, n);
+      return {
+        balance: quantity(account.balance),
+        nonce: quantity(account.nonce),
+        code: hex(await ctx.chain.reads.getCode(a, n)),
+      };
+    },
+  ),
   /** eth_getTransactionCount: with `pending`, counts the pool's ready transactions too. */
   'eth_getTransactionCount': method(
     [required('address', address), withDefault('block', stateRef, latest)],

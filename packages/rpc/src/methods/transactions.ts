@@ -58,6 +58,13 @@ function mined(
   return { done, cancel: () => stop(undefined) };
 }
 
+/** Transaction `index` of a block (the pending one too), or undefined. */
+async function transactionOf(ctx: RpcContext, ref: BlockRef, index: number): Promise<TypedTransaction | undefined> {
+  if (ref.kind === 'pending') return (await ctx.chain.miner.pendingBlock()).block.transactions[index];
+  const n = await ctx.chain.reads.resolveNumber(ref);
+  return n === undefined ? undefined : (await ctx.chain.reads.getBlockByNumber(n))?.transactions[index];
+}
+
 async function transactionAt(ctx: RpcContext, ref: BlockRef, index: number): Promise<unknown> {
   if (ref.kind === 'pending') {
     const { block, receipts } = await ctx.chain.miner.pendingBlock();
@@ -98,6 +105,21 @@ export const transactionMethods: Record<string, Method> = {
     const at = found.block === undefined ? undefined : { block: found.block, index: found.index as number };
     return formatTransaction(found.tx, found.sender, at);
   }),
+  /** eth_getRawTransactionByHash (geth's): the transaction's EIP-2718 bytes, mined or pending; `0x` when unknown. */
+  'eth_getRawTransactionByHash': method([required('transactionHash', hash)], async ({ chain }, h) => {
+    const found = await chain.reads.getTransaction(h);
+    return found === undefined ? '0x' : hex(found.tx.serialize());
+  }),
+  /** eth_getRawTransactionByBlockNumberAndIndex (geth's): its EIP-2718 bytes; `0x` when there is none. */
+  'eth_getRawTransactionByBlockNumberAndIndex': method(
+    [required('block', blockRef()), required('index', smallQuantity)],
+    async (ctx, ref, i) => hex((await transactionOf(ctx, ref, i))?.serialize() ?? new Uint8Array()),
+  ),
+  /** eth_getRawTransactionByBlockHashAndIndex (geth's). */
+  'eth_getRawTransactionByBlockHashAndIndex': method(
+    [required('blockHash', hash), required('index', smallQuantity)],
+    async (ctx, h, i) => hex((await transactionOf(ctx, { kind: 'hash', hash: h }, i))?.serialize() ?? new Uint8Array()),
+  ),
   /** eth_getTransactionByBlockNumberAndIndex (spec): `safe` unsupported. */
   'eth_getTransactionByBlockNumberAndIndex': method(
     [required('block', blockRef()), required('index', smallQuantity)],
