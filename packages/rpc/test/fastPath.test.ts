@@ -1,8 +1,9 @@
 /**
  * The fast execution path against ethereumjs as published. The same transactions and calls run
  * through a node loaded with L2DEVNET_STOCK_EVM=1 (the original interpreter paths in the patched
- * packages, no flat state) and through the node as it runs; every answer must be identical: return
- * data, errors, gas used, logs, receipts and every block (state root, receipts root, bloom, hash).
+ * packages, no flat state) and through the node as it runs (its calls and estimates on its own
+ * engine, evm/); every answer must be identical: return data, errors, gas estimates, logs,
+ * receipts and every block (state root, receipts root, bloom, hash).
  *
  * The node runs them twice: with its calls on the main thread, and in its call workers.
  *
@@ -14,7 +15,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Interface } from 'ethers';
+import { Interface, Wallet } from 'ethers';
 import type { ParamType } from 'ethers';
 
 import { prng } from '../../core/test/prng';
@@ -26,6 +27,9 @@ const SEED = Number(process.env.FAST_PATH_SEED ?? 20261123);
 const FORKS = ['spuriousDragon', 'byzantium', 'istanbul', 'berlin', 'london', 'shanghai', 'cancun', 'prague', 'osaka'];
 const PROGRAMS_PER_FORK = Number(process.env.FAST_PATH_PROGRAMS ?? 400);
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+/** The dev accounts' keys (the default mnemonic's first two). */
+const ALICE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const BOB_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const PROGRAM_GAS = '0x30d40'; // 200,000: loops end soon
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'contracts');
@@ -38,9 +42,10 @@ const artifacts = readdirSync(FIXTURES)
   .filter((a) => typeof a.bytecode === 'string' && a.bytecode.length > 2);
 
 type InterpreterClass = { prototype: { _runStepAsync: (...args: unknown[]) => unknown } };
+type EvmClass = { prototype: { runCall: (...args: unknown[]) => unknown } };
 
-function load(stock: boolean): { core: Core; rpc: RpcModule; Interpreter: InterpreterClass } {
-  let modules: { core: Core; rpc: RpcModule; Interpreter: InterpreterClass } | undefined;
+function load(stock: boolean): { core: Core; rpc: RpcModule; Interpreter: InterpreterClass; EVM: EvmClass } {
+  let modules: { core: Core; rpc: RpcModule; Interpreter: InterpreterClass; EVM: EvmClass } | undefined;
   const before = process.env.L2DEVNET_STOCK_EVM;
   if (stock) process.env.L2DEVNET_STOCK_EVM = '1';
   else delete process.env.L2DEVNET_STOCK_EVM;
@@ -53,11 +58,12 @@ function load(stock: boolean): { core: Core; rpc: RpcModule; Interpreter: Interp
           Interpreter: InterpreterClass;
         }
       ).Interpreter,
+      EVM: (require('@ethereumjs/evm') as { EVM: EvmClass }).EVM,
     };
   });
   if (before === undefined) delete process.env.L2DEVNET_STOCK_EVM;
   else process.env.L2DEVNET_STOCK_EVM = before;
-  return modules as { core: Core; rpc: RpcModule; Interpreter: InterpreterClass };
+  return modules as { core: Core; rpc: RpcModule; Interpreter: InterpreterClass; EVM: EvmClass };
 }
 
 /** The opcodes defined by the latest hardfork (earlier forks take some of them as undefined). */
@@ -175,7 +181,7 @@ async function record(
   fork: string,
   seed: number,
   workers = 0,
-): Promise<{ out: unknown[]; workerCalls: number }> {
+): Promise<{ out: unknown[]; asked: string[]; workerCalls: number }> {
   const { core, rpc: rpcModule } = modules;
   const chain = await core.Chain.create({
     hardfork: fork,
@@ -190,16 +196,27 @@ async function record(
   const ranBefore = chain.calls.workerCalls;
   const rpc = rpcModule.createRpc(chain, { logError: () => undefined });
   const out: unknown[] = [];
+  /** The request behind each answer in `out`, for the message when one differs. */
+  const asked: string[] = [];
+  let last = '';
+  const put = (...answers: unknown[]) => {
+    for (const a of answers) {
+      out.push(a);
+      asked.push(last);
+    }
+  };
   let id = 1;
   const call = async (method: string, ...params: unknown[]) => {
+    last = JSON.stringify({ method, params });
     const r = (await rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
     return 'error' in r ? { error: r.error } : r.result;
   };
   /** A transaction and its receipt (what a block records of it), and the same as a call. */
-  const both = async (tx: Record<string, unknown>) => {
-    out.push(await call('eth_call', tx, 'latest'));
+  const both = async (tx: Record<string, unknown>, estimate = true) => {
+    put(await call('eth_call', tx, 'latest'));
+    if (estimate) put(await call('eth_estimateGas', tx, 'latest'));
     const hash = await call('eth_sendTransaction', tx);
-    out.push(typeof hash === 'string' ? await call('eth_getTransactionReceipt', hash) : hash);
+    put(typeof hash === 'string' ? await call('eth_getTransactionReceipt', hash) : hash);
   };
   try {
     const addresses: number[][] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x0b, 0x11, 0x100].map((n) => [n >> 8, n & 0xff]);
@@ -209,7 +226,7 @@ async function record(
       const data = a.bytecode + abi.encodeDeploy(argsFor(abi.deploy.inputs)).slice(2);
       const hash = await call('eth_sendTransaction', { from: ALICE, data, gas: '0x1000000' });
       const receipt = (await call('eth_getTransactionReceipt', hash)) as { contractAddress?: string } | null;
-      out.push(a.name, receipt);
+      put(a.name, receipt);
       const to = receipt?.contractAddress;
       if (typeof to !== 'string') continue;
       addresses.push(Array.from(Buffer.from(to.slice(2), 'hex')));
@@ -224,18 +241,44 @@ async function record(
     const kvHash = await call('eth_sendTransaction', { from: ALICE, data: KV_STORE, gas: '0x30d40' });
     const kv = ((await call('eth_getTransactionReceipt', kvHash)) as { contractAddress: string }).contractAddress;
     const word = (n: number) => n.toString(16).padStart(64, '0');
+    if (fork === 'prague' || fork === 'osaka') {
+      // EIP-7702: Bob's account runs the store's code (a type-4 transaction that also writes a slot),
+      // and the programs call it (CALL's delegation cost, EXTCODESIZE and EXTCODEHASH of a designator).
+      const chainId = BigInt(String(await call('eth_chainId')));
+      const bob = new Wallet(BOB_KEY);
+      const authorization = bob.authorizeSync({ address: kv, nonce: 0n, chainId });
+      const raw = await new Wallet(ALICE_KEY).signTransaction({
+        type: 4,
+        chainId,
+        nonce: Number(await call('eth_getTransactionCount', ALICE, 'latest')),
+        to: bob.address,
+        data: `0x${word(3)}${word(77)}`,
+        gasLimit: 200_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        authorizationList: [authorization],
+      });
+      const hash = await call('eth_sendRawTransaction', raw);
+      put(typeof hash === 'string' ? await call('eth_getTransactionReceipt', hash) : hash);
+      const code = await call('eth_getCode', bob.address, 'latest');
+      expect(code).toBe(`0xef0100${kv.slice(2)}`);
+      put(code);
+      await both({ from: ALICE, to: bob.address, data: `0x${word(3)}` });
+      addresses.push(Array.from(Buffer.from(bob.address.slice(2), 'hex')));
+    }
     const rand = prng(seed);
     for (let i = 0; i < PROGRAMS_PER_FORK; i++) {
       const code = program(rand, addresses, i % 256);
-      await both({ from: ALICE, data: code, gas: PROGRAM_GAS });
-      await both({ from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}`, gas: '0x186a0' });
+      // The gas a call uses is compared through its estimate (a binary search: for some of them).
+      await both({ from: ALICE, data: code, gas: PROGRAM_GAS }, i % 4 === 0);
+      await both({ from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}`, gas: '0x186a0' }, i % 4 === 1);
       // Twice: the second read is answered from what the first one found.
       for (let k = 0; k < 2; k++)
-        out.push(await call('eth_call', { from: ALICE, to: kv, data: `0x${word(i % 5)}` }, 'latest'));
+        put(await call('eth_call', { from: ALICE, to: kv, data: `0x${word(i % 5)}` }, 'latest'));
     }
     const head = Number(await call('eth_blockNumber'));
-    for (let n = 0; n <= head; n++) out.push(await call('eth_getBlockByNumber', `0x${n.toString(16)}`, false));
-    return { out, workerCalls: chain.calls.workerCalls - ranBefore };
+    for (let n = 0; n <= head; n++) put(await call('eth_getBlockByNumber', `0x${n.toString(16)}`, false));
+    return { out, asked, workerCalls: chain.calls.workerCalls - ranBefore };
   } finally {
     rpc.close();
     await chain.close();
@@ -278,48 +321,57 @@ test('the patched packages are the ones installed (patch-package applied patches
     expect(typeof vm[name]).toBe('function');
 });
 
-test("contract code runs on the fast path (no step through the original's promise per step), the stock node on the original's", async () => {
-  const steps = async (modules: typeof fast) => {
-    const proto = modules.Interpreter.prototype;
-    const original = proto._runStepAsync;
-    let n = 0;
-    proto._runStepAsync = function (this: unknown, ...args: unknown[]) {
-      n++;
-      return original.apply(this, args);
+test("transactions run on the fast path (no step through the original's promise per step), calls on the node's engine (no ethereumjs run); the stock node on the original's", async () => {
+  const count = async (modules: typeof fast) => {
+    const interpreter = modules.Interpreter.prototype;
+    const evm = modules.EVM.prototype;
+    const [runStep, runCall] = [interpreter._runStepAsync, evm.runCall];
+    const n = { steps: 0, runs: 0 };
+    interpreter._runStepAsync = function (this: unknown, ...args: unknown[]) {
+      n.steps++;
+      return runStep.apply(this, args);
+    };
+    evm.runCall = function (this: unknown, ...args: unknown[]) {
+      n.runs++;
+      return runCall.apply(this, args);
     };
     const chain = await modules.core.Chain.create({ workers: 0 });
     const rpc = modules.rpc.createRpc(chain);
     try {
-      // The key-value store's code: a read of slot 1 (SLOAD, jumps, memory, RETURN).
-      const hash = (
-        (await rpc.handle({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_sendTransaction',
-          params: [{ from: ALICE, data: KV_STORE }],
-        })) as { result: string }
-      ).result;
+      const hash = (await rpc.request('eth_sendTransaction', [{ from: ALICE, data: KV_STORE }])) as string;
       const receipt = (await rpc.request('eth_getTransactionReceipt', [hash])) as { contractAddress: string };
-      n = 0;
-      await rpc.request('eth_call', [
-        { from: ALICE, to: receipt.contractAddress, data: `0x${'1'.padStart(64, '0')}` },
+      const word = (v: number) => v.toString(16).padStart(64, '0');
+      // The key-value store's code: a write of slot 1 (a transaction), then a read of it (a call):
+      // SLOAD, SSTORE, jumps, memory, RETURN.
+      const steps = n.steps;
+      await rpc.request('eth_sendTransaction', [
+        { from: ALICE, to: receipt.contractAddress, data: `0x${word(1)}${word(9)}` },
+      ]);
+      const transaction = n.steps - steps;
+      const runs = n.runs;
+      const value = await rpc.request('eth_call', [
+        { from: ALICE, to: receipt.contractAddress, data: `0x${word(1)}` },
         'latest',
       ]);
-      return n;
+      expect(value).toBe(`0x${word(9)}`);
+      return { transaction, call: n.runs - runs };
     } finally {
-      proto._runStepAsync = original;
+      interpreter._runStepAsync = runStep;
+      evm.runCall = runCall;
       rpc.close();
       await chain.close();
     }
   };
-  expect(await steps(fast)).toBe(0);
-  expect(await steps(stock)).toBeGreaterThan(0);
+  expect(await count(fast)).toEqual({ transaction: 0, call: 0 });
+  const original = await count(stock);
+  expect(original.transaction).toBeGreaterThan(0);
+  expect(original.call).toBe(1);
 });
 
 describe.each(FORKS)('%s: the fast path, on the main thread and in the call workers, answers as ethereumjs', (fork) => {
   test(`fixtures and ${PROGRAMS_PER_FORK} random programs`, async () => {
     const seed = SEED + FORKS.indexOf(fork);
-    const expected = (await record(stock, fork, seed)).out;
+    const { out: expected, asked } = await record(stock, fork, seed);
     const actual = (await record(fast, fork, seed)).out;
     const inWorkers = await record(fast, fork, seed, 2);
     for (const [name, answers] of [
@@ -330,7 +382,7 @@ describe.each(FORKS)('%s: the fast path, on the main thread and in the call work
       for (let i = 0; i < expected.length; i++) {
         if (JSON.stringify(answers[i]) !== JSON.stringify(expected[i]))
           throw new Error(
-            `seed ${seed}, answer ${i}:\nstock   ${JSON.stringify(expected[i])}\n${name.padEnd(7)} ${JSON.stringify(answers[i])}`,
+            `seed ${seed}, answer ${i} to ${asked[i]}:\nstock   ${JSON.stringify(expected[i])}\n${name.padEnd(7)} ${JSON.stringify(answers[i])}`,
           );
       }
     }

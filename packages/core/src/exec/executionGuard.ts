@@ -104,6 +104,17 @@ export class ExecutionGuard {
     evm._opcodeMap[code] = { ...entry, opcodeInfo, opHandler };
   }
 
+  /**
+   * The node's own engine's check (evm/engine.ts), called as its code runs: throws to halt the run
+   * (its deadline passed, or its stop condition gave a reason: `timedOut` and `stopped` say which, as
+   * for ethereumjs's runs); otherwise a pause when the event loop has waited long enough.
+   */
+  readonly engineCheck = (): Promise<void> | undefined => {
+    this.halted ??= this.stopWhen?.() ?? (performance.now() > this.deadline ? 'timeout' : undefined);
+    if (this.halted !== undefined) throw new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+    return yieldIfBusy();
+  };
+
   /** Halts past the deadline; otherwise a pause when the event loop has waited long enough. */
   private check(runState: RunState): Promise<void> | undefined {
     this.halted ??= this.stopWhen?.() ?? (performance.now() > this.deadline ? 'timeout' : undefined);

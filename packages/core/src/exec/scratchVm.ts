@@ -9,10 +9,13 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { EVMOpts, EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
+import { MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage } from '../evm/engine';
+import type { BlockEnv, Precompile, StateBackend } from '../evm/engine';
+import type { ForkRules } from '../evm/rules';
 import { ExecutionGuard } from './executionGuard';
 import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
@@ -29,6 +32,7 @@ import type { TracerContext } from './tracers/tracer';
 import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
 import { STOCK_EVM } from '../state/flatState';
+import type { FlatStateManager } from '../state/flatState';
 import { OverlayDB } from '../state/stateDb';
 
 /** A call: a transaction request (pool/requestTx.ts) from `from` with at most `gas`. */
@@ -227,7 +231,33 @@ export class ScratchVm {
       }
     const evm = this.vm.evm as { untouchedCalls?: boolean };
     evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
+    const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
+    // A call whose answer alone is read runs on the node's own engine, where it has the fork's rules.
+    const rules =
+      OWN_ENGINE && untouched && !settle && !prepaid && gasLimit <= MAX_ENGINE_GAS ? this.engineRules() : null;
     try {
+      if (rules !== null)
+        return (await runMessage(
+          {
+            rules,
+            backend: this.engineBackend(),
+            block: this.engineBlock(context),
+            tx: { origin: caller.bytes, gasPrice, blobHashes: [] },
+            precompiles: this.overrides.precompiles as Map<string, Precompile>,
+            warmPrecompiles: this.overrides.forkPrecompiles(),
+            precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
+            check: this.guard.engineCheck,
+          },
+          {
+            caller: caller.bytes,
+            to: req.to,
+            value,
+            data: req.data ?? new Uint8Array(),
+            gasLimit,
+            warmAddresses: [caller.bytes, ...(req.to === undefined ? [] : [req.to]), block.header.coinbase.bytes],
+            warmSlots: this.vm.common.isActivatedEIP(2930) ? (req.accessList ?? []) : [],
+          },
+        )) as unknown as EVMResult;
       return await this.vm.evm.runCall({
         caller,
         origin: caller,
@@ -236,7 +266,7 @@ export class ScratchVm {
         data: req.data ?? new Uint8Array(),
         gasLimit,
         gasPrice,
-        block: this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined),
+        block: context,
       });
     } finally {
       evm.untouchedCalls = false;
@@ -247,6 +277,47 @@ export class ScratchVm {
       else journal.cleanJournal();
       (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
+  }
+
+  /** The engine's rules for the scratch VM's fork now; null where it runs ethereumjs (a fork it does not implement). */
+  private engineRules(): ForkRules | null {
+    const evm = this.vm.evm as unknown as { allowUnlimitedContractSize: boolean };
+    return rulesOf(this.vm.evm.common, evm.allowUnlimitedContractSize);
+  }
+
+  /** The state the engine reads: the scratch VM's state manager (the use's root, its overrides). */
+  private engineBackend(): StateBackend {
+    const sm = this.vm.stateManager as FlatStateManager;
+    return {
+      account: async (address) => {
+        const at = new Address(address);
+        const a = await sm.getAccount(at);
+        if (a === undefined) return undefined;
+        // Slots this use wrote before the run (state overrides) are in the cache, not under the root.
+        const hasStorage = !equalsBytes(a.storageRoot, KECCAK256_RLP) || sm.hasCachedStorage(at);
+        return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, hasStorage };
+      },
+      code: (address) => sm.getCode(new Address(address)),
+      storage: (address, slot) => sm.getStorage(new Address(address), slot),
+    };
+  }
+
+  /** What a block gives the code the engine runs in it. */
+  private engineBlock(block: Block): BlockEnv {
+    const h = block.header;
+    const chain = (this.vm.evm as unknown as { blockchain: Blockchain }).blockchain;
+    return {
+      number: h.number,
+      timestamp: h.timestamp,
+      coinbase: h.coinbase.bytes,
+      gasLimit: h.gasLimit,
+      baseFee: h.baseFeePerGas ?? 0n,
+      prevRandao: h.mixHash,
+      difficulty: h.difficulty,
+      blobBaseFee: h.excessBlobGas === undefined ? 0n : h.getBlobGasPrice(),
+      chainId: this.vm.common.chainId(),
+      blockHash: async (n) => (await chain.getBlock(Number(n))).hash(),
+    };
   }
 
   /**

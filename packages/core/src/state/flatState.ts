@@ -213,6 +213,15 @@ export class FlatStateManager extends MerkleStateManager {
     return super.deleteAccount(address);
   }
 
+  /** Whether this manager's cache holds slots of `address` written since the last flush (its storage root does not show them). */
+  hasCachedStorage(address: Address): boolean {
+    const cache = this._caches?.storage as unknown as StorageCacheInternals | undefined;
+    if (cache === undefined) return false;
+    const addressHex = bytesToUnprefixedHex(address.bytes);
+    const slots = cache._lruCache?.get(addressHex) ?? cache._orderedMapCache?.getElementByKey(addressHex);
+    return slots !== undefined && slots.size > 0;
+  }
+
   private keepSlotsForRevert(address: Address): void {
     const cache = this._caches?.storage as unknown as StorageCacheInternals | undefined;
     if (cache === undefined) return;

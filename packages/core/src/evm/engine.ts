@@ -1,0 +1,135 @@
+/**
+ * The node's own EVM: runs a message call or creation as ethereumjs's `evm.runCall` runs it (the same
+ * result: return value, gas used, refund, error, logs), reading the state through a StateBackend and
+ * writing nothing back. Used where a run's only product is its answer (eth_call, the gas estimates);
+ * ethereumjs stays the reference it is checked against (L2DEVNET_ENGINE=ethereumjs runs it instead).
+ */
+import type { PrecompileInput } from '@ethereumjs/evm';
+
+import { createAddressOf, Machine } from './machine';
+import type { BlockEnv, Message, Precompile, TxEnv } from './machine';
+import type { ForkRules } from './rules';
+import type { Log, StateBackend } from './world';
+import { keyOf, World } from './world';
+
+export type { BlockEnv, Precompile, TxEnv } from './machine';
+export type { StateBackend } from './world';
+export { rulesOf } from './rules';
+
+/**
+ * Whether the node runs its own engine where it can (the default) or ethereumjs's throughout
+ * (`L2DEVNET_ENGINE=ethereumjs`, or ethereumjs as published: `L2DEVNET_STOCK_EVM=1`).
+ */
+export const OWN_ENGINE = process.env.L2DEVNET_ENGINE !== 'ethereumjs' && process.env.L2DEVNET_STOCK_EVM !== '1';
+
+export interface RunInput {
+  caller: Uint8Array;
+  /** Undefined for a creation. */
+  to?: Uint8Array;
+  value: bigint;
+  data: Uint8Array;
+  gasLimit: bigint;
+  /** Addresses and slots warm from the start (the transaction's own, its access list). */
+  warmAddresses: Uint8Array[];
+  warmSlots: [address: Uint8Array, slots: Uint8Array[]][];
+}
+
+/** What ethereumjs's runCall answers, in its shape (EVMResult). */
+export interface RunResult {
+  createdAddress?: { bytes: Uint8Array };
+  execResult: {
+    returnValue: Uint8Array;
+    executionGasUsed: bigint;
+    gasRefund: bigint;
+    exceptionError?: { error: string; errorType: string };
+    logs: [address: Uint8Array, topics: Uint8Array[], data: Uint8Array][];
+  };
+}
+
+/** The largest gas a run takes on this engine (gas is a number in it; above this, ethereumjs runs). */
+export const MAX_ENGINE_GAS = 2n ** 50n;
+
+export interface EngineOptions {
+  rules: ForkRules;
+  backend: StateBackend;
+  block: BlockEnv;
+  tx: TxEnv;
+  precompiles: ReadonlyMap<string, Precompile>;
+  /** The fork's precompiles, warm throughout (they differ from `precompiles` when overrides move one). */
+  warmPrecompiles: ReadonlyMap<string, unknown>;
+  /** ethereumjs's EVM and Common, which its precompiles read. */
+  precompileContext: Omit<PrecompileInput, 'data' | 'gasLimit'>;
+  /** Called as code runs: it throws to halt the run, or gives a promise to pause on (the event loop). */
+  check?: () => Promise<void> | undefined;
+}
+
+/** Runs one message call or creation at depth 0. */
+export async function runMessage(opts: EngineOptions, input: RunInput): Promise<RunResult> {
+  const world = new World(opts.backend);
+  for (const address of input.warmAddresses) world.preWarmAddress(keyOf(address));
+  for (const [address, slots] of input.warmSlots) {
+    world.preWarmAddress(keyOf(address));
+    const account = await world.account(keyOf(address), address);
+    for (const slot of slots) world.preWarmSlot(account, toBigInt(slot));
+  }
+  const machine = new Machine(
+    opts.rules,
+    world,
+    opts.block,
+    opts.tx,
+    opts.precompiles,
+    opts.warmPrecompiles,
+    opts.precompileContext,
+    opts.check,
+  );
+  const gas = Number(input.gasLimit);
+  const caller = input.caller;
+  const callerKey = keyOf(caller);
+  let out;
+  if (input.to === undefined) {
+    const account = await world.account(callerKey, caller);
+    const address = createAddressOf(caller, account.nonce);
+    out = await machine.create(message(caller, callerKey, address, input, gas), address);
+  } else {
+    out = await machine.call(message(caller, callerKey, input.to, input, gas));
+  }
+  const failed = out.error !== undefined;
+  const logs = failed
+    ? []
+    : world.logs.map((l: Log) => [l.address, l.topics, l.data] as RunResult['execResult']['logs'][number]);
+  return {
+    ...(out.created !== undefined && { createdAddress: { bytes: out.created } }),
+    execResult: {
+      returnValue: out.returnData,
+      executionGasUsed: BigInt(gas - out.gasLeft),
+      gasRefund: failed ? 0n : BigInt(world.refund),
+      ...(failed && { exceptionError: { error: out.error as string, errorType: 'EVMError' } }),
+      logs,
+    },
+  };
+}
+
+function message(caller: Uint8Array, callerKey: string, to: Uint8Array, input: RunInput, gas: number): Message {
+  const key = keyOf(to);
+  return {
+    caller,
+    callerKey,
+    to,
+    toKey: key,
+    codeAddress: to,
+    codeKey: key,
+    value: input.value,
+    apparentValue: input.value,
+    data: input.data,
+    gas,
+    isStatic: false,
+    depth: 0,
+    delegate: false,
+  };
+}
+
+function toBigInt(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
