@@ -44,7 +44,8 @@ const NODES = {
   l2devnet: (port, blockTime) => ({
     // The installed command, as a package script or a global install runs it.
     cmd: process.execPath,
-    args: [join(ROOT, 'node_modules', '.bin', 'l2devnet'), '--in-memory', '--port', `${port}`].concat(
+    // --silent as Anvil's below: neither prints a line per request, transaction and block.
+    args: [join(ROOT, 'node_modules', '.bin', 'l2devnet'), '--in-memory', '--silent', '--port', `${port}`].concat(
       blockTime ? ['--block-time', '1'] : [],
     ),
   }),
