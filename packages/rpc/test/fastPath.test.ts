@@ -2,7 +2,8 @@
  * The fast execution path against ethereumjs as published. The same transactions and calls run
  * through a node loaded with L2DEVNET_STOCK_EVM=1 (the original interpreter paths in the patched
  * packages, no flat state) and through the node as it runs (its calls and estimates on its own
- * engine, evm/); every answer must be identical: return data, errors, gas estimates, logs,
+ * engine, evm/); every answer must be identical: return data, errors, gas estimates, line counts
+ * (each fork with one of the three counters: London's tracer, today's, the light one), logs,
  * receipts and every block (state root, receipts root, bloom, hash).
  *
  * The node runs them twice: with its calls on the main thread, and in its call workers.
@@ -25,6 +26,12 @@ type RpcModule = typeof import('../src');
 
 const SEED = Number(process.env.FAST_PATH_SEED ?? 20261123);
 const FORKS = ['spuriousDragon', 'byzantium', 'istanbul', 'berlin', 'london', 'shanghai', 'cancun', 'prague', 'osaka'];
+/** The line counter each fork's chain counts with, in turn. */
+const COUNTERS = [
+  { tracer: 'london', counter: 'tracer' },
+  { tracer: 'osaka', counter: 'tracer' },
+  { tracer: 'osaka', counter: 'limitless' },
+] as const;
 const PROGRAMS_PER_FORK = Number(process.env.FAST_PATH_PROGRAMS ?? 400);
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 /** The dev accounts' keys (the default mnemonic's first two). */
@@ -187,6 +194,7 @@ async function record(
     hardfork: fork,
     clock: new core.NodeClock(() => 1_750_000_000_000),
     workers,
+    ...COUNTERS[FORKS.indexOf(fork) % COUNTERS.length],
   });
   if (workers > 0) {
     // Each call in the workers, even one that arrives while none runs (it would take the main thread).
@@ -211,10 +219,17 @@ async function record(
     const r = (await rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
     return 'error' in r ? { error: r.error } : r.result;
   };
-  /** A transaction and its receipt (what a block records of it), and the same as a call. */
+  /**
+   * A transaction and its receipt (what a block records of it), and the same as a call, with its
+   * line counts (at its gas, and at its estimate).
+   */
   const both = async (tx: Record<string, unknown>, estimate = true) => {
     put(await call('eth_call', tx, 'latest'));
-    if (estimate) put(await call('eth_estimateGas', tx, 'latest'));
+    put(await call('l2_traceCallLineCounts', tx, 'latest'));
+    if (estimate) {
+      put(await call('eth_estimateGas', tx, 'latest'));
+      put(await call('l2_traceCallLineCounts', { ...tx, gas: undefined }, 'latest'));
+    }
     const hash = await call('eth_sendTransaction', tx);
     put(typeof hash === 'string' ? await call('eth_getTransactionReceipt', hash) : hash);
   };
@@ -321,7 +336,7 @@ test('the patched packages are the ones installed (patch-package applied patches
     expect(typeof vm[name]).toBe('function');
 });
 
-test("transactions run on the fast path (no step through the original's promise per step), calls on the node's engine (no ethereumjs run); the stock node on the original's", async () => {
+test("transactions run on the fast path (no step through the original's promise per step), calls and their line counts on the node's engine (no ethereumjs run); the stock node on the original's", async () => {
   const count = async (modules: typeof fast) => {
     const interpreter = modules.Interpreter.prototype;
     const evm = modules.EVM.prototype;
@@ -354,7 +369,16 @@ test("transactions run on the fast path (no step through the original's promise 
         'latest',
       ]);
       expect(value).toBe(`0x${word(9)}`);
-      return { transaction, call: n.runs - runs };
+      const call = n.runs - runs;
+      // Its line counts, at its gas and at its estimate (a search, then the counts at the estimate).
+      const counted = n.runs;
+      const read = { from: ALICE, to: receipt.contractAddress, data: `0x${word(1)}` };
+      const atGas = (await rpc.request('l2_traceCallLineCounts', [{ ...read, gas: '0x186a0' }])) as {
+        modules: Record<string, { count: number }>;
+      };
+      expect(atGas.modules.HUB.count).toBeGreaterThan(0);
+      await rpc.request('l2_traceCallLineCounts', [read]);
+      return { transaction, call, counted: n.runs - counted };
     } finally {
       interpreter._runStepAsync = runStep;
       evm.runCall = runCall;
@@ -362,10 +386,11 @@ test("transactions run on the fast path (no step through the original's promise 
       await chain.close();
     }
   };
-  expect(await count(fast)).toEqual({ transaction: 0, call: 0 });
+  expect(await count(fast)).toEqual({ transaction: 0, call: 0, counted: 0 });
   const original = await count(stock);
   expect(original.transaction).toBeGreaterThan(0);
   expect(original.call).toBe(1);
+  expect(original.counted).toBeGreaterThan(2);
 });
 
 describe.each(FORKS)('%s: the fast path, on the main thread and in the call workers, answers as ethereumjs', (fork) => {

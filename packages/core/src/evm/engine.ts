@@ -6,6 +6,7 @@
  */
 import type { PrecompileInput } from '@ethereumjs/evm';
 
+import type { EngineHooks } from './hooks';
 import { createAddressOf, Machine } from './machine';
 import type { BlockEnv, Message, Precompile, TxEnv } from './machine';
 import type { ForkRules } from './rules';
@@ -13,6 +14,7 @@ import type { Log, StateBackend } from './world';
 import { keyOf, World } from './world';
 
 export type { BlockEnv, Precompile, TxEnv } from './machine';
+export type { EngineHooks } from './hooks';
 export type { StateBackend } from './world';
 export { rulesOf } from './rules';
 
@@ -61,6 +63,8 @@ export interface EngineOptions {
   precompileContext: Omit<PrecompileInput, 'data' | 'gasLimit'>;
   /** Called as code runs: it throws to halt the run, or gives a promise to pause on (the event loop). */
   check?: () => Promise<void> | undefined;
+  /** What observes the run (the line counter), if anything does. */
+  hooks?: EngineHooks;
 }
 
 /** Runs one message call or creation at depth 0. */
@@ -81,10 +85,17 @@ export async function runMessage(opts: EngineOptions, input: RunInput): Promise<
     opts.warmPrecompiles,
     opts.precompileContext,
     opts.check,
+    opts.hooks,
   );
   const gas = Number(input.gasLimit);
   const caller = input.caller;
   const callerKey = keyOf(caller);
+  await opts.hooks?.transactionStart?.({
+    caller,
+    to: input.to,
+    coinbase: opts.block.coinbase,
+    gasPrice: opts.tx.gasPrice,
+  });
   let out;
   if (input.to === undefined) {
     const account = await world.account(callerKey, caller);

@@ -11,6 +11,7 @@ import { keccak256 } from '../config/fastCrypto';
 
 import type { AnalysedCode } from './code';
 import { analyse } from './code';
+import type { EngineHooks, StackView } from './hooks';
 import { Memory } from './memory';
 import type { ForkRules } from './rules';
 import type { Account, Log, World } from './world';
@@ -108,6 +109,15 @@ interface Frame {
   gas: number;
   readonly memory: Memory;
   returnData: Uint8Array;
+  /**
+   * The opcode running (the last one run, once the frame ran off its code), as ethereumjs reports
+   * it: an undefined one as INVALID (0xfe) once the frame has analysed its jumps (analysed).
+   */
+  op: number;
+  /** ethereumjs analyses a frame's jump destinations at its first JUMP, JUMPI or MCOPY byte. */
+  analysed: boolean;
+  /** Its stack as hooks read it (made when first asked for). */
+  view?: StackView;
 }
 
 function toBigInt(bytes: Uint8Array, from = 0, to = bytes.length): bigint {
@@ -167,12 +177,38 @@ export class Machine {
     private readonly precompileContext: Omit<PrecompileInput, 'data' | 'gasLimit'>,
     /** Called now and then while code runs: it throws to halt the run (a time limit), or gives a promise to pause on. */
     private readonly check: () => Promise<void> | undefined = () => undefined,
+    /** What observes the run (the line counter), if anything does. */
+    private readonly hooks?: EngineHooks,
   ) {}
 
   // ================================================================ messages
 
   /** A message call (CALL, CALLCODE, DELEGATECALL, STATICCALL, or a transaction's). */
-  async call(msg: Message): Promise<Outcome> {
+  call(msg: Message): Promise<Outcome> {
+    const hooks = this.hooks;
+    if (hooks === undefined) return this.callMessage(msg);
+    hooks.enter(msg.depth);
+    return this.callMessage(msg).then((out) => {
+      hooks.exit(msg.depth, out.error);
+      return out;
+    });
+  }
+
+  /**
+   * A creation (CREATE, CREATE2, or a transaction's) at `address`, with `msg.data` as init code; the
+   * caller's nonce has been moved on by the caller (a transaction's, or the opcode).
+   */
+  create(msg: Message, address: Uint8Array): Promise<Outcome> {
+    const hooks = this.hooks;
+    if (hooks === undefined) return this.createMessage(msg, address);
+    hooks.enter(msg.depth);
+    return this.createMessage(msg, address).then((out) => {
+      hooks.exit(msg.depth, out.error);
+      return out;
+    });
+  }
+
+  private async callMessage(msg: Message): Promise<Outcome> {
     const { world } = this;
     const mark = world.checkpoint();
     const to = await world.account(msg.toKey, msg.to);
@@ -186,6 +222,7 @@ export class Machine {
     const precompile = this.precompiles.get(msg.codeKey);
     if (precompile !== undefined) {
       const result = await precompile({ ...this.precompileContext, data: msg.data, gasLimit: BigInt(msg.gas) });
+      this.hooks?.precompile(precompile, msg.data, result);
       if (result.exceptionError !== undefined) {
         world.revert(mark);
         return { error: result.exceptionError.error, returnData: EMPTY, gasLeft: 0 };
@@ -202,16 +239,12 @@ export class Machine {
       code = this.precompiles.has(targetKey) ? EMPTY_CODE : await world.code(await world.account(targetKey, target));
     }
     if (code.code.length === 0) return { error: undefined, returnData: EMPTY, gasLeft: msg.gas };
-    const out = await this.execute(msg, code, to);
+    const out = await this.execute(msg, code, to, false);
     if (out.error !== undefined) world.revert(mark);
     return out;
   }
 
-  /**
-   * A creation (CREATE, CREATE2, or a transaction's) at `address`, with `msg.data` as init code; the
-   * caller's nonce has been moved on by the caller (a transaction's, or the opcode).
-   */
-  async create(msg: Message, address: Uint8Array): Promise<Outcome> {
+  private async createMessage(msg: Message, address: Uint8Array): Promise<Outcome> {
     const { world, rules } = this;
     const key = keyOf(address);
     if (rules.berlin) world.warmAddress(key);
@@ -232,7 +265,7 @@ export class Machine {
     const out =
       msg.data.length === 0
         ? { error: undefined, returnData: EMPTY, gasLeft: msg.gas }
-        : await this.execute(frameMsg, analyse(msg.data), target);
+        : await this.execute(frameMsg, analyse(msg.data), target, true);
     out.created = address;
     if (out.error !== undefined) {
       world.revert(mark);
@@ -265,7 +298,7 @@ export class Machine {
 
   // ================================================================ the interpreter
 
-  private async execute(msg: Message, code: AnalysedCode, account: Account): Promise<Outcome> {
+  private async execute(msg: Message, code: AnalysedCode, account: Account, isCreate: boolean): Promise<Outcome> {
     const pause = this.check();
     if (pause !== undefined) await pause;
     const frame: Frame = {
@@ -278,14 +311,56 @@ export class Machine {
       gas: msg.gas,
       memory: new Memory(),
       returnData: EMPTY,
+      op: 0,
+      analysed: false,
     };
+    const hooks = this.hooks;
+    if (hooks !== undefined)
+      hooks.frameStart({ code: code.code, isCreate, address: msg.codeAddress, data: msg.data, depth: msg.depth });
+    let out: Outcome;
     try {
-      return await this.run(frame);
+      out = await this.run(frame);
     } catch (e) {
-      if (e instanceof Halt) return { error: e.error, returnData: EMPTY, gasLeft: 0 };
-      throw e;
+      if (!(e instanceof Halt)) throw e;
+      out = { error: e.error, returnData: EMPTY, gasLeft: 0 };
     }
+    if (hooks !== undefined)
+      hooks.frameEnd({
+        error: out.error,
+        gasLeft: out.gasLeft,
+        returnData: out.returnData,
+        opCode: frame.op,
+        stack: this.view(frame),
+        memoryWords: frame.memory.words,
+      });
+    return out;
   }
+
+  /** The frame's stack as hooks read it. */
+  private view(f: Frame): StackView {
+    return (f.view ??= {
+      get length() {
+        return f.sp;
+      },
+      peek(n = 1) {
+        if (f.sp < n) throw STACK_UNDERFLOW;
+        const out = new Array<bigint>(n);
+        for (let i = 0; i < n; i++) out[i] = f.stack[f.sp - 1 - i];
+        return out;
+      },
+    });
+  }
+
+  /** The hooks' turn: the instruction passed its checks and paid its gas. */
+  private opcodeHook(f: Frame, hooks: EngineHooks): Promise<void> | void {
+    return hooks.opcode(f.op, this.view(f), f.gas, this.codeReader);
+  }
+
+  /** An account's code as this run sees it (for hooks). */
+  private readonly codeReader = async (address: Uint8Array): Promise<Uint8Array> => {
+    const key = keyOf(address);
+    return (await this.world.code(await this.world.account(key, address))).code;
+  };
 
   /** Memory expansion to cover `[offset, offset + size)`: its gas is taken from the frame. */
   private expand(f: Frame, offset: bigint, size: bigint): void {
@@ -309,8 +384,9 @@ export class Machine {
   }
 
   private async run(f: Frame): Promise<Outcome> {
-    const { rules, world, block, tx } = this;
+    const { rules, world, block, tx, hooks } = this;
     const fee = rules.fee;
+    const dynamic = rules.dynamic;
     const code = f.code.code;
     const jumpdests = f.code.jumpdests;
     const stack = f.stack;
@@ -329,12 +405,26 @@ export class Machine {
         const pause = this.check();
         if (pause !== undefined) await pause;
       }
-      const op = f.pc < code.length ? code[f.pc] : 0x00;
+      // Past its code a frame stops, without a step (as ethereumjs's loop ends).
+      if (f.pc >= code.length) return { error: undefined, returnData: EMPTY, gasLeft: f.gas };
+      const op = code[f.pc];
+      f.op = op;
       const base = fee[op];
-      if (base < 0) throw INVALID_OPCODE;
-      f.gas -= base;
-      if (f.gas < 0) throw OOG;
+      if (base < 0) {
+        if (f.analysed) f.op = 0xfe;
+        throw INVALID_OPCODE;
+      }
       f.pc++;
+      // An opcode with dynamic gas checks its operands first and is charged its static gas with the
+      // rest, in its case below (ethereumjs's gas handler); then the hooks, then what it does.
+      if (dynamic[op] === 0) {
+        f.gas -= base;
+        if (f.gas < 0) throw OOG;
+        if (hooks !== undefined) {
+          const p = this.opcodeHook(f, hooks);
+          if (p !== undefined) await p;
+        }
+      }
       let a: bigint;
       let b: bigint;
       let c: bigint;
@@ -397,10 +487,11 @@ export class Machine {
         case 0x0a: {
           // EXP
           need(2);
+          a = stack[f.sp - 1];
+          b = stack[f.sp - 2];
+          this.useGas(f, base + (b === 0n ? 0 : byteLength(b) * rules.expByteGas));
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           f.sp--;
-          a = stack[f.sp];
-          b = stack[f.sp - 1];
-          if (b !== 0n) this.useGas(f, byteLength(b) * rules.expByteGas);
           stack[f.sp - 1] = b === 0n ? 1n : a === 0n ? 0n : modPow(a, b);
           break;
         }
@@ -500,11 +591,13 @@ export class Machine {
         case 0x20: {
           // KECCAK256
           need(2);
-          f.sp--;
-          a = stack[f.sp];
-          b = stack[f.sp - 1];
+          a = stack[f.sp - 1];
+          b = stack[f.sp - 2];
+          this.useGas(f, base);
           this.expand(f, a, b);
           this.useGas(f, Math.ceil(Number(b) / 32) * rules.keccak256WordGas);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
+          f.sp--;
           const data = b === 0n ? EMPTY : f.memory.buf.subarray(Number(a), Number(a + b));
           stack[f.sp - 1] = toBigInt(keccak256(data));
           break;
@@ -517,7 +610,9 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
+          this.useGas(f, base);
           this.accessAddress(f, key);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = acct.balance;
           break;
@@ -549,12 +644,16 @@ export class Machine {
           push(BigInt(msg.data.length));
           break;
         case 0x37: // CALLDATACOPY
+          this.copyGas(f, base);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           this.copy(f, msg.data);
           break;
         case 0x38: // CODESIZE
           push(BigInt(code.length));
           break;
         case 0x39: // CODECOPY
+          this.copyGas(f, base);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           this.copy(f, code);
           break;
         case 0x3a: // GASPRICE
@@ -565,7 +664,9 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
+          this.useGas(f, base);
           this.accessAddress(f, key);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = BigInt((await world.code(acct)).code.length);
           break;
@@ -578,10 +679,12 @@ export class Machine {
           const memOffset = stack[f.sp - 2];
           const codeOffset = stack[f.sp - 3];
           const size = stack[f.sp - 4];
-          f.sp -= 4;
+          this.useGas(f, base);
           this.expand(f, memOffset, size);
           this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas);
           this.accessAddress(f, key);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
+          f.sp -= 4;
           const acct = await world.account(key, target);
           if (size > 0n) {
             const ext = (await world.code(acct)).code;
@@ -603,11 +706,13 @@ export class Machine {
           const memOffset = stack[f.sp - 1];
           const dataOffset = stack[f.sp - 2];
           const size = stack[f.sp - 3];
-          f.sp -= 3;
           // Past the end of the return data: out of gas, as ethereumjs has it (geth: "return data out of bounds").
           if (dataOffset + size > BigInt(f.returnData.length)) throw OOG;
+          this.useGas(f, base);
           this.expand(f, memOffset, size);
           this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
+          f.sp -= 3;
           if (size > 0n) f.memory.write(Number(memOffset), f.returnData, Number(dataOffset), Number(size));
           break;
         }
@@ -616,7 +721,9 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
+          this.useGas(f, base);
           this.accessAddress(f, key);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : toBigInt(acct.codeHash);
           break;
@@ -671,7 +778,9 @@ export class Machine {
           // MLOAD
           need(1);
           a = stack[f.sp - 1];
+          this.useGas(f, base);
           this.expand(f, a, 32n);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           stack[f.sp - 1] = toBigInt(f.memory.buf, Number(a), Number(a) + 32);
           break;
         }
@@ -679,7 +788,9 @@ export class Machine {
           // MSTORE: the memory's gas before the value is taken (ethereumjs's order).
           need(1);
           a = stack[f.sp - 1];
+          this.useGas(f, base);
           this.expand(f, a, 32n);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           need(2);
           b = stack[f.sp - 2];
           f.sp -= 2;
@@ -690,7 +801,9 @@ export class Machine {
           // MSTORE8
           need(1);
           a = stack[f.sp - 1];
+          this.useGas(f, base);
           this.expand(f, a, 1n);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           need(2);
           b = stack[f.sp - 2];
           f.sp -= 2;
@@ -701,17 +814,20 @@ export class Machine {
           // SLOAD
           need(1);
           a = stack[f.sp - 1];
+          this.useGas(f, base);
           if (rules.berlin)
             this.useGas(f, world.warmSlot(f.account, a) ? rules.coldsloadGas : rules.warmstoragereadGas);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const v = world.sload(f.account, a);
           stack[f.sp - 1] = typeof v === 'bigint' ? v : await v;
           break;
         }
         case 0x55: // SSTORE
-          await this.sstore(f);
+          await this.sstore(f, base);
           break;
         case 0x56: {
           // JUMP
+          f.analysed = true;
           need(1);
           a = stack[--f.sp];
           if (a >= BigInt(code.length) || jumpdests[Number(a)] !== 1) throw invalidJump(f);
@@ -720,6 +836,7 @@ export class Machine {
         }
         case 0x57: {
           // JUMPI
+          f.analysed = true;
           need(2);
           a = stack[f.sp - 1];
           b = stack[f.sp - 2];
@@ -753,14 +870,16 @@ export class Machine {
           break;
         case 0x5e: {
           // MCOPY
+          f.analysed = true;
           need(3);
           const dst = stack[f.sp - 1];
           const src = stack[f.sp - 2];
           const size = stack[f.sp - 3];
-          f.sp -= 3;
-          this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas);
+          this.useGas(f, base + Math.ceil(Number(size) / 32) * rules.copyGas);
           this.expand(f, src, size);
           this.expand(f, dst, size);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
+          f.sp -= 3;
           if (size > 0n) f.memory.buf.copyWithin(Number(dst), Number(src), Number(src + size));
           break;
         }
@@ -772,24 +891,26 @@ export class Machine {
         case 0xa2:
         case 0xa3:
         case 0xa4:
-          this.log(f, op - 0xa0);
+          await this.log(f, op - 0xa0, base);
           break;
         case 0xf0: // CREATE
         case 0xf5: // CREATE2
-          await this.createOp(f, op === 0xf5);
+          await this.createOp(f, op === 0xf5, base);
           break;
         case 0xf1: // CALL
         case 0xf2: // CALLCODE
         case 0xf4: // DELEGATECALL
         case 0xfa: // STATICCALL
-          await this.callOp(f, op);
+          await this.callOp(f, op, base);
           break;
         case 0xf3: {
           // RETURN
           need(2);
           a = stack[f.sp - 1];
           b = stack[f.sp - 2];
+          this.useGas(f, base);
           this.expand(f, a, b);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           return {
             error: undefined,
             returnData: b === 0n ? EMPTY : f.memory.read(Number(a), Number(b)),
@@ -801,17 +922,17 @@ export class Machine {
           need(2);
           a = stack[f.sp - 1];
           b = stack[f.sp - 2];
+          this.useGas(f, base);
           this.expand(f, a, b);
+          if (hooks !== undefined) await this.opcodeHook(f, hooks);
           return {
             error: 'revert',
             returnData: b === 0n ? EMPTY : f.memory.read(Number(a), Number(b)),
             gasLeft: f.gas,
           };
         }
-        case 0xfe: // INVALID
-          throw INVALID_OPCODE;
         case 0xff: // SELFDESTRUCT
-          await this.selfdestruct(f);
+          await this.selfdestruct(f, base);
           return { error: undefined, returnData: EMPTY, gasLeft: f.gas };
         default:
           if (op >= 0x60 && op <= 0x7f) {
@@ -846,15 +967,21 @@ export class Machine {
     this.useGas(f, cold ? this.rules.coldaccountaccessGas : this.rules.warmstoragereadGas);
   }
 
-  /** CALLDATACOPY, CODECOPY: memory offset, source offset, size. */
-  private copy(f: Frame, source: Uint8Array): void {
+  /** CALLDATACOPY, CODECOPY's gas: memory offset, source offset, size on the stack. */
+  private copyGas(f: Frame, base: number): void {
     if (f.sp < 3) throw STACK_UNDERFLOW;
+    const size = f.stack[f.sp - 3];
+    this.useGas(f, base);
+    this.expand(f, f.stack[f.sp - 1], size);
+    this.useGas(f, Math.ceil(Number(size) / 32) * this.rules.copyGas);
+  }
+
+  /** CALLDATACOPY, CODECOPY, once charged (copyGas). */
+  private copy(f: Frame, source: Uint8Array): void {
     const memOffset = f.stack[f.sp - 1];
     const from = f.stack[f.sp - 2];
     const size = f.stack[f.sp - 3];
     f.sp -= 3;
-    this.expand(f, memOffset, size);
-    this.useGas(f, Math.ceil(Number(size) / 32) * this.rules.copyGas);
     if (size > 0n)
       f.memory.write(
         Number(memOffset),
@@ -864,18 +991,22 @@ export class Machine {
       );
   }
 
-  private log(f: Frame, topics: number): void {
-    // ethereumjs's order: the static check, the gas (of the offset and size), then the topics.
+  private async log(f: Frame, topics: number, base: number): Promise<void> {
+    // ethereumjs's order: the static check, the gas (of the offset and size), then its two operands
+    // taken and then the topics.
     if (f.msg.isStatic) throw STATIC;
     if (f.sp < 2) throw STACK_UNDERFLOW;
     const offset = f.stack[f.sp - 1];
     const size = f.stack[f.sp - 2];
+    this.useGas(f, base);
     this.expand(f, offset, size);
     this.useGas(f, topics * this.rules.logTopicGas + Number(size) * this.rules.logDataGas);
-    if (f.sp < 2 + topics) throw STACK_UNDERFLOW;
+    if (this.hooks !== undefined) await this.opcodeHook(f, this.hooks);
+    f.sp -= 2;
+    if (f.sp < topics) throw STACK_UNDERFLOW;
     const list: Uint8Array[] = [];
-    for (let i = 0; i < topics; i++) list.push(wordBytes(f.stack[f.sp - 3 - i]));
-    f.sp -= 2 + topics;
+    for (let i = 0; i < topics; i++) list.push(wordBytes(f.stack[f.sp - 1 - i]));
+    f.sp -= topics;
     const log: Log = {
       address: f.msg.to,
       topics: list,
@@ -884,13 +1015,12 @@ export class Machine {
     this.world.log(log);
   }
 
-  private async sstore(f: Frame): Promise<void> {
+  private async sstore(f: Frame, base: number): Promise<void> {
     const { rules, world } = this;
     if (f.msg.isStatic) throw STATIC;
     if (f.sp < 2) throw STACK_UNDERFLOW;
     const slot = f.stack[f.sp - 1];
     const value = f.stack[f.sp - 2];
-    f.sp -= 2;
     const account = f.account;
     const cur = world.sload(account, slot);
     const current = typeof cur === 'bigint' ? cur : await cur;
@@ -954,15 +1084,17 @@ export class Machine {
       if (current !== 0n && value === 0n) world.addRefund(rules.sstoreRefundGas);
       gas = rules.sstoreResetGas;
     }
-    this.useGas(f, gas);
+    this.useGas(f, base + gas);
+    if (this.hooks !== undefined) await this.opcodeHook(f, this.hooks);
+    f.sp -= 2;
     world.sstore(account, slot, value, current);
   }
 
-  private async selfdestruct(f: Frame): Promise<void> {
+  private async selfdestruct(f: Frame, base: number): Promise<void> {
     const { rules, world } = this;
     if (f.msg.isStatic) throw STATIC;
     if (f.sp < 1) throw STACK_UNDERFLOW;
-    const target = addressOf(f.stack[--f.sp]);
+    const target = addressOf(f.stack[f.sp - 1]);
     const key = keyOf(target);
     let gas = 0;
     if (rules.berlin && world.warmAddress(key) && !this.warmPrecompiles.has(key)) gas += rules.coldaccountaccessGas;
@@ -974,7 +1106,9 @@ export class Machine {
         : !beneficiary.exists;
       if (dead) gas += rules.callNewAccountGas;
     }
-    this.useGas(f, gas);
+    this.useGas(f, base + gas);
+    if (this.hooks !== undefined) await this.opcodeHook(f, this.hooks);
+    f.sp--;
     if (!rules.london && !world.destructed.has(self.key)) world.addRefund(rules.selfdestructRefundGas);
     const balance = self.balance;
     world.setBalance(beneficiary, beneficiary.balance + balance);
@@ -986,7 +1120,7 @@ export class Machine {
     } else if (beneficiary.key !== self.key) world.setBalance(self, 0n);
   }
 
-  private async callOp(f: Frame, op: number): Promise<void> {
+  private async callOp(f: Frame, op: number, base: number): Promise<void> {
     const { rules, world } = this;
     const withValue = op === 0xf1 || op === 0xf2;
     const args = withValue ? 7 : 6;
@@ -1000,9 +1134,9 @@ export class Machine {
     const inSize = s[f.sp - i - 1];
     const outOffset = s[f.sp - i - 2];
     const outSize = s[f.sp - i - 3];
-    f.sp -= args;
     if (op === 0xf1 && f.msg.isStatic && value !== 0n) throw STATIC;
     const key = keyOf(target);
+    this.useGas(f, base);
     this.expand(f, inOffset, inSize);
     this.expand(f, outOffset, outSize);
     let gas = 0;
@@ -1035,6 +1169,8 @@ export class Machine {
       if (gasArg > BigInt(f.gas)) throw OOG;
       callGas = Number(gasArg);
     }
+    if (this.hooks !== undefined) await this.opcodeHook(f, this.hooks);
+    f.sp -= args;
     this.useGas(f, callGas);
     if (value !== 0n) callGas += rules.callStipendGas;
     f.returnData = EMPTY;
@@ -1094,7 +1230,7 @@ export class Machine {
     f.stack[f.sp++] = out.error === undefined ? 1n : 0n;
   }
 
-  private async createOp(f: Frame, salted: boolean): Promise<void> {
+  private async createOp(f: Frame, salted: boolean, base: number): Promise<void> {
     const { rules, world } = this;
     const args = salted ? 4 : 3;
     if (f.sp < args) throw STACK_UNDERFLOW;
@@ -1104,12 +1240,14 @@ export class Machine {
     const offset = s[f.sp - 2];
     const size = s[f.sp - 3];
     const salt = salted ? s[f.sp - 4] : 0n;
-    f.sp -= args;
+    this.useGas(f, base);
     this.expand(f, offset, size);
     const words = Math.ceil(Number(size) / 32);
     if (rules.eip3860) this.useGas(f, words * rules.initCodeWordGas);
     if (salted) this.useGas(f, words * rules.keccak256WordGas);
-    // After the gas, as ethereumjs checks it.
+    if (this.hooks !== undefined) await this.opcodeHook(f, this.hooks);
+    f.sp -= args;
+    // Once charged, as ethereumjs checks it (in the instruction, not its gas).
     if (rules.eip3860 && size > BigInt(rules.maxInitCodeSize)) throw INITCODE_SIZE;
     const initCode = size === 0n ? EMPTY : f.memory.read(Number(offset), Number(size));
     const creator = await world.account(f.msg.toKey, f.msg.to);

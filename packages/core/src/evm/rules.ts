@@ -37,8 +37,13 @@ function range(from: number, to: number): number[] {
 
 export interface ForkRules {
   readonly hardfork: string;
-  /** Static gas of each opcode; -1 where the fork has no such opcode. */
+  /** Static gas of each opcode; -1 where the fork has no such opcode, and for INVALID. */
   readonly fee: Int32Array;
+  /**
+   * 1 for an opcode whose gas ethereumjs works out before it runs (its dynamic gas handler, which
+   * reads the operands and may fail on them first); its static gas is charged with that gas.
+   */
+  readonly dynamic: Uint8Array;
   // The forks and EIPs whose rules the interpreter and the message layer branch on.
   readonly homestead: boolean;
   readonly tangerineWhistle: boolean;
@@ -134,9 +139,12 @@ const UNIMPLEMENTED_EIPS = [2780, 3540, 6800, 7708, 7709, 7864, 7928, 8024, 8037
 function resolve(common: Common, unlimited: boolean): ForkRules | null {
   if (UNIMPLEMENTED_EIPS.some((n) => common.isActivatedEIP(n))) return null;
   const fee = new Int32Array(256).fill(-1);
+  const dynamic = new Uint8Array(256);
   for (const [code, op] of getOpcodesForHF(common).opcodes) {
     if (!IMPLEMENTED.has(code)) return null;
-    fee[code] = op.fee;
+    // INVALID (0xfe) fails before it runs, as an undefined opcode does (ethereumjs's isInvalid).
+    fee[code] = op.name === 'INVALID' ? -1 : op.fee;
+    dynamic[code] = op.dynamicGas ? 1 : 0;
   }
   const p = (name: string): number => {
     try {
@@ -152,6 +160,7 @@ function resolve(common: Common, unlimited: boolean): ForkRules | null {
   return {
     hardfork: common.hardfork(),
     fee,
+    dynamic,
     homestead: gte(Hardfork.Homestead),
     tangerineWhistle: gte(Hardfork.TangerineWhistle),
     spuriousDragon: gte(Hardfork.SpuriousDragon),

@@ -69,6 +69,11 @@ export class ExecutionGuard {
     this.stopWhen = stop;
   }
 
+  /** Whether a stop condition is watched now. */
+  get watching(): boolean {
+    return this.stopWhen !== undefined;
+  }
+
   /** Ends an execution: later ones run without its deadline. */
   end(): void {
     this.deadline = Infinity;

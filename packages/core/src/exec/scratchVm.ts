@@ -197,13 +197,16 @@ export class ScratchVm {
    * check here). `settle`: ends as a transaction does, the empty accounts it touched removed
    * (EIP-161), for a state that is kept (eth_simulateV1's blocks). `untouched`: only its answer is
    * read (no trace, no line count, no access list), so a call that moves no value writes neither
-   * account at its top frame (the patched EVM's `untouchedCalls`; patches/).
+   * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `counted`: its answer
+   * and its line counts are read (no trace, no access list). Either runs on the node's own engine
+   * where it has the fork's rules, the line counter's hooks in it when the counter is on, unless a
+   * stop condition watches the counts (the guard's checks are ethereumjs's opcodes).
    */
   protected async runCall(
     req: CallRequest,
     block: Block,
     gasLimit: bigint,
-    { prepaid = false, settle = false, untouched = false } = {},
+    { prepaid = false, settle = false, untouched = false, counted = false } = {},
   ): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
@@ -232,9 +235,10 @@ export class ScratchVm {
     const evm = this.vm.evm as { untouchedCalls?: boolean };
     evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
     const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
-    // A call whose answer alone is read runs on the node's own engine, where it has the fork's rules.
     const rules =
-      OWN_ENGINE && untouched && !settle && !prepaid && gasLimit <= MAX_ENGINE_GAS ? this.engineRules() : null;
+      OWN_ENGINE && (untouched || counted) && !settle && !prepaid && !this.guard.watching && gasLimit <= MAX_ENGINE_GAS
+        ? this.engineRules()
+        : null;
     try {
       if (rules !== null)
         return (await runMessage(
@@ -247,6 +251,7 @@ export class ScratchVm {
             warmPrecompiles: this.overrides.forkPrecompiles(),
             precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
             check: this.guard.engineCheck,
+            hooks: this.counter.engineHooks(context.header.baseFeePerGas),
           },
           {
             caller: caller.bytes,
@@ -358,6 +363,7 @@ export class ScratchVm {
     if (countLines) await this.counter.begin(sentBaseFee(block));
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
       untouched: !countLines,
+      counted: countLines,
     });
     const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
     return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };

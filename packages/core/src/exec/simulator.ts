@@ -127,7 +127,10 @@ export class Simulator extends ScratchVm {
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();
           try {
-            return await this.runCall(req, block, gas - intrinsic.upfront, { untouched: !counting });
+            return await this.runCall(req, block, gas - intrinsic.upfront, {
+              untouched: !counting,
+              counted: counting,
+            });
           } finally {
             await this.vm.evm.journal.revert();
           }

@@ -14,16 +14,18 @@
  *  - an opcode that raises an exception never reaches the arithmetic modules: here the opcode
  *    handlers are wrapped, and the EVM calls a handler only once the stack and gas checks passed.
  *
- * The hooks are the cheapest this EVM offers: each opcode handler in its opcode table is wrapped
+ * The hooks are the cheapest ethereumjs offers: each opcode handler in its opcode table is wrapped
  * (operands are read from the stack before the handler pops them), precompiles at `runPrecompile`,
  * frames at `runInterpreter`, messages (a CALL or CREATE's outcome, ZkCounter's context exits) at
- * `runCall`.
+ * `runCall`. The node's own engine calls the same rules at the same points (engineHooks, evm/hooks.ts).
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToBigInt, bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
+
+import type { EngineHooks, FrameEnd } from '../evm/hooks';
 
 import {
   LIMITLESS_STOP_IN_DEPLOYMENT,
@@ -370,10 +372,12 @@ export class LineCounter {
           ? this.limitlessHook(code)
           : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : this.stackHeightHook(code));
       this.measures[code] = measure;
-      if (code === 0x3c && this.mode !== 'limitless') {
-        const hooked = this.extCodeCopyHook(inner);
-        opHandler = (rs, c) => (this.active ? hooked(rs, c) : inner(rs, c));
-      } else
+      if (code === 0x3c && this.mode !== 'limitless')
+        opHandler = async (rs, c) => {
+          if (this.active) await this.extCodeCopySeen(rs.stack, (target) => rs.stateManager.getCode(target));
+          return inner(rs, c);
+        };
+      else
         opHandler =
           measure === undefined
             ? (rs, c) => {
@@ -775,20 +779,98 @@ export class LineCounter {
         skipNonceIncrement?: boolean;
         block?: { header: { coinbase: Address; baseFeePerGas?: bigint } };
       };
-      if (this.active && top.message === undefined && top.caller !== undefined) {
-        this.trm(bytesToBigInt(top.caller.bytes));
-        if (top.to !== undefined) this.trm(bytesToBigInt(top.to.bytes));
-        if (top.block !== undefined) this.trm(bytesToBigInt(top.block.header.coinbase.bytes));
-        // What TXN_DATA compares (txnDataComparisons): runTx (the only caller that skips the nonce
-        // increment) has bought the gas by now, a call has not.
-        this.txStart = {
-          balance: (await evm.stateManager.getAccount(top.caller))?.balance ?? 0n,
-          gasBought: top.skipNonceIncrement === true,
-          gasPrice: top.gasPrice ?? 0n,
-          baseFee: this.sentBaseFee ?? top.block?.header.baseFeePerGas ?? 0n,
-        };
-      }
+      if (this.active && top.message === undefined && top.caller !== undefined)
+        await this.transactionStarted(
+          top.caller,
+          top.to,
+          top.block?.header.coinbase,
+          top.gasPrice ?? 0n,
+          // runTx (the only caller that skips the nonce increment) has bought the gas by now, a call has not.
+          top.skipNonceIncrement === true,
+          top.block?.header.baseFeePerGas,
+        );
       return runCall(opts);
+    };
+  }
+
+  /** London: the transaction's addresses trimmed, and what TXN_DATA compares (txnDataComparisons). */
+  private async transactionStarted(
+    caller: Address,
+    to: Address | undefined,
+    coinbase: Address | undefined,
+    gasPrice: bigint,
+    gasBought: boolean,
+    baseFee: bigint | undefined,
+  ): Promise<void> {
+    this.trm(bytesToBigInt(caller.bytes));
+    if (to !== undefined) this.trm(bytesToBigInt(to.bytes));
+    if (coinbase !== undefined) this.trm(bytesToBigInt(coinbase.bytes));
+    this.txStart = {
+      balance: (await this.evm.stateManager.getAccount(caller))?.balance ?? 0n,
+      gasBought,
+      gasPrice,
+      baseFee: this.sentBaseFee ?? baseFee ?? 0n,
+    };
+  }
+
+  // ------------------------------------------------------------------------ the node's engine
+
+  /**
+   * The counter's hooks for a run on the node's own engine (evm/hooks.ts), which calls them where
+   * ethereumjs reaches the hooks above: undefined when nothing is counted. `baseFee`: the block's.
+   */
+  engineHooks(baseFee: bigint | undefined): EngineHooks | undefined {
+    if (!this.enabled || !this.active) return undefined;
+    const frames: { started: FrameStarted; frame: Frame }[] = [];
+    const messages: (MessageEntered | undefined)[] = [];
+    const london = this.mode === 'london';
+    return {
+      transactionStart: london
+        ? (tx) =>
+            this.transactionStarted(
+              new Address(tx.caller),
+              tx.to === undefined ? undefined : new Address(tx.to),
+              new Address(tx.coinbase),
+              tx.gasPrice,
+              false,
+              baseFee,
+            )
+        : undefined,
+      opcode: (op, stack, gasLeft, code) => {
+        if (op === 0x3c && this.mode !== 'limitless')
+          return this.extCodeCopySeen(stack, (target) => code(target.bytes));
+        const measure = this.measures[op];
+        if (measure !== undefined) measure(stack);
+        this.ops[op]++;
+        if (london && measure !== undefined) this.lastGasLeft = BigInt(gasLeft);
+      },
+      enter: (depth) => {
+        if (!london) messages.push(this.messageEntered(depth === 0));
+      },
+      exit: (_depth, error) => {
+        if (london) return;
+        const entered = messages.pop();
+        if (entered !== undefined) this.messageExited(entered, error !== undefined);
+      },
+      frameStart: (f) => {
+        const started: FrameStarted = {
+          code: f.code,
+          isCreate: f.isCreate,
+          address: bytesToUnprefixedHex(f.address),
+          data: f.data,
+        };
+        frames.push({ started, frame: this.frameStarted(started) });
+      },
+      frameEnd: (f) => {
+        const { started, frame } = frames.pop() as { started: FrameStarted; frame: Frame };
+        this.stack.pop();
+        this.frameFinished(started, interpreterResult(f), frame);
+      },
+      precompile: (fn, data, result) => {
+        const caller = this.stack.at(-1);
+        if (caller !== undefined) caller.child = 'prc';
+        countPrecompileCall(this.c, this.mode, this.precompileAddress.get(fn as PrecompileFn) ?? 0, data, result);
+      },
     };
   }
 
@@ -829,21 +911,31 @@ export class LineCounter {
   private hookCalls(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
-      const caller = (opts as { message?: unknown }).message === undefined ? undefined : this.stack.at(-1);
+      const entered = this.messageEntered((opts as { message?: unknown }).message === undefined);
       // The transaction's own message: the full tracer has nothing to settle for it.
-      if (this.mode !== 'limitless' && caller === undefined) return runCall(opts);
-      const kind = caller?.pending;
-      if (caller !== undefined) caller.pending = caller.child = undefined;
+      if (entered === undefined) return runCall(opts);
       return runCall(opts).then((result) => {
-        if (!this.active) return result;
-        if (this.mode === 'limitless') {
-          this.c.add('HUB', 1);
-          this.c.add('GAS', 1);
-        } else if (caller !== undefined && kind !== undefined)
-          this.settle(caller, kind, (result as { execResult: ExecResult }).execResult.exceptionError !== undefined);
+        this.messageExited(entered, (result as { execResult: ExecResult }).execResult.exceptionError !== undefined);
         return result;
       });
     };
+  }
+
+  /** A message starts: its caller's pending CALL or CREATE (undefined: nothing to do at its end). */
+  private messageEntered(top: boolean): MessageEntered | undefined {
+    const caller = top ? undefined : this.stack.at(-1);
+    if (this.mode !== 'limitless' && caller === undefined) return undefined;
+    const kind = caller?.pending;
+    if (caller !== undefined) caller.pending = caller.child = undefined;
+    return { caller, kind };
+  }
+
+  private messageExited({ caller, kind }: MessageEntered, failed: boolean): void {
+    if (!this.active) return;
+    if (this.mode === 'limitless') {
+      this.c.add('HUB', 1);
+      this.c.add('GAS', 1);
+    } else if (caller !== undefined && kind !== undefined) this.settle(caller, kind, failed);
   }
 
   /**
@@ -872,7 +964,7 @@ export class LineCounter {
    * deployment that ends well hashes its memory (traceAccountCreationResult), and feeds SHAKIRA_DATA
    * when it ends with RETURN.
    */
-  private limitlessFrameEnded(message: Message, result: InterpreterResult): void {
+  private limitlessFrameEnded(message: FrameStarted, result: InterpreterResult): void {
     const error = result.exceptionError?.error;
     const state = error !== undefined || message.isCreate ? result.runState : undefined;
     if (error !== undefined && error !== 'revert' && state !== undefined && !this.ran(state.opCode, error)) {
@@ -1004,20 +1096,17 @@ export class LineCounter {
   }
 
   /** EXTCODECOPY also adds the target's code to ROM when it copies something (async: reads the code). */
-  private extCodeCopyHook(inner: OpHandler): OpHandler {
-    return async (rs, c) => {
-      const [address, dst, src, size] = rs.stack.peek(4);
-      this.ops[0x3c]++;
-      if (this.mode === 'osaka') this.top().undo++;
-      this.trm(address);
-      this.copy([dst, src, size]);
-      if (size !== 0n) {
-        const target = createAddressFromBigInt(address & ((1n << 160n) - 1n));
-        const code = await rs.stateManager.getCode(target);
-        if (code.length > 0) this.fragment(`${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
-      }
-      return inner(rs, c);
-    };
+  private async extCodeCopySeen(stack: Stack, getCode: (target: Address) => Promise<Uint8Array>): Promise<void> {
+    const [address, dst, src, size] = stack.peek(4);
+    this.ops[0x3c]++;
+    if (this.mode === 'osaka') this.top().undo++;
+    this.trm(address);
+    this.copy([dst, src, size]);
+    if (size !== 0n) {
+      const target = createAddressFromBigInt(address & ((1n << 160n) - 1n));
+      const code = await getCode(target);
+      if (code.length > 0) this.fragment(`${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
+    }
   }
 
   /** ROM and ROM_LEX: a code fragment, counted once per conflation. */
@@ -1055,17 +1144,36 @@ export class LineCounter {
     evm.runInterpreter = async (message, opts) => {
       const code = message.code instanceof Uint8Array ? message.code : undefined;
       if (!this.active || code === undefined || code.length === 0) return runInterpreter(message, opts);
-      const address = bytesToUnprefixedHex(
-        (message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array(),
-      );
+      const started: FrameStarted = {
+        code,
+        isCreate: message.isCreate === true,
+        address: bytesToUnprefixedHex((message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array()),
+        data: message.data ?? new Uint8Array(),
+      };
+      const frame = this.frameStarted(started);
+      let result: InterpreterResult;
+      try {
+        result = await runInterpreter(message, opts);
+      } finally {
+        this.stack.pop();
+      }
+      this.frameFinished(started, result, frame);
+      return result;
+    };
+  }
+
+  /** A frame with code starts: its code's rows, and the frame the counter follows (pushed). */
+  private frameStarted(message: FrameStarted): Frame {
+    const { code, address } = message;
+    {
       this.codeFrames++;
       const caller = this.stack.at(-1);
       if (caller !== undefined) caller.child = 'smc';
-      const frame: Frame = { deploying: message.isCreate === true, halted: false, undo: 0 };
+      const frame: Frame = { deploying: message.isCreate, halted: false, undo: 0 };
       if (this.mode === 'london') {
         // A transaction's call data goes to its recipient's memory through the MMU (ImcFragment.forTxInit,
         // ExoToRamTransplants.java: its size, as 4 bytes, divided by 16) when the recipient has code.
-        const size = message.data?.length ?? 0;
+        const size = message.data.length;
         if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
         frame.codeSize = code.length;
         frame.callDataSize = size;
@@ -1075,25 +1183,23 @@ export class LineCounter {
       if (this.mode !== 'limitless') {
         if (message.isCreate) {
           this.fragment(`${address}:init`, code.length);
-          if (message.to !== undefined) this.trm(BigInt(`0x${address}`));
+          this.trm(BigInt(`0x${address}`));
         } else this.fragment(`${address}:code`, code.length);
       }
       this.stack.push(frame);
-      let result: InterpreterResult;
-      try {
-        result = await runInterpreter(message, opts);
-      } finally {
-        this.stack.pop();
-      }
-      // A frame that ran off the end of its code executes the virtual STOP.
-      if (result.exceptionError === undefined && !frame.halted) {
-        this.ops[0x00]++;
-        this.deploymentStop(frame);
-      }
-      if (this.mode === 'limitless') this.limitlessFrameEnded(message, result);
-      else this.frameEnded(message, address, result, frame);
-      return result;
-    };
+      return frame;
+    }
+  }
+
+  /** That frame ended (and was popped): its exit's rows. */
+  private frameFinished(message: FrameStarted, result: InterpreterResult, frame: Frame): void {
+    // A frame that ran off the end of its code executes the virtual STOP.
+    if (result.exceptionError === undefined && !frame.halted) {
+      this.ops[0x00]++;
+      this.deploymentStop(frame);
+    }
+    if (this.mode === 'limitless') this.limitlessFrameEnded(message, result);
+    else this.frameEnded(message, message.address, result, frame);
   }
 
   /**
@@ -1124,7 +1230,7 @@ export class LineCounter {
     else if (caller !== undefined) caller.undo += frame.undo;
   }
 
-  private frameEnded(message: Message, address: string, result: InterpreterResult, frame: Frame): void {
+  private frameEnded(message: FrameStarted, address: string, result: InterpreterResult, frame: Frame): void {
     const c = this.c;
     const london = this.mode === 'london';
     const error = result.exceptionError?.error;
@@ -1151,6 +1257,31 @@ export class LineCounter {
       c.add('BLOCK_KECCAK', Math.ceil(deployed.length / 136));
     }
   }
+}
+
+/** A frame as the counter reads it at its start (ethereumjs's message, or the engine's frame). */
+interface FrameStarted {
+  code: Uint8Array;
+  isCreate: boolean;
+  /** Unprefixed hex: a creation's new address, a call's code address. */
+  address: string;
+  data: Uint8Array;
+}
+
+/** A message started: the frame that sent it and what it sent, settled at its end. */
+interface MessageEntered {
+  caller: Frame | undefined;
+  kind: 'call' | 'create' | undefined;
+}
+
+/** An engine frame's end in ethereumjs's shape (its runInterpreter result). */
+function interpreterResult(f: FrameEnd): InterpreterResult {
+  return {
+    ...(f.error !== undefined && { exceptionError: { error: f.error } }),
+    gas: BigInt(f.gasLeft),
+    returnValue: f.returnData,
+    runState: { programCounter: 0, opCode: f.opCode, stack: f.stack, memoryWordCount: BigInt(f.memoryWords) },
+  };
 }
 
 function accessListRows(tx: TypedTransaction): number {
