@@ -46,6 +46,7 @@ import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { flatStateManager } from '../state/flatState';
+import { EngineTransactions } from '../exec/onEngine';
 import { StateDB, stateCaches } from '../state/stateDb';
 import { ChainStore } from '../store/chainStore';
 import type { KvOp, KvStore } from '../store/kvStore';
@@ -269,6 +270,8 @@ export async function openChain(
   };
   const evmOpts = codeSizeOptions(opts.codeSizeLimit);
   const vm = await createVM({ common, stateManager: sm, blockchain, evmOpts });
+  // Before the line counter and the guard, which wrap the EVM's runCall around it.
+  const engine = new EngineTransactions(vm);
   const lineCounting = opts.lineCounting ?? true;
   const simulatorOpts: SimulatorOptions = {
     evmOpts,
@@ -289,7 +292,9 @@ export async function openChain(
     bridge: opts.l1l2Bridge,
   });
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
-  new ExecutionGuard(vm.evm);
+  const guard = new ExecutionGuard(vm.evm);
+  engine.check = guard.engineCheck;
+  engine.hooks = (baseFee) => counter.engineHooks(baseFee, false);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
   const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts, persisted.derivationPath);
   head.rpcGasCap = opts.rpcGasCap;

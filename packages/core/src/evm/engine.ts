@@ -16,6 +16,7 @@ import { keyOf, World } from './world';
 export type { BlockEnv, Precompile, TxEnv } from './machine';
 export type { EngineHooks } from './hooks';
 export type { StateBackend } from './world';
+export { World } from './world';
 export { rulesOf } from './rules';
 
 /**
@@ -34,6 +35,8 @@ export interface RunInput {
   /** Addresses and slots warm from the start (the transaction's own, its access list). */
   warmAddresses: Uint8Array[];
   warmSlots: [address: Uint8Array, slots: Uint8Array[]][];
+  /** The sender's nonce was moved on before the run (a transaction's): a creation's address is at the one before. */
+  nonceTaken?: boolean;
 }
 
 /** What ethereumjs's runCall answers, in its shape (EVMResult). */
@@ -67,9 +70,12 @@ export interface EngineOptions {
   hooks?: EngineHooks;
 }
 
-/** Runs one message call or creation at depth 0. */
-export async function runMessage(opts: EngineOptions, input: RunInput): Promise<RunResult> {
-  const world = new World(opts.backend);
+/** Runs one message call or creation at depth 0, on `world` (read afterwards for what it changed) or a new one. */
+export async function runMessage(
+  opts: EngineOptions,
+  input: RunInput,
+  world = new World(opts.backend),
+): Promise<RunResult> {
   for (const address of input.warmAddresses) world.preWarmAddress(keyOf(address));
   for (const [address, slots] of input.warmSlots) {
     world.preWarmAddress(keyOf(address));
@@ -99,7 +105,7 @@ export async function runMessage(opts: EngineOptions, input: RunInput): Promise<
   let out;
   if (input.to === undefined) {
     const account = await world.account(callerKey, caller);
-    const address = createAddressOf(caller, account.nonce);
+    const address = createAddressOf(caller, input.nonceTaken === true ? account.nonce - 1n : account.nonce);
     out = await machine.create(message(caller, callerKey, address, input, gas), address);
   } else {
     out = await machine.call(message(caller, callerKey, input.to, input, gas));

@@ -39,6 +39,11 @@ export class Account {
   cleared = false;
   /** Slots warm in this transaction (EIP-2929). */
   readonly warmSlots = new Set<bigint>();
+  /** As the run found it. */
+  readonly startExists: boolean;
+  readonly startNonce: bigint;
+  readonly startBalance: bigint;
+  startCodeHash: Uint8Array;
 
   constructor(
     readonly key: string,
@@ -50,6 +55,10 @@ export class Account {
     this.balance = found?.balance ?? 0n;
     this.codeHash = found?.codeHash ?? KECCAK256_NULL;
     this.hadStorage = found?.hasStorage ?? false;
+    this.startExists = this.exists;
+    this.startNonce = this.nonce;
+    this.startBalance = this.balance;
+    this.startCodeHash = this.codeHash;
   }
 
   /** EIP-161's empty: no nonce, no balance, no code. */
@@ -73,6 +82,15 @@ export interface Log {
 }
 
 type Undo = () => void;
+
+export interface AccountChange {
+  account: Account;
+  /** Its nonce, balance or existence changed. */
+  fields: boolean;
+  /** Its new code. */
+  code: Uint8Array | undefined;
+  storage: [slot: bigint, value: bigint][];
+}
 
 /** An address as its 40 hex digits: the world's key. */
 export function keyOf(address: Uint8Array): string {
@@ -125,7 +143,8 @@ export class World {
     const held = this.accounts.get(key);
     if (held !== undefined) return held;
     const account = new Account(key, address, found);
-    if (found !== undefined && equalsNull(found.codeHash)) account.codeHash = KECCAK256_NULL_REF;
+    if (found !== undefined && equalsNull(found.codeHash))
+      account.codeHash = account.startCodeHash = KECCAK256_NULL_REF;
     this.accounts.set(key, account);
     return account;
   }
@@ -267,6 +286,27 @@ export class World {
       else m.set(slot, prev);
     });
     m.set(slot, value);
+  }
+
+  /**
+   * What the run changed, account by account, to be written back: its nonce, balance or existence
+   * (`fields`), its new code, the slots written with their values now.
+   */
+  *changes(): Generator<AccountChange> {
+    for (const account of this.accounts.values()) {
+      const fields =
+        account.exists !== account.startExists ||
+        account.nonce !== account.startNonce ||
+        account.balance !== account.startBalance;
+      const code =
+        account.codeHash !== account.startCodeHash && account.code !== undefined ? account.code.code : undefined;
+      const storage: [bigint, bigint][] = [];
+      for (const [slot, value] of account.storage) {
+        const before = account.cleared ? 0n : (account.original.get(slot) ?? 0n);
+        if (value !== before) storage.push([slot, value]);
+      }
+      if (fields || code !== undefined || storage.length > 0) yield { account, fields, code, storage };
+    }
   }
 
   // ------------------------------------------------------------ warm sets, logs, refund

@@ -9,14 +9,15 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { EVMOpts, EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
+import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
-import { MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage } from '../evm/engine';
-import type { BlockEnv, Precompile, StateBackend } from '../evm/engine';
-import type { ForkRules } from '../evm/rules';
+import { MAX_ENGINE_GAS, OWN_ENGINE, runMessage } from '../evm/engine';
+import type { Precompile } from '../evm/engine';
 import { ExecutionGuard } from './executionGuard';
+import { blockEnv, engineRules, stateBackend } from './onEngine';
+import type { EngineTransactions } from './onEngine';
 import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
 import { requestTransaction } from '../pool/requestTx';
@@ -32,7 +33,6 @@ import type { TracerContext } from './tracers/tracer';
 import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
 import { STOCK_EVM } from '../state/flatState';
-import type { FlatStateManager } from '../state/flatState';
 import { OverlayDB } from '../state/stateDb';
 
 /** A call: a transaction request (pool/requestTx.ts) from `from` with at most `gas`. */
@@ -105,8 +105,14 @@ export class ScratchVm {
     /** Hashes of blocks eth_simulateV1 made, by number, for BLOCKHASH while it runs. */
     protected readonly simulatedHashes: Map<bigint, Uint8Array>,
     opts: SimulatorOptions,
+    /** Its transactions on the node's engine (exec/onEngine.ts), installed before the counter. */
+    engine?: EngineTransactions,
   ) {
     this.guard = new ExecutionGuard(vm.evm);
+    if (engine !== undefined) {
+      engine.check = this.guard.engineCheck;
+      engine.hooks = (baseFee) => counter.engineHooks(baseFee, false);
+    }
     this.overrides = new Overrides(vm);
     this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
     this.scheduled = opts.scheduled ?? false;
@@ -237,15 +243,15 @@ export class ScratchVm {
     const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
     const rules =
       OWN_ENGINE && (untouched || counted) && !settle && !prepaid && !this.guard.watching && gasLimit <= MAX_ENGINE_GAS
-        ? this.engineRules()
+        ? engineRules(this.vm)
         : null;
     try {
       if (rules !== null)
         return (await runMessage(
           {
             rules,
-            backend: this.engineBackend(),
-            block: this.engineBlock(context),
+            backend: stateBackend(this.vm),
+            block: blockEnv(this.vm, context),
             tx: { origin: caller.bytes, gasPrice, blobHashes: [] },
             precompiles: this.overrides.precompiles as Map<string, Precompile>,
             warmPrecompiles: this.overrides.forkPrecompiles(),
@@ -282,47 +288,6 @@ export class ScratchVm {
       else journal.cleanJournal();
       (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
-  }
-
-  /** The engine's rules for the scratch VM's fork now; null where it runs ethereumjs (a fork it does not implement). */
-  private engineRules(): ForkRules | null {
-    const evm = this.vm.evm as unknown as { allowUnlimitedContractSize: boolean };
-    return rulesOf(this.vm.evm.common, evm.allowUnlimitedContractSize);
-  }
-
-  /** The state the engine reads: the scratch VM's state manager (the use's root, its overrides). */
-  private engineBackend(): StateBackend {
-    const sm = this.vm.stateManager as FlatStateManager;
-    return {
-      account: async (address) => {
-        const at = new Address(address);
-        const a = await sm.getAccount(at);
-        if (a === undefined) return undefined;
-        // Slots this use wrote before the run (state overrides) are in the cache, not under the root.
-        const hasStorage = !equalsBytes(a.storageRoot, KECCAK256_RLP) || sm.hasCachedStorage(at);
-        return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, hasStorage };
-      },
-      code: (address) => sm.getCode(new Address(address)),
-      storage: (address, slot) => sm.getStorage(new Address(address), slot),
-    };
-  }
-
-  /** What a block gives the code the engine runs in it. */
-  private engineBlock(block: Block): BlockEnv {
-    const h = block.header;
-    const chain = (this.vm.evm as unknown as { blockchain: Blockchain }).blockchain;
-    return {
-      number: h.number,
-      timestamp: h.timestamp,
-      coinbase: h.coinbase.bytes,
-      gasLimit: h.gasLimit,
-      baseFee: h.baseFeePerGas ?? 0n,
-      prevRandao: h.mixHash,
-      difficulty: h.difficulty,
-      blobBaseFee: h.excessBlobGas === undefined ? 0n : h.getBlobGasPrice(),
-      chainId: this.vm.common.chainId(),
-      blockHash: async (n) => (await chain.getBlock(Number(n))).hash(),
-    };
   }
 
   /**

@@ -25,6 +25,7 @@ import type { StateSource } from '../state/stateDb';
 import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
+import { EngineTransactions } from './onEngine';
 import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
@@ -64,13 +65,15 @@ export class Simulator extends ScratchVm {
       },
     };
     const vm = await createVM({ common, stateManager: sm, blockchain: chain, evmOpts: opts.evmOpts });
+    // Before the line counter and the guard, which wrap the EVM's runCall around it.
+    const engine = new EngineTransactions(vm);
     const counter = new LineCounter(vm.evm, {
       enabled: opts.lineCounting,
       tracer: opts.tracer,
       counter: opts.counter,
       bridge: opts.bridge,
     });
-    return new Simulator(vm, counter, overlay, simulatedHashes, opts);
+    return new Simulator(vm, counter, overlay, simulatedHashes, opts, engine);
   }
 
   /** eth_call: the return value, or ExecutionRevertedError / ExecutionHaltedError. */

@@ -818,24 +818,27 @@ export class LineCounter {
   /**
    * The counter's hooks for a run on the node's own engine (evm/hooks.ts), which calls them where
    * ethereumjs reaches the hooks above: undefined when nothing is counted. `baseFee`: the block's.
+   * `top`: the hooks take the run's own message too; without it, the run is the message of a
+   * transaction whose `evm.runCall` the wrappers above have seen (exec/onEngine.ts).
    */
-  engineHooks(baseFee: bigint | undefined): EngineHooks | undefined {
+  engineHooks(baseFee: bigint | undefined, top = true): EngineHooks | undefined {
     if (!this.enabled || !this.active) return undefined;
     const frames: { started: FrameStarted; frame: Frame }[] = [];
     const messages: (MessageEntered | undefined)[] = [];
     const london = this.mode === 'london';
     return {
-      transactionStart: london
-        ? (tx) =>
-            this.transactionStarted(
-              new Address(tx.caller),
-              tx.to === undefined ? undefined : new Address(tx.to),
-              new Address(tx.coinbase),
-              tx.gasPrice,
-              false,
-              baseFee,
-            )
-        : undefined,
+      transactionStart:
+        london && top
+          ? (tx) =>
+              this.transactionStarted(
+                new Address(tx.caller),
+                tx.to === undefined ? undefined : new Address(tx.to),
+                new Address(tx.coinbase),
+                tx.gasPrice,
+                false,
+                baseFee,
+              )
+          : undefined,
       opcode: (op, stack, gasLeft, code) => {
         if (op === 0x3c && this.mode !== 'limitless')
           return this.extCodeCopySeen(stack, (target) => code(target.bytes));
@@ -845,10 +848,10 @@ export class LineCounter {
         if (london && measure !== undefined) this.lastGasLeft = BigInt(gasLeft);
       },
       enter: (depth) => {
-        if (!london) messages.push(this.messageEntered(depth === 0));
+        if (!london && (top || depth > 0)) messages.push(this.messageEntered(depth === 0));
       },
-      exit: (_depth, error) => {
-        if (london) return;
+      exit: (depth, error) => {
+        if (london || (!top && depth === 0)) return;
         const entered = messages.pop();
         if (entered !== undefined) this.messageExited(entered, error !== undefined);
       },
