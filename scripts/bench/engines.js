@@ -49,11 +49,12 @@ async function measure() {
   };
   const from = bytesToHex(alice.address);
   const to = bytesToHex(token);
-  /** Milliseconds per use, after a warm-up. */
+  /** Milliseconds per use, after a warm-up (`fn` is given the use's number, warm-up first). */
   const per = async (n, fn) => {
-    for (let i = 0; i < Math.min(n, 50); i++) await fn(i);
+    const warm = Math.min(n, 50);
+    for (let i = 0; i < warm; i++) await fn(i);
     const t = performance.now();
-    for (let i = 0; i < n; i++) await fn(i);
+    for (let i = warm; i < warm + n; i++) await fn(i);
     return (performance.now() - t) / n;
   };
   const recipient = (i) => {
@@ -73,7 +74,7 @@ async function measure() {
   out['l2_traceCallLineCounts ERC20 transfer (ms)'] = await per(300, () =>
     call('l2_traceCallLineCounts', [{ ...transfer, gas: '0x30000' }, 'latest']),
   );
-  const hash = bytesToHex(transfers[999].hash());
+  const hash = bytesToHex(transfers[1049].hash());
   out['debug_traceTransaction ERC20 transfer (ms)'] = await per(100, () => call('debug_traceTransaction', [hash]));
   const simulate = {
     blockStateCalls: [

@@ -7,13 +7,14 @@
 import type { PrecompileInput } from '@ethereumjs/evm';
 
 import type { EngineHooks } from './hooks';
-import { createAddressOf, Machine } from './machine';
+import { createAddressOf, FramePool, Machine } from './machine';
 import type { BlockEnv, Message, Precompile, TxEnv } from './machine';
 import type { ForkRules } from './rules';
 import type { Log, StateBackend } from './world';
 import { keyOf, World } from './world';
 
 export type { BlockEnv, Precompile, TxEnv } from './machine';
+export { FramePool } from './machine';
 export type { EngineHooks } from './hooks';
 export type { StateBackend } from './world';
 export { World } from './world';
@@ -68,6 +69,8 @@ export interface EngineOptions {
   check?: () => Promise<void> | undefined;
   /** What observes the run (the line counter), if anything does. */
   hooks?: EngineHooks;
+  /** Stacks and memories to reuse (its owner's, who runs one run at a time); else the run's own. */
+  pool?: FramePool;
 }
 
 /** Runs one message call or creation at depth 0, on `world` (read afterwards for what it changed) or a new one. */
@@ -92,6 +95,7 @@ export async function runMessage(
     opts.precompileContext,
     opts.check,
     opts.hooks,
+    opts.pool,
   );
   const gas = Number(input.gasLimit);
   const caller = input.caller;

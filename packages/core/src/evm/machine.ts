@@ -163,6 +163,15 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * Stacks and memories by call depth, reused from frame to frame and run to run: a frame ends before
+ * another at its depth starts. One pool serves one run at a time (its owner runs them one by one).
+ */
+export class FramePool {
+  readonly stacks: bigint[][] = [];
+  readonly memories: Memory[] = [];
+}
+
 export class Machine {
   constructor(
     readonly rules: ForkRules,
@@ -179,6 +188,7 @@ export class Machine {
     private readonly check: () => Promise<void> | undefined = () => undefined,
     /** What observes the run (the line counter), if anything does. */
     private readonly hooks?: EngineHooks,
+    private readonly pool = new FramePool(),
   ) {}
 
   // ================================================================ messages
@@ -301,15 +311,18 @@ export class Machine {
   private async execute(msg: Message, code: AnalysedCode, account: Account, isCreate: boolean): Promise<Outcome> {
     const pause = this.check();
     if (pause !== undefined) await pause;
+    const depth = msg.depth;
+    const memory = (this.pool.memories[depth] ??= new Memory());
+    memory.reset();
     const frame: Frame = {
       msg,
       code,
       account,
-      stack: new Array<bigint>(1024),
+      stack: (this.pool.stacks[depth] ??= new Array<bigint>(1024)),
       sp: 0,
       pc: 0,
       gas: msg.gas,
-      memory: new Memory(),
+      memory,
       returnData: EMPTY,
       op: 0,
       analysed: false,

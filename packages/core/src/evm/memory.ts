@@ -1,3 +1,6 @@
+/** A buffer larger than this is not kept for the next frame. */
+const MAX_KEPT = 1 << 20;
+
 /** A frame's memory: a byte buffer grown in place, its size counted in 32-byte words (MSIZE, gas). */
 export class Memory {
   buf: Uint8Array;
@@ -6,6 +9,13 @@ export class Memory {
 
   constructor(initial = 4096) {
     this.buf = new Uint8Array(initial);
+  }
+
+  /** Back to empty, for the next frame that takes it (a large buffer is let go). */
+  reset(): void {
+    if (this.buf.length > MAX_KEPT) this.buf = new Uint8Array(4096);
+    else this.buf.fill(0, 0, this.words * 32);
+    this.words = 0;
   }
 
   /** Makes `[offset, offset + size)` addressable (size > 0); the caller has paid for the words. */

@@ -12,7 +12,7 @@ import type { EVMResult } from '@ethereumjs/evm';
 import { Account, Address, bigIntToBytes, equalsBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
-import { MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage, World } from '../evm/engine';
+import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage, World } from '../evm/engine';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
 import type { FlatStateManager } from '../state/flatState';
 import { wordBytes } from '../evm/world';
@@ -94,6 +94,9 @@ export class EngineTransactions {
   /** The line counter's hooks for one run below the transaction's own message, if it counts. */
   hooks: (baseFee: bigint | undefined) => EngineHooks | undefined = () => undefined;
 
+  /** The engine's stacks and memories, reused by this VM's transactions (one at a time). */
+  private readonly pool = new FramePool();
+
   constructor(private readonly vm: VM) {
     const evm = vm.evm as unknown as { runCall(opts: unknown): Promise<EVMResult> };
     const runCall = evm.runCall.bind(evm);
@@ -136,6 +139,7 @@ export class EngineTransactions {
         precompileContext: { common: vm.common, _EVM: vm.evm },
         check: this.check,
         hooks: this.hooks(m.block.header.baseFeePerGas),
+        pool: this.pool,
       },
       {
         caller: m.caller.bytes,

@@ -13,7 +13,7 @@ import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereu
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
-import { MAX_ENGINE_GAS, OWN_ENGINE, runMessage } from '../evm/engine';
+import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, runMessage } from '../evm/engine';
 import type { Precompile } from '../evm/engine';
 import { ExecutionGuard } from './executionGuard';
 import { blockEnv, engineRules, stateBackend } from './onEngine';
@@ -97,6 +97,9 @@ export class ScratchVm {
   protected readonly daoForkBlock: bigint | undefined;
   /** A genesis file's fork schedule: each use runs under its block's fork. */
   private readonly scheduled: boolean;
+
+  /** The engine's stacks and memories, reused by this VM's runs (one at a time). */
+  private readonly framePool = new FramePool();
 
   protected constructor(
     protected readonly vm: VM,
@@ -258,6 +261,7 @@ export class ScratchVm {
             precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
             check: this.guard.engineCheck,
             hooks: this.counter.engineHooks(context.header.baseFeePerGas),
+            pool: this.framePool,
           },
           {
             caller: caller.bytes,

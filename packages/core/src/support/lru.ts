@@ -11,6 +11,12 @@ export interface LruWeight<V> {
 export class LruCache<K, V> {
   private readonly map = new Map<K, V>();
   private weight = 0;
+  /**
+   * The most recently used key: a read of it moves nothing. A Map reorders by delete and set, and a
+   * large one pays for the holes that leaves (it rebuilds its table), so the same key read again and
+   * again (one slot, one account, the head block, call after call) costs a lookup only.
+   */
+  private newest: K | undefined;
   constructor(
     private readonly capacity: number,
     private readonly limit?: LruWeight<V>,
@@ -27,9 +33,10 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.map.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.map.delete(key);
       this.map.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -37,6 +44,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.delete(key);
     this.map.set(key, value);
+    this.newest = key;
     if (this.limit !== undefined) this.weight += this.limit.weigh(value);
     // The newest entry stays even when it alone is over the weight limit.
     while (
@@ -48,6 +56,7 @@ export class LruCache<K, V> {
   }
 
   delete(key: K): void {
+    if (key === this.newest) this.newest = undefined;
     const value = this.map.get(key);
     if (value === undefined) return;
     this.map.delete(key);
@@ -55,6 +64,7 @@ export class LruCache<K, V> {
   }
 
   clear(): void {
+    this.newest = undefined;
     this.map.clear();
     this.weight = 0;
   }
