@@ -8,7 +8,8 @@
  * calldata varies on every request so that no cache can answer it.
  *
  * Flags: --only NAME[,NAME] (nodes to run), --transfers N (default 1000), --seconds S (wrk runs,
- * default 5), --more-blocks N (mined before eth_getLogs is measured again, default 20000).
+ * default 5), --more-blocks N (mined before eth_getLogs is measured again, default 20000),
+ * --l2devnet-args "FLAGS" (more flags for l2devnet, e.g. "--workers 0").
  *
  * Forking (this node and Anvil): both fork the same upstream (an Anvil holding the token and its
  * holders) through a proxy that counts their requests: start-up, the first and a second eth_call of
@@ -39,6 +40,8 @@ const TRANSFERS = Number(flag('transfers', 1000));
 const SECONDS = Number(flag('seconds', 5));
 const MORE_BLOCKS = Number(flag('more-blocks', 20000));
 const ONLY = flag('only', 'l2devnet,anvil,hardhat,ganache').split(',');
+/** More flags for l2devnet (--l2devnet-args "--workers 0"). */
+const L2DEVNET_ARGS = flag('l2devnet-args', '').split(' ').filter((a) => a !== '');
 
 const NODES = {
   l2devnet: (port, blockTime) => ({
@@ -47,6 +50,7 @@ const NODES = {
     // --silent as Anvil's below: neither prints a line per request, transaction and block.
     args: [join(ROOT, 'node_modules', '.bin', 'l2devnet'), '--in-memory', '--silent', '--port', `${port}`].concat(
       blockTime ? ['--block-time', '1'] : [],
+      L2DEVNET_ARGS,
     ),
   }),
   anvil: (port, blockTime) => ({

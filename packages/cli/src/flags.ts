@@ -196,7 +196,7 @@ RPC
                             geth's --rpc.gascap (default 10x the block gas limit)
   --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces
                             while another runs, beside the one that serves; 0 runs them all on that one
-                            (default: one per core but one, at least one)
+                            (default 0: a call on the node's engine costs less than the hop)
   -j, --threads N           Anvil's name: N threads in all, the serving one and N-1 workers; 0 the default
                             (alias --jobs)
   --steps-tracing           taken for Anvil's command lines: every trace is always available (alias --tracing)

@@ -215,7 +215,7 @@ export interface NodeOptions {
   logQueryTimeoutMs?: number;
   /** Time limit of eth_call, eth_estimateGas, eth_createAccessList: ms, or '5s', '500ms', '2m'; 0 for none (default 5 s). `--rpc-evm-timeout` */
   rpcEvmTimeout?: number | string;
-  /** Threads that run calls (eth_call, gas estimates, eth_createAccessList, eth_simulateV1) and traces when another call runs; 0 for the main thread alone (default one per core but one, at least one). `--workers` */
+  /** Threads that run calls (eth_call, gas estimates, eth_createAccessList, eth_simulateV1) and traces when another call runs; 0 for the main thread alone (the default; one per core but the serving one is the most that helps). `--workers` */
   workers?: number;
   /** Gas eth_call, eth_estimateGas and an eth_simulateV1 request may use (default 10× the block gas limit). `--rpc-gas-cap` */
   rpcGasCap?: number | bigint;

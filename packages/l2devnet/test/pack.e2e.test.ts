@@ -270,7 +270,8 @@ import { foundry } from 'viem/chains';
 
 const BOB = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const CAROL = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-const devnet = await createDevnet();
+// One call worker (none by default), to run the installed package's worker script.
+const devnet = await createDevnet({ workers: 1 });
 assert.equal(devnet.url, undefined);
 // Not listening, so the native HTTP server was never loaded.
 const loaded = Object.keys(createRequire(import.meta.url).cache);

@@ -3,7 +3,6 @@
  * configuration it was created with; an existing one resumes at its last committed block, with the
  * chain id, accounts and genesis it was created with, its edited head state and its pool.
  */
-import { availableParallelism } from 'node:os';
 
 import { Block, createBlock, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
 import type { BlockHeader, HeaderData } from '@ethereumjs/block';
@@ -71,11 +70,12 @@ export async function refuseForeignDatabase(kv: KvStore, dir: string): Promise<v
 }
 
 /**
- * Call workers by default: a core for each but the one the main thread serves on, which is busy
- * under the load that sends calls to the workers. On 2 cores, balanceOf calls over 64 connections
- * (wrk): 2,630-3,380/s with one worker, 2,390-2,930/s with two.
+ * No call workers by default: on the node's own engine a call costs less than its hop to a thread.
+ * On 2 cores (peers benchmark, wrk, balanceOf): 4,533/s at 1 connection, 5,555/s at 16 and 7,940/s
+ * at 64 with one worker; 5,979, 9,004 and 9,852/s with none; RSS after the run 288 and 259 MiB.
+ * `--workers N` starts them (a core for each but the serving one is the most that helps).
  */
-const DEFAULT_WORKERS = Math.max(1, availableParallelism() - 1);
+const DEFAULT_WORKERS = 0;
 
 /** What a chain is created with, kept in its database: a reopened chain is the same chain. */
 interface PersistedConfig {
