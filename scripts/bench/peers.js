@@ -41,7 +41,9 @@ const SECONDS = Number(flag('seconds', 5));
 const MORE_BLOCKS = Number(flag('more-blocks', 20000));
 const ONLY = flag('only', 'l2devnet,anvil,hardhat,ganache').split(',');
 /** More flags for l2devnet (--l2devnet-args "--workers 0"). */
-const L2DEVNET_ARGS = flag('l2devnet-args', '').split(' ').filter((a) => a !== '');
+const L2DEVNET_ARGS = flag('l2devnet-args', '')
+  .split(' ')
+  .filter((a) => a !== '');
 
 const NODES = {
   l2devnet: (port, blockTime) => ({
