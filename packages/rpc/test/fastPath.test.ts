@@ -2,7 +2,7 @@
  * The fast execution path against ethereumjs as published. The same transactions and calls run
  * through a node loaded with L2DEVNET_STOCK_EVM=1 (the original interpreter paths in the patched
  * packages, no flat state) and through the node as it runs (its calls and estimates on its own
- * engine, evm/); every answer must be identical: return data, errors, gas estimates, line counts
+ * engine, evm/); every answer must be identical: return data, errors, gas estimates, access lists, line counts
  * (each fork with one of the three counters: London's tracer, today's, the light one), logs,
  * receipts and every block (state root, receipts root, bloom, hash).
  *
@@ -230,6 +230,7 @@ async function record(
     put(await call('l2_traceCallLineCounts', tx, 'latest'));
     if (estimate) {
       put(await call('eth_estimateGas', tx, 'latest'));
+      put(await call('eth_createAccessList', tx, 'latest'));
       put(await call('l2_traceCallLineCounts', { ...tx, gas: undefined }, 'latest'));
     }
     const hash = await call('eth_sendTransaction', tx);

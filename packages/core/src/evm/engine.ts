@@ -38,6 +38,8 @@ export interface RunInput {
   warmSlots: [address: Uint8Array, slots: Uint8Array[]][];
   /** The sender's nonce was moved on before the run (a transaction's): a creation's address is at the one before. */
   nonceTaken?: boolean;
+  /** Filled with the addresses and slots the run warms, `warmSlots` (the access list given) first. */
+  accessed?: Map<string, Set<bigint>>;
 }
 
 /** What ethereumjs's runCall answers, in its shape (EVMResult). */
@@ -79,11 +81,17 @@ export async function runMessage(
   input: RunInput,
   world = new World(opts.backend),
 ): Promise<RunResult> {
+  world.accessed = input.accessed;
   for (const address of input.warmAddresses) world.preWarmAddress(keyOf(address));
   for (const [address, slots] of input.warmSlots) {
-    world.preWarmAddress(keyOf(address));
-    const account = await world.account(keyOf(address), address);
-    for (const slot of slots) world.preWarmSlot(account, toBigInt(slot));
+    const key = keyOf(address);
+    world.preWarmAddress(key);
+    if (input.accessed !== undefined) world.record(key);
+    const account = await world.account(key, address);
+    for (const slot of slots) {
+      world.preWarmSlot(account, toBigInt(slot));
+      if (input.accessed !== undefined) world.record(key, toBigInt(slot));
+    }
   }
   const machine = new Machine(
     opts.rules,

@@ -623,8 +623,8 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
-          this.useGas(f, base);
-          this.accessAddress(f, key);
+          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
+          this.useGas(f, base + this.accessCost(key));
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = acct.balance;
@@ -677,8 +677,8 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
-          this.useGas(f, base);
-          this.accessAddress(f, key);
+          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
+          this.useGas(f, base + this.accessCost(key));
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = BigInt((await world.code(acct)).code.length);
@@ -692,10 +692,10 @@ export class Machine {
           const memOffset = stack[f.sp - 2];
           const codeOffset = stack[f.sp - 3];
           const size = stack[f.sp - 4];
+          const access = this.accessCost(key);
           this.useGas(f, base);
           this.expand(f, memOffset, size);
-          this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas);
-          this.accessAddress(f, key);
+          this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas + access);
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           f.sp -= 4;
           const acct = await world.account(key, target);
@@ -734,8 +734,8 @@ export class Machine {
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
-          this.useGas(f, base);
-          this.accessAddress(f, key);
+          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
+          this.useGas(f, base + this.accessCost(key));
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
           stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : toBigInt(acct.codeHash);
@@ -827,9 +827,11 @@ export class Machine {
           // SLOAD
           need(1);
           a = stack[f.sp - 1];
-          this.useGas(f, base);
-          if (rules.berlin)
-            this.useGas(f, world.warmSlot(f.account, a) ? rules.coldsloadGas : rules.warmstoragereadGas);
+          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
+          this.useGas(
+            f,
+            base + (rules.berlin ? (world.warmSlot(f.account, a) ? rules.coldsloadGas : rules.warmstoragereadGas) : 0),
+          );
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const v = world.sload(f.account, a);
           stack[f.sp - 1] = typeof v === 'bigint' ? v : await v;
@@ -974,10 +976,11 @@ export class Machine {
   }
 
   /** EIP-2929: the access cost of an address (cold or warm), warming it. */
-  private accessAddress(f: Frame, key: string): void {
-    if (!this.rules.berlin) return;
+  /** EIP-2929: the access cost of an address (cold or warm), warming it (the gas is the caller's to charge). */
+  private accessCost(key: string): number {
+    if (!this.rules.berlin) return 0;
     const cold = this.world.warmAddress(key) && !this.warmPrecompiles.has(key);
-    this.useGas(f, cold ? this.rules.coldaccountaccessGas : this.rules.warmstoragereadGas);
+    return cold ? this.rules.coldaccountaccessGas : this.rules.warmstoragereadGas;
   }
 
   /** CALLDATACOPY, CODECOPY's gas: memory offset, source offset, size on the stack. */
@@ -1149,15 +1152,9 @@ export class Machine {
     const outSize = s[f.sp - i - 3];
     if (op === 0xf1 && f.msg.isStatic && value !== 0n) throw STATIC;
     const key = keyOf(target);
-    this.useGas(f, base);
-    this.expand(f, inOffset, inSize);
-    this.expand(f, outOffset, outSize);
-    let gas = 0;
-    if (rules.berlin)
-      gas +=
-        world.warmAddress(key) && !this.warmPrecompiles.has(key)
-          ? rules.coldaccountaccessGas
-          : rules.warmstoragereadGas;
+    // The accounts are warmed before any gas is charged, as ethereumjs warms them in the gas handler
+    // (an access list report keeps them when the call then runs out of gas).
+    let gas = this.accessCost(key);
     if (value !== 0n) gas += rules.callValueTransferGas;
     const callee = await world.account(key, target);
     if (op === 0xf1 && (value !== 0n || !rules.spuriousDragon)) {
@@ -1168,12 +1165,12 @@ export class Machine {
       const calleeCode = (await world.code(callee)).code;
       if (isDelegation(calleeCode)) {
         const delegatedKey = keyOf(calleeCode.subarray(3));
-        gas +=
-          world.warmAddress(delegatedKey) && !this.warmPrecompiles.has(delegatedKey)
-            ? rules.coldaccountaccessGas
-            : rules.warmstoragereadGas;
+        gas += this.accessCost(delegatedKey);
       }
     }
+    this.useGas(f, base);
+    this.expand(f, inOffset, inSize);
+    this.expand(f, outOffset, outSize);
     this.useGas(f, gas);
     let callGas: number;
     const available = rules.tangerineWhistle ? f.gas - Math.floor(f.gas / 64) : f.gas;

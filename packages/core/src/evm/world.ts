@@ -114,6 +114,11 @@ export class World {
   /** Accounts touched in this transaction (EIP-161: the empty ones are removed at its end). */
   readonly touched = new Set<string>();
   refund = 0;
+  /**
+   * When set, every address and slot the run warms, in order, kept through reverts (what
+   * eth_createAccessList reports, as ethereumjs's journal reports it).
+   */
+  accessed: Map<string, Set<bigint>> | undefined;
 
   constructor(private readonly backend: StateBackend) {}
 
@@ -320,6 +325,7 @@ export class World {
     if (this.warm.has(key)) return false;
     this.warm.add(key);
     this.journal.push(() => this.warm.delete(key));
+    if (this.accessed !== undefined && !this.accessed.has(key)) this.accessed.set(key, new Set());
     return true;
   }
 
@@ -328,7 +334,16 @@ export class World {
     if (account.warmSlots.has(slot)) return false;
     account.warmSlots.add(slot);
     this.journal.push(() => account.warmSlots.delete(slot));
+    if (this.accessed !== undefined) this.record(account.key, slot);
     return true;
+  }
+
+  /** Into the access report: an address, and a slot of it. */
+  record(key: string, slot?: bigint): void {
+    const accessed = this.accessed as Map<string, Set<bigint>>;
+    let slots = accessed.get(key);
+    if (slots === undefined) accessed.set(key, (slots = new Set()));
+    if (slot !== undefined) slots.add(slot);
   }
 
   /** Warm before the run starts, never undone (the transaction's sender, recipient, access list). */

@@ -209,13 +209,27 @@ export class ScratchVm {
    * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `counted`: its answer
    * and its line counts are read (no trace, no access list). Either runs on the node's own engine
    * where it has the fork's rules, the line counter's hooks in it when the counter is on, unless a
-   * stop condition watches the counts (the guard's checks are ethereumjs's opcodes).
+   * stop condition watches the counts (the guard's checks are ethereumjs's opcodes). `access`: filled
+   * with the addresses and slots the run warms, the request's access list first (unprefixed hex, as
+   * ethereumjs's journal reports them); such a run runs on the engine too.
    */
   protected async runCall(
     req: CallRequest,
     block: Block,
     gasLimit: bigint,
-    { prepaid = false, settle = false, untouched = false, counted = false } = {},
+    {
+      prepaid = false,
+      settle = false,
+      untouched = false,
+      counted = false,
+      access,
+    }: {
+      prepaid?: boolean;
+      settle?: boolean;
+      untouched?: boolean;
+      counted?: boolean;
+      access?: Map<string, Set<string>>;
+    } = {},
   ): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
@@ -227,6 +241,9 @@ export class ScratchVm {
     }
     // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
     const journal = this.vm.evm.journal;
+    const reporting = journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
+    if (access !== undefined) reporting.startReportingAccessList();
+    const reported = reporting.accessList;
     // The fork's precompiles: held warm by the patched journal (patches/) from their map, rather than
     // given an always-warm entry each at every call.
     const warm = journal as unknown as { warmAddresses?: ReadonlyMap<string, unknown> };
@@ -245,9 +262,15 @@ export class ScratchVm {
     evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
     const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
     const rules =
-      OWN_ENGINE && (untouched || counted) && !settle && !prepaid && !this.guard.watching && gasLimit <= MAX_ENGINE_GAS
+      OWN_ENGINE &&
+      (untouched || counted || access !== undefined) &&
+      !settle &&
+      !prepaid &&
+      !this.guard.watching &&
+      gasLimit <= MAX_ENGINE_GAS
         ? engineRules(this.vm)
         : null;
+    const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();
     try {
       if (rules !== null)
         return (await runMessage(
@@ -271,6 +294,7 @@ export class ScratchVm {
             gasLimit,
             warmAddresses: [caller.bytes, ...(req.to === undefined ? [] : [req.to]), block.header.coinbase.bytes],
             warmSlots: this.vm.common.isActivatedEIP(2930) ? (req.accessList ?? []) : [],
+            accessed,
           },
         )) as unknown as EVMResult;
       return await this.vm.evm.runCall({
@@ -284,6 +308,11 @@ export class ScratchVm {
         block: context,
       });
     } finally {
+      if (access !== undefined)
+        if (accessed !== undefined && rules !== null)
+          for (const [key, slots] of accessed)
+            access.set(key, new Set([...slots].map((s) => s.toString(16).padStart(64, '0'))));
+        else for (const [key, slots] of reported ?? []) access.set(key, slots);
       evm.untouchedCalls = false;
       warm.warmAddresses = undefined;
       // Forget what this call warmed (the next call has its own sender and target); the state it

@@ -229,20 +229,14 @@ export class Simulator extends ScratchVm {
         let accessList = req.accessList ?? [];
         for (;;) {
           const run = { ...req, accessList };
-          const journal = this.vm.evm.journal as unknown as {
-            startReportingAccessList(): void;
-            accessList?: Map<string, Set<string>>;
-          };
           await this.vm.evm.journal.checkpoint();
-          journal.startReportingAccessList();
-          // runCall's cleanup drops the journal's reference; the map itself keeps what was recorded.
-          const touched = journal.accessList as Map<string, Set<string>>;
+          const touched = new Map<string, Set<string>>();
           const intrinsic = this.intrinsicOf(run);
           if (gas < intrinsic.upfront)
             throw new ExecutionHaltedError(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic.upfront}`);
           let result: EVMResult;
           try {
-            result = await this.runCall(run, block, gas - intrinsic.upfront);
+            result = await this.runCall(run, block, gas - intrinsic.upfront, { access: touched });
           } finally {
             await this.vm.evm.journal.revert();
           }
