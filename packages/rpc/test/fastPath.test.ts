@@ -2,7 +2,8 @@
  * The fast execution path against ethereumjs as published. The same transactions and calls run
  * through a node loaded with L2DEVNET_STOCK_EVM=1 (the original interpreter paths in the patched
  * packages, no flat state) and through the node as it runs (its calls and estimates on its own
- * engine, evm/); every answer must be identical: return data, errors, gas estimates, access lists, line counts
+ * engine, evm/); every answer must be identical: return data, errors, gas estimates, access lists,
+ * simulated blocks, line counts
  * (each fork with one of the three counters: London's tracer, today's, the light one), logs,
  * receipts and every block (state root, receipts root, bloom, hash).
  *
@@ -225,13 +226,24 @@ async function record(
    * A transaction and its receipt (what a block records of it), and the same as a call, with its
    * line counts (at its gas, and at its estimate).
    */
-  const both = async (tx: Record<string, unknown>, estimate = true) => {
+  const both = async (tx: Record<string, unknown>, estimate = true, simulate = estimate) => {
     put(await call('eth_call', tx, 'latest'));
     put(await call('l2_traceCallLineCounts', tx, 'latest'));
     if (estimate) {
       put(await call('eth_estimateGas', tx, 'latest'));
       put(await call('eth_createAccessList', tx, 'latest'));
       put(await call('l2_traceCallLineCounts', { ...tx, gas: undefined }, 'latest'));
+    }
+    if (simulate) {
+      // In a simulated block, after a value transfer (its transfer log), its state kept for the next.
+      const transfer = { from: ALICE, to: `0x${'0'.repeat(38)}77`, value: '0x5' };
+      put(
+        await call(
+          'eth_simulateV1',
+          { blockStateCalls: [{ calls: [transfer, tx, tx] }], traceTransfers: true },
+          'latest',
+        ),
+      );
     }
     const hash = await call('eth_sendTransaction', tx);
     put(typeof hash === 'string' ? await call('eth_getTransactionReceipt', hash) : hash);
@@ -291,7 +303,7 @@ async function record(
       const code = program(rand, addresses, i % 256);
       // The gas a call uses is compared through its estimate (a binary search: for some of them).
       await both({ from: ALICE, data: code, gas: PROGRAM_GAS }, i % 4 === 0);
-      await both({ from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}`, gas: '0x186a0' }, i % 4 === 1);
+      await both({ from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}`, gas: '0x186a0' }, i % 4 === 1, false);
       // Twice: the second read is answered from what the first one found.
       for (let k = 0; k < 2; k++)
         put(await call('eth_call', { from: ALICE, to: kv, data: `0x${word(i % 5)}` }, 'latest'));

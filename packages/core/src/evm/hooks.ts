@@ -35,7 +35,43 @@ export interface FrameEnd {
   memoryWords: number;
 }
 
-export type CodeReader = (address: Uint8Array) => Promise<Uint8Array>;
+/** The state as the run sees it now (its own writes included). */
+export interface RunState {
+  code(address: Uint8Array): Promise<Uint8Array>;
+  balance(address: Uint8Array): Promise<bigint>;
+  /** A slot's value, as 32 bytes. */
+  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A frame's memory as an observer reads it: `size` bytes at `offset`, zeros past its end. */
+export interface MemoryView {
+  read(offset: number, size: number): Uint8Array;
+}
+
+/** A message as it starts (ethereumjs's beforeMessage). */
+export interface MessageStart {
+  depth: number;
+  caller: Uint8Array;
+  /** Undefined for a creation. */
+  to: Uint8Array | undefined;
+  /** Where the code comes from (a CALLCODE's or DELEGATECALL's target); undefined for a creation. */
+  codeAddress: Uint8Array | undefined;
+  value: bigint;
+  /** Its call data, or a creation's init code. */
+  data: Uint8Array;
+  gas: number;
+  delegate: boolean;
+  isStatic: boolean;
+}
+
+/** How it ended (ethereumjs's afterMessage). */
+export interface MessageEnd {
+  error: string | undefined;
+  returnData: Uint8Array;
+  gasUsed: number;
+  /** A creation's address. */
+  created: Uint8Array | undefined;
+}
 
 export interface TransactionStart {
   caller: Uint8Array;
@@ -50,16 +86,59 @@ export interface EngineHooks {
   transactionStart?(tx: TransactionStart): Promise<void> | void;
   /**
    * An instruction passed its checks and was charged its gas (`gasLeft` is what is left): it runs
-   * next, with its operands still on the stack. `code` reads an account's code as the run sees it
-   * now. A promise given is waited for.
+   * next, with its operands still on the stack; `frame` is the running frame's address and memory,
+   * `state` the state as the run sees it now. A promise given is waited for.
    */
-  opcode(op: number, stack: StackView, gasLeft: number, code: CodeReader): Promise<void> | void;
+  opcode(
+    op: number,
+    stack: StackView,
+    gasLeft: number,
+    state: RunState,
+    frame: { address: Uint8Array; memory: MemoryView },
+  ): Promise<void> | void;
   /** A message (the run's own, or a CALL's or CREATE's that passed its depth and balance checks) starts. */
-  enter(depth: number): void;
+  enter(message: MessageStart): void;
   /** That message ended; `error` as its result has it (`revert` for REVERT). */
-  exit(depth: number, error: string | undefined): void;
+  exit(message: MessageStart, end: MessageEnd): void;
   frameStart(frame: FrameStart): void;
   frameEnd(frame: FrameEnd): void;
   /** A precompile ran. */
   precompile(fn: Precompile, data: Uint8Array, result: PrecompileResult): void;
+}
+
+/** Two observers as one: each point reaches `first`, then `second` (either may be absent). */
+export function bothHooks(first: EngineHooks | undefined, second: EngineHooks | undefined): EngineHooks | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return {
+    transactionStart: (tx) => {
+      const a = first.transactionStart?.(tx);
+      if (a instanceof Promise) return a.then(() => second.transactionStart?.(tx));
+      return second.transactionStart?.(tx);
+    },
+    opcode: (op, stack, gasLeft, state, frame) => {
+      const a = first.opcode(op, stack, gasLeft, state, frame);
+      if (a instanceof Promise) return a.then(() => second.opcode(op, stack, gasLeft, state, frame));
+      return second.opcode(op, stack, gasLeft, state, frame);
+    },
+    enter: (message) => {
+      first.enter(message);
+      second.enter(message);
+    },
+    exit: (message, end) => {
+      first.exit(message, end);
+      second.exit(message, end);
+    },
+    frameStart: (frame) => {
+      first.frameStart(frame);
+      second.frameStart(frame);
+    },
+    frameEnd: (frame) => {
+      first.frameEnd(frame);
+      second.frameEnd(frame);
+    },
+    precompile: (fn, data, result) => {
+      first.precompile(fn, data, result);
+      second.precompile(fn, data, result);
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { keccak256 } from '../config/fastCrypto';
 
 import type { AnalysedCode } from './code';
 import { analyse } from './code';
-import type { EngineHooks, StackView } from './hooks';
+import type { EngineHooks, MessageStart, RunState, StackView } from './hooks';
 import { Memory } from './memory';
 import type { ForkRules } from './rules';
 import type { Account, Log, World } from './world';
@@ -197,9 +197,10 @@ export class Machine {
   call(msg: Message): Promise<Outcome> {
     const hooks = this.hooks;
     if (hooks === undefined) return this.callMessage(msg);
-    hooks.enter(msg.depth);
+    const start = messageStart(msg, false);
+    hooks.enter(start);
     return this.callMessage(msg).then((out) => {
-      hooks.exit(msg.depth, out.error);
+      hooks.exit(start, messageEnd(msg, out));
       return out;
     });
   }
@@ -211,9 +212,10 @@ export class Machine {
   create(msg: Message, address: Uint8Array): Promise<Outcome> {
     const hooks = this.hooks;
     if (hooks === undefined) return this.createMessage(msg, address);
-    hooks.enter(msg.depth);
+    const start = messageStart(msg, true);
+    hooks.enter(start);
     return this.createMessage(msg, address).then((out) => {
-      hooks.exit(msg.depth, out.error);
+      hooks.exit(start, messageEnd(msg, out));
       return out;
     });
   }
@@ -366,13 +368,20 @@ export class Machine {
 
   /** The hooks' turn: the instruction passed its checks and paid its gas. */
   private opcodeHook(f: Frame, hooks: EngineHooks): Promise<void> | void {
-    return hooks.opcode(f.op, this.view(f), f.gas, this.codeReader);
+    return hooks.opcode(f.op, this.view(f), f.gas, this.runState, {
+      address: f.msg.to,
+      memory: { read: (offset, size) => f.memory.padded(offset, size) },
+    });
   }
 
-  /** An account's code as this run sees it (for hooks). */
-  private readonly codeReader = async (address: Uint8Array): Promise<Uint8Array> => {
-    const key = keyOf(address);
-    return (await this.world.code(await this.world.account(key, address))).code;
+  /** The state as this run sees it (for hooks). */
+  private readonly runState: RunState = {
+    code: async (address) => (await this.world.code(await this.world.account(keyOf(address), address))).code,
+    balance: async (address) => (await this.world.account(keyOf(address), address)).balance,
+    storage: async (address, slot) => {
+      const account = await this.world.account(keyOf(address), address);
+      return wordBytes(await this.world.sload(account, toBigInt(slot)));
+    },
   };
 
   /** Memory expansion to cover `[offset, offset + size)`: its gas is taken from the frame. */
@@ -1297,6 +1306,25 @@ export class Machine {
     if (out.error === 'revert') f.returnData = out.returnData;
     s[f.sp++] = out.error === undefined ? toBigInt(address) : 0n;
   }
+}
+
+/** A message as hooks see it start (a creation has no recipient or code address yet). */
+function messageStart(msg: Message, create: boolean): MessageStart {
+  return {
+    depth: msg.depth,
+    caller: msg.caller,
+    to: create ? undefined : msg.to,
+    codeAddress: create ? undefined : msg.codeAddress,
+    value: msg.delegate ? msg.apparentValue : msg.value,
+    data: msg.data,
+    gas: msg.gas,
+    delegate: msg.delegate,
+    isStatic: msg.isStatic,
+  };
+}
+
+function messageEnd(msg: Message, out: Outcome) {
+  return { error: out.error, returnData: out.returnData, gasUsed: msg.gas - out.gasLeft, created: out.created };
 }
 
 /** ethereumjs's message: where the jump is (its code's hash, the account it runs for, its offset). */

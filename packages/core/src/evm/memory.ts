@@ -32,6 +32,13 @@ export class Memory {
     this.words = words;
   }
 
+  /** A copy of `size` bytes at `offset`, zeros past the memory's end. */
+  padded(offset: number, size: number): Uint8Array {
+    const out = new Uint8Array(size);
+    if (offset < this.buf.length) out.set(this.buf.subarray(offset, Math.min(offset + size, this.buf.length)));
+    return out;
+  }
+
   /** A copy of `size` bytes at `offset` (the range is inside the memory). */
   read(offset: number, size: number): Uint8Array {
     return this.buf.slice(offset, offset + size);

@@ -154,7 +154,7 @@ export class EngineTransactions {
       world,
     );
     const failed = run.execResult.exceptionError !== undefined;
-    if (!failed) await this.writeBack(world, journal);
+    if (!failed) await writeBack(vm, world);
     const selfdestruct = new Map<string, Uint8Array>();
     const createdAddresses = new Set<string>();
     if (!failed) {
@@ -172,24 +172,25 @@ export class EngineTransactions {
       },
     } as unknown as EVMResult;
   }
+}
 
-  /** The run's changes into the VM's state, through its journal (which touches what it writes). */
-  private async writeBack(world: World, journal: Journal): Promise<void> {
-    const sm = this.vm.stateManager;
-    const written = new Set<string>();
-    for (const { account, fields, code, storage } of world.changes()) {
-      const address = new Address(account.address);
-      if (fields || (await sm.getAccount(address)) === undefined) {
-        const stored = (await sm.getAccount(address)) ?? new Account();
-        stored.nonce = account.nonce;
-        stored.balance = account.balance;
-        await journal.putAccount(address, stored);
-        written.add(account.key);
-      }
-      if (code !== undefined) await sm.putCode(address, code);
-      for (const [slot, value] of storage)
-        await sm.putStorage(address, wordBytes(slot), value === 0n ? new Uint8Array() : bigIntToBytes(value));
+/** A run's changes into `vm`'s state, through its journal (which touches what it writes, and what the run touched). */
+export async function writeBack(vm: VM, world: World): Promise<void> {
+  const sm = vm.stateManager;
+  const journal = vm.evm.journal as unknown as Journal;
+  const written = new Set<string>();
+  for (const { account, fields, code, storage } of world.changes()) {
+    const address = new Address(account.address);
+    if (fields || (await sm.getAccount(address)) === undefined) {
+      const stored = (await sm.getAccount(address)) ?? new Account();
+      stored.nonce = account.nonce;
+      stored.balance = account.balance;
+      await journal.putAccount(address, stored);
+      written.add(account.key);
     }
-    for (const key of world.touched) if (!written.has(key)) journal.touchAccount(key);
+    if (code !== undefined) await sm.putCode(address, code);
+    for (const [slot, value] of storage)
+      await sm.putStorage(address, wordBytes(slot), value === 0n ? new Uint8Array() : bigIntToBytes(value));
   }
+  for (const key of world.touched) if (!written.has(key)) journal.touchAccount(key);
 }

@@ -13,10 +13,12 @@ import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereu
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
-import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, runMessage } from '../evm/engine';
+import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, runMessage, World } from '../evm/engine';
+import { bothHooks } from '../evm/hooks';
 import type { Precompile } from '../evm/engine';
 import { ExecutionGuard } from './executionGuard';
-import { blockEnv, engineRules, stateBackend } from './onEngine';
+import { blockEnv, engineRules, stateBackend, writeBack } from './onEngine';
+import { attach, engineObserver } from './tracers/attach';
 import type { EngineTransactions } from './onEngine';
 import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
@@ -29,7 +31,7 @@ import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { decodeRevertReason } from './revertReason';
 import { Overrides } from './overrides';
 import type { StateOverride } from './overrides';
-import type { TracerContext } from './tracers/tracer';
+import type { EvmObserver, TracerContext } from './tracers/tracer';
 import { LruCache } from '../support/lru';
 import { SerialQueue } from '../support/serialQueue';
 import { STOCK_EVM } from '../state/flatState';
@@ -206,12 +208,14 @@ export class ScratchVm {
    * check here). `settle`: ends as a transaction does, the empty accounts it touched removed
    * (EIP-161), for a state that is kept (eth_simulateV1's blocks). `untouched`: only its answer is
    * read (no trace, no line count, no access list), so a call that moves no value writes neither
-   * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `counted`: its answer
-   * and its line counts are read (no trace, no access list). Either runs on the node's own engine
-   * where it has the fork's rules, the line counter's hooks in it when the counter is on, unless a
-   * stop condition watches the counts (the guard's checks are ethereumjs's opcodes). `access`: filled
-   * with the addresses and slots the run warms, the request's access list first (unprefixed hex, as
-   * ethereumjs's journal reports them); such a run runs on the engine too.
+   * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `access`: filled with the
+   * addresses and slots the run warms, the request's access list first (unprefixed hex, as
+   * ethereumjs's journal reports them). `observer`: fed the run (tracers/attach.ts).
+   *
+   * It runs on the node's own engine where that has the fork's rules, with the line counter's hooks
+   * when the counter is on and the observer's when it reads no step event; on ethereumjs when a
+   * tracer listens to the EVM's events, the observer reads steps, or a stop condition watches the
+   * counts (the guard's checks are ethereumjs's opcodes). A settled run's changes are written back.
    */
   protected async runCall(
     req: CallRequest,
@@ -221,14 +225,14 @@ export class ScratchVm {
       prepaid = false,
       settle = false,
       untouched = false,
-      counted = false,
       access,
+      observer,
     }: {
       prepaid?: boolean;
       settle?: boolean;
       untouched?: boolean;
-      counted?: boolean;
       access?: Map<string, Set<string>>;
+      observer?: EvmObserver;
     } = {},
   ): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
@@ -261,19 +265,23 @@ export class ScratchVm {
     const evm = this.vm.evm as { untouchedCalls?: boolean };
     evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
     const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
+    const events = this.vm.evm.events as unknown as { listenerCount(name: string): number };
     const rules =
       OWN_ENGINE &&
-      (untouched || counted || access !== undefined) &&
-      !settle &&
-      !prepaid &&
+      observer?.steps !== true &&
+      events.listenerCount('beforeMessage') === 0 &&
+      events.listenerCount('step') === 0 &&
       !this.guard.watching &&
       gasLimit <= MAX_ENGINE_GAS
         ? engineRules(this.vm)
         : null;
     const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();
+    const observed = rules === null || observer === undefined ? undefined : engineObserver(observer);
+    const detach = rules !== null || observer === undefined ? undefined : attach(this.vm.evm, observer);
     try {
-      if (rules !== null)
-        return (await runMessage(
+      if (rules !== null) {
+        const world = new World(stateBackend(this.vm));
+        const result = await runMessage(
           {
             rules,
             backend: stateBackend(this.vm),
@@ -283,7 +291,8 @@ export class ScratchVm {
             warmPrecompiles: this.overrides.forkPrecompiles(),
             precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
             check: this.guard.engineCheck,
-            hooks: this.counter.engineHooks(context.header.baseFeePerGas),
+            // ethereumjs wraps the tracer's opcode handlers around the counter's: the tracer first.
+            hooks: bothHooks(observed?.hooks, this.counter.engineHooks(context.header.baseFeePerGas)),
             pool: this.framePool,
           },
           {
@@ -296,7 +305,12 @@ export class ScratchVm {
             warmSlots: this.vm.common.isActivatedEIP(2930) ? (req.accessList ?? []) : [],
             accessed,
           },
-        )) as unknown as EVMResult;
+          world,
+        );
+        observed?.done();
+        if (settle) await writeBack(this.vm, world);
+        return result as unknown as EVMResult;
+      }
       return await this.vm.evm.runCall({
         caller,
         origin: caller,
@@ -308,6 +322,7 @@ export class ScratchVm {
         block: context,
       });
     } finally {
+      detach?.();
       if (access !== undefined)
         if (accessed !== undefined && rules !== null)
           for (const [key, slots] of accessed)
@@ -317,8 +332,12 @@ export class ScratchVm {
       warm.warmAddresses = undefined;
       // Forget what this call warmed (the next call has its own sender and target); the state it
       // touched is reverted by the caller's checkpoint, or settled.
-      if (settle) await journal.cleanup();
-      else journal.cleanJournal();
+      if (settle) {
+        await journal.cleanup();
+        // The next run is another transaction: its slots' original values (EIP-2200) are the ones
+        // this run left, as runTx has them (it clears this cache after every transaction).
+        this.vm.stateManager.originalStorageCache.clear();
+      } else journal.cleanJournal();
       (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
   }
@@ -361,7 +380,6 @@ export class ScratchVm {
     if (countLines) await this.counter.begin(sentBaseFee(block));
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
       untouched: !countLines,
-      counted: countLines,
     });
     const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
     return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };

@@ -132,7 +132,6 @@ export class Simulator extends ScratchVm {
           try {
             return await this.runCall(req, block, gas - intrinsic.upfront, {
               untouched: !counting,
-              counted: counting,
             });
           } finally {
             await this.vm.evm.journal.revert();
@@ -470,18 +469,12 @@ export class Simulator extends ScratchVm {
         simulated: (number, hash) => this.simulatedHashes.set(number, hash),
         runCall: async (call, block, gasLimit, gasPrice, tx, tracer) => {
           await this.counter.begin();
-          const detach = tracer === undefined ? undefined : attach(this.vm.evm, tracer);
-          let result: EVMResult;
-          try {
-            result = await this.runCall(
-              { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
-              block,
-              gasLimit,
-              { prepaid: true, settle: true },
-            );
-          } finally {
-            detach?.();
-          }
+          const result = await this.runCall(
+            { ...call, gasPrice, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined },
+            block,
+            gasLimit,
+            { prepaid: true, settle: true, observer: tracer },
+          );
           return { result, lineCounts: this.counter.end(tx, result) };
         },
       };

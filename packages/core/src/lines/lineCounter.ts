@@ -839,18 +839,18 @@ export class LineCounter {
                 baseFee,
               )
           : undefined,
-      opcode: (op, stack, gasLeft, code) => {
+      opcode: (op, stack, gasLeft, state) => {
         if (op === 0x3c && this.mode !== 'limitless')
-          return this.extCodeCopySeen(stack, (target) => code(target.bytes));
+          return this.extCodeCopySeen(stack, (target) => state.code(target.bytes));
         const measure = this.measures[op];
         if (measure !== undefined) measure(stack);
         this.ops[op]++;
         if (london && measure !== undefined) this.lastGasLeft = BigInt(gasLeft);
       },
-      enter: (depth) => {
+      enter: ({ depth }) => {
         if (!london && (top || depth > 0)) messages.push(this.messageEntered(depth === 0));
       },
-      exit: (depth, error) => {
+      exit: ({ depth }, { error }) => {
         if (london || (!top && depth === 0)) return;
         const entered = messages.pop();
         if (entered !== undefined) this.messageExited(entered, error !== undefined);

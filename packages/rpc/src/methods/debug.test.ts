@@ -298,6 +298,27 @@ describe('eth_simulateV1 buys gas as geth does', () => {
   });
 });
 
+test('eth_simulateV1: each call is a transaction of its own, so a slot an earlier call wrote is its original value (EIP-2200), as in a block', async () => {
+  await withTestRpc({}, async (node) => {
+    // A key-value store: two words store the second in the first.
+    const store = '0x601a80600b6000396000f3600035602036116013575460005260206000f35b6020359055' + '00';
+    const deploy = await node.call<string>('eth_sendTransaction', { from: ALICE, data: store });
+    const to = (await node.call<{ contractAddress: string }>('eth_getTransactionReceipt', deploy)).contractAddress;
+    const word = (n: number) => n.toString(16).padStart(64, '0');
+    const write = (value: number) => ({ from: ALICE, to, data: `0x${word(1)}${word(value)}` });
+    const [simulated] = await node.call<{ calls: { gasUsed: string }[] }[]>('eth_simulateV1', {
+      blockStateCalls: [{ calls: [write(5), write(6)] }],
+    });
+    // The same two writes mined, one block each.
+    const used: string[] = [];
+    for (const value of [5, 6]) {
+      const hash = await node.call<string>('eth_sendTransaction', write(value));
+      used.push((await node.call<{ gasUsed: string }>('eth_getTransactionReceipt', hash)).gasUsed);
+    }
+    expect(simulated.calls.map((c) => c.gasUsed)).toEqual(used);
+  });
+});
+
 test("eth_simulateV1: BLOCKHASH of an earlier simulated block is that block's simulated hash, as geth's simulated chain", async () => {
   await withTestRpc({}, async (node) => {
     const PARENT_HASH = '0x0000000000000000000000000000000000000b1c';

@@ -1,8 +1,12 @@
-/** How a tracer is fed: the EVM's events while a run goes on, and the state before and after it. */
+/**
+ * How a tracer is fed: the EVM's events while a run goes on (ethereumjs's, or the node's own engine's
+ * hooks), and the state before and after it.
+ */
 import { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { TracerError } from '../../errors';
+import type { EngineHooks } from '../../evm/hooks';
 import type { EvmObserver, MessageEvent, MessageResult, OpcodeState, StateReader, StepEvent } from './tracer';
 
 /**
@@ -51,6 +55,72 @@ export function attach(evm: VM['evm'], tracer: EvmObserver): () => void {
     on.off('afterMessage', exit);
     unhook();
     if (failure !== undefined) throw new TracerError(`the tracer failed: ${(failure as Error).message}`);
+  };
+}
+
+/**
+ * The same feeding on the node's own engine, for an observer that reads no step event (steps false):
+ * its messages, and its opcodes with the state as the run sees it. `done` throws what the tracer
+ * threw, as attach's detach does.
+ */
+export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(): void } {
+  let failure: unknown;
+  const wanted = new Uint8Array(256);
+  for (const code of tracer.opcodes ?? []) wanted[code] = 1;
+  const onOpcode = tracer.onOpcode;
+  const hooks: EngineHooks = {
+    opcode: (op, stack, _gasLeft, state, frame) => {
+      if (wanted[op] === 0 || onOpcode === undefined) return;
+      const view: OpcodeState = {
+        stack,
+        memory: frame.memory,
+        interpreter: { getAddress: () => ({ bytes: frame.address }) },
+        stateManager: {
+          getStorage: (address, key) => state.storage(address.bytes, key),
+          getAccount: async (address) => ({ balance: await state.balance(address.bytes) }),
+        },
+      };
+      try {
+        const r = onOpcode.call(tracer, op, view);
+        if (r instanceof Promise) return r.catch((e: unknown) => void (failure ??= e));
+      } catch (e) {
+        failure ??= e;
+      }
+    },
+    enter: (m) => {
+      const message: MessageEvent = {
+        caller: { bytes: m.caller },
+        ...(m.to !== undefined && { to: { bytes: m.to } }),
+        ...(m.codeAddress !== undefined && { codeAddress: { bytes: m.codeAddress } }),
+        value: m.value,
+        data: m.data,
+        gasLimit: BigInt(m.gas),
+        depth: m.depth,
+        delegatecall: m.delegate,
+        isStatic: m.isStatic,
+      };
+      tracer.onEnter?.(message);
+    },
+    exit: (_m, end) => {
+      const result: MessageResult = {
+        ...(end.created !== undefined && { createdAddress: { bytes: end.created } }),
+        execResult: {
+          ...(end.error !== undefined && { exceptionError: { error: end.error } }),
+          returnValue: end.returnData,
+          executionGasUsed: BigInt(end.gasUsed),
+        },
+      };
+      tracer.onExit?.(result);
+    },
+    frameStart: () => {},
+    frameEnd: () => {},
+    precompile: () => {},
+  };
+  return {
+    hooks,
+    done: () => {
+      if (failure !== undefined) throw new TracerError(`the tracer failed: ${(failure as Error).message}`);
+    },
   };
 }
 
