@@ -87,7 +87,7 @@ async function measure() {
       },
     ],
   };
-  out['eth_simulateV1 of 100 ERC20 transfers (ms)'] = await per(10, () => call('eth_simulateV1', [simulate, 'latest']));
+  out['eth_simulateV1 of 100 ERC20 transfers (ms)'] = await per(40, () => call('eth_simulateV1', [simulate, 'latest']));
   rpc.close();
   await chain.close();
   process.stdout.write(JSON.stringify(out));
