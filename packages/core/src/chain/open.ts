@@ -292,9 +292,7 @@ export async function openChain(
     bridge: opts.l1l2Bridge,
   });
   // Mining runs to the end of every transaction, but lets the event loop in between slices.
-  const guard = new ExecutionGuard(vm.evm);
-  engine.check = guard.engineCheck;
-  engine.hooks = (baseFee) => counter.engineHooks(baseFee, false);
+  engine.connect(new ExecutionGuard(vm.evm), counter);
   const head = new ChainHead(common, scheduled, kv, store, stateDb, vm, clock, spec?.daoForkBlock);
   const accounts = deriveAccounts(persisted.mnemonic, persisted.accounts, persisted.derivationPath);
   head.rpcGasCap = opts.rpcGasCap;

@@ -88,9 +88,10 @@ export async function runMessage(
     world.preWarmAddress(key);
     if (input.accessed !== undefined) world.record(key);
     const account = await world.account(key, address);
-    for (const slot of slots) {
-      world.preWarmSlot(account, toBigInt(slot));
-      if (input.accessed !== undefined) world.record(key, toBigInt(slot));
+    for (const bytes of slots) {
+      const slot = toBigInt(bytes);
+      world.preWarmSlot(account, slot);
+      if (input.accessed !== undefined) world.record(key, slot);
     }
   }
   const machine = new Machine(

@@ -368,21 +368,26 @@ export class Machine {
 
   /** The hooks' turn: the instruction passed its checks and paid its gas. */
   private opcodeHook(f: Frame, hooks: EngineHooks): Promise<void> | void {
-    return hooks.opcode(f.op, this.view(f), f.gas, this.runState, {
+    return hooks.opcode(f.op, this.view(f), f.gas, (this.runState ??= this.stateView()), {
       address: f.msg.to,
       memory: { read: (offset, size) => f.memory.padded(offset, size) },
     });
   }
 
-  /** The state as this run sees it (for hooks). */
-  private readonly runState: RunState = {
-    code: async (address) => (await this.world.code(await this.world.account(keyOf(address), address))).code,
-    balance: async (address) => (await this.world.account(keyOf(address), address)).balance,
-    storage: async (address, slot) => {
-      const account = await this.world.account(keyOf(address), address);
-      return wordBytes(await this.world.sload(account, toBigInt(slot)));
-    },
-  };
+  /** The state as this run sees it, for hooks (made when first asked for). */
+  private runState: RunState | undefined;
+
+  private stateView(): RunState {
+    const world = this.world;
+    return {
+      code: async (address) => (await world.code(await world.account(keyOf(address), address))).code,
+      balance: async (address) => (await world.account(keyOf(address), address)).balance,
+      storage: async (address, slot) => {
+        const account = await world.account(keyOf(address), address);
+        return wordBytes(await world.sload(account, toBigInt(slot)));
+      },
+    };
+  }
 
   /** Memory expansion to cover `[offset, offset + size)`: its gas is taken from the frame. */
   private expand(f: Frame, offset: bigint, size: bigint): void {
@@ -627,16 +632,20 @@ export class Machine {
         case 0x30: // ADDRESS
           push(toBigInt(msg.to));
           break;
-        case 0x31: {
-          // BALANCE
+        case 0x31: // BALANCE
+        case 0x3b: // EXTCODESIZE
+        case 0x3f: {
+          // EXTCODEHASH. The account is warmed before the gas is charged, as ethereumjs warms it in
+          // the gas handler.
           need(1);
           const target = addressOf(stack[f.sp - 1]);
           const key = keyOf(target);
-          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
           this.useGas(f, base + this.accessCost(key));
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           const acct = await world.account(key, target);
-          stack[f.sp - 1] = acct.balance;
+          if (op === 0x31) stack[f.sp - 1] = acct.balance;
+          else if (op === 0x3b) stack[f.sp - 1] = BigInt((await world.code(acct)).code.length);
+          else stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : toBigInt(acct.codeHash);
           break;
         }
         case 0x32: // ORIGIN
@@ -681,18 +690,6 @@ export class Machine {
         case 0x3a: // GASPRICE
           push(tx.gasPrice);
           break;
-        case 0x3b: {
-          // EXTCODESIZE
-          need(1);
-          const target = addressOf(stack[f.sp - 1]);
-          const key = keyOf(target);
-          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
-          this.useGas(f, base + this.accessCost(key));
-          if (hooks !== undefined) await this.opcodeHook(f, hooks);
-          const acct = await world.account(key, target);
-          stack[f.sp - 1] = BigInt((await world.code(acct)).code.length);
-          break;
-        }
         case 0x3c: {
           // EXTCODECOPY
           need(4);
@@ -736,18 +733,6 @@ export class Machine {
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           f.sp -= 3;
           if (size > 0n) f.memory.write(Number(memOffset), f.returnData, Number(dataOffset), Number(size));
-          break;
-        }
-        case 0x3f: {
-          // EXTCODEHASH
-          need(1);
-          const target = addressOf(stack[f.sp - 1]);
-          const key = keyOf(target);
-          // Warmed before the gas is charged, as ethereumjs warms it in the gas handler.
-          this.useGas(f, base + this.accessCost(key));
-          if (hooks !== undefined) await this.opcodeHook(f, hooks);
-          const acct = await world.account(key, target);
-          stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : toBigInt(acct.codeHash);
           break;
         }
         case 0x40: {
@@ -806,30 +791,19 @@ export class Machine {
           stack[f.sp - 1] = toBigInt(f.memory.buf, Number(a), Number(a) + 32);
           break;
         }
-        case 0x52: {
-          // MSTORE: the memory's gas before the value is taken (ethereumjs's order).
-          need(1);
-          a = stack[f.sp - 1];
-          this.useGas(f, base);
-          this.expand(f, a, 32n);
-          if (hooks !== undefined) await this.opcodeHook(f, hooks);
-          need(2);
-          b = stack[f.sp - 2];
-          f.sp -= 2;
-          f.memory.buf.set(wordBytes(b), Number(a));
-          break;
-        }
+        case 0x52: // MSTORE
         case 0x53: {
-          // MSTORE8
+          // MSTORE8. The memory's gas before the value is taken (ethereumjs's order).
           need(1);
           a = stack[f.sp - 1];
           this.useGas(f, base);
-          this.expand(f, a, 1n);
+          this.expand(f, a, op === 0x52 ? 32n : 1n);
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           need(2);
           b = stack[f.sp - 2];
           f.sp -= 2;
-          f.memory.buf[Number(a)] = Number(b & 0xffn);
+          if (op === 0x52) f.memory.buf.set(wordBytes(b), Number(a));
+          else f.memory.buf[Number(a)] = Number(b & 0xffn);
           break;
         }
         case 0x54: {
@@ -927,20 +901,7 @@ export class Machine {
         case 0xfa: // STATICCALL
           await this.callOp(f, op, base);
           break;
-        case 0xf3: {
-          // RETURN
-          need(2);
-          a = stack[f.sp - 1];
-          b = stack[f.sp - 2];
-          this.useGas(f, base);
-          this.expand(f, a, b);
-          if (hooks !== undefined) await this.opcodeHook(f, hooks);
-          return {
-            error: undefined,
-            returnData: b === 0n ? EMPTY : f.memory.read(Number(a), Number(b)),
-            gasLeft: f.gas,
-          };
-        }
+        case 0xf3: // RETURN
         case 0xfd: {
           // REVERT
           need(2);
@@ -950,7 +911,7 @@ export class Machine {
           this.expand(f, a, b);
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           return {
-            error: 'revert',
+            error: op === 0xfd ? 'revert' : undefined,
             returnData: b === 0n ? EMPTY : f.memory.read(Number(a), Number(b)),
             gasLeft: f.gas,
           };

@@ -115,15 +115,19 @@ export class ExecutionGuard {
    * for ethereumjs's runs); otherwise a pause when the event loop has waited long enough.
    */
   readonly engineCheck = (): Promise<void> | undefined => {
-    this.halted ??= this.stopWhen?.() ?? (performance.now() > this.deadline ? 'timeout' : undefined);
-    if (this.halted !== undefined) throw new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+    if (this.shouldHalt()) throw new EVMError(EVMError.errorMessages.OUT_OF_GAS);
     return yieldIfBusy();
   };
 
   /** Halts past the deadline; otherwise a pause when the event loop has waited long enough. */
   private check(runState: RunState): Promise<void> | undefined {
+    return this.shouldHalt() ? this.halt(runState) : yieldIfBusy();
+  }
+
+  /** Whether the execution is to halt: its stop condition gave a reason, or its deadline passed (kept in `halted`). */
+  private shouldHalt(): boolean {
     this.halted ??= this.stopWhen?.() ?? (performance.now() > this.deadline ? 'timeout' : undefined);
-    return this.halted === undefined ? yieldIfBusy() : this.halt(runState);
+    return this.halted !== undefined;
   }
 
   private halt(runState: RunState): never {

@@ -14,6 +14,9 @@ import type { VM } from '@ethereumjs/vm';
 
 import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage, World } from '../evm/engine';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
+import type { ForkRules } from '../evm/rules';
+import type { LineCounter } from '../lines/lineCounter';
+import type { ExecutionGuard } from './executionGuard';
 import type { FlatStateManager } from '../state/flatState';
 import { wordBytes } from '../evm/world';
 
@@ -56,9 +59,18 @@ export function blockEnv(vm: VM, block: Block): BlockEnv {
 }
 
 /** The engine's rules for `vm`'s fork now; null where it runs ethereumjs (a fork it does not implement). */
-export function engineRules(vm: VM) {
+export function engineRules(vm: VM): ForkRules | null {
   const evm = vm.evm as unknown as { allowUnlimitedContractSize: boolean };
   return rulesOf(vm.evm.common, evm.allowUnlimitedContractSize);
+}
+
+/**
+ * A tracer listens to `vm`'s EVM (tracers/attach.ts registers for its messages, and its steps if it
+ * reads them): what runs then runs on ethereumjs, whose events it reads.
+ */
+export function tracerListening(vm: VM): boolean {
+  const events = vm.evm.events as unknown as { listenerCount(name: string): number };
+  return events.listenerCount('beforeMessage') > 0 || events.listenerCount('step') > 0;
 }
 
 /** The top-level message runTx hands to evm.runCall. */
@@ -86,13 +98,13 @@ type Journal = {
  * Runs the transactions of `vm` (runTx's message) on the engine where it can: no tracer listens to
  * the EVM, the fork is one it implements. Installed on the VM before its line counter and its
  * guard, which wrap `evm.runCall` around it (so the counter's transaction-level hooks stay where
- * they are); `check` and `hooks` are theirs, given once they exist.
+ * they are); `connect` gives it theirs once they exist.
  */
 export class EngineTransactions {
   /** The execution guard's check (evm/engine.ts EngineOptions.check). */
-  check: () => Promise<void> | undefined = () => undefined;
+  private check: () => Promise<void> | undefined = () => undefined;
   /** The line counter's hooks for one run below the transaction's own message, if it counts. */
-  hooks: (baseFee: bigint | undefined) => EngineHooks | undefined = () => undefined;
+  private hooks: (baseFee: bigint | undefined) => EngineHooks | undefined = () => undefined;
 
   /** The engine's stacks and memories, reused by this VM's transactions (one at a time). */
   private readonly pool = new FramePool();
@@ -102,29 +114,40 @@ export class EngineTransactions {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
       const m = opts as TxMessage;
-      if (!OWN_ENGINE || m.message !== undefined || m.skipNonceIncrement !== true || m.gasLimit > MAX_ENGINE_GAS)
+      if (
+        !OWN_ENGINE ||
+        m.message !== undefined ||
+        m.skipNonceIncrement !== true ||
+        m.gasLimit > MAX_ENGINE_GAS ||
+        tracerListening(vm)
+      )
         return runCall(opts);
-      const events = vm.evm.events as unknown as { listenerCount(name: string): number };
-      if (events.listenerCount('step') > 0 || events.listenerCount('beforeMessage') > 0) return runCall(opts);
       const rules = engineRules(vm);
       if (rules === null) return runCall(opts);
       return this.run(m, rules);
     };
   }
 
-  private async run(m: TxMessage, rules: NonNullable<ReturnType<typeof engineRules>>): Promise<EVMResult> {
+  /** The VM's guard and line counter, once they wrap its runCall around this. */
+  connect(guard: ExecutionGuard, counter: LineCounter): void {
+    this.check = guard.engineCheck;
+    this.hooks = (baseFee) => counter.engineHooks(baseFee, false);
+  }
+
+  private async run(m: TxMessage, rules: ForkRules): Promise<EVMResult> {
     const vm = this.vm;
     const journal = vm.evm.journal as unknown as Journal;
     const precompiles = (vm.evm as unknown as { _precompiles: Map<string, Precompile> })._precompiles;
     // Warm as runTx left the journal: the sender, the recipient, the coinbase, the access list, the
-    // authorities (precompiles are warm through their map).
+    // authorities (the precompiles it lists are warm through their map already).
     const warmAddresses: Uint8Array[] = [];
     const warmSlots: [Uint8Array, Uint8Array[]][] = [];
     for (const map of [journal.alwaysWarmJournal, journal.journal])
       for (const [key, slots] of map) {
+        if (slots.size === 0 && precompiles.has(key)) continue;
         const address = hexToBytes(`0x${key}`);
-        warmAddresses.push(address);
-        if (slots.size > 0) warmSlots.push([address, [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+        if (slots.size === 0) warmAddresses.push(address);
+        else warmSlots.push([address, [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
       }
     const backend = stateBackend(vm);
     const world = new World(backend);
@@ -158,6 +181,7 @@ export class EngineTransactions {
     const selfdestruct = new Map<string, Uint8Array>();
     const createdAddresses = new Set<string>();
     if (!failed) {
+      // runTx reads the keys alone (the accounts it deletes); the beneficiaries are not kept.
       for (const key of world.destructed) selfdestruct.set(`0x${key}`, new Uint8Array(20));
       for (const key of world.created) createdAddresses.add(`0x${key}`);
     }
@@ -181,11 +205,12 @@ export async function writeBack(vm: VM, world: World): Promise<void> {
   const written = new Set<string>();
   for (const { account, fields, code, storage } of world.changes()) {
     const address = new Address(account.address);
-    if (fields || (await sm.getAccount(address)) === undefined) {
-      const stored = (await sm.getAccount(address)) ?? new Account();
-      stored.nonce = account.nonce;
-      stored.balance = account.balance;
-      await journal.putAccount(address, stored);
+    const stored = await sm.getAccount(address);
+    if (fields || stored === undefined) {
+      const next = stored ?? new Account();
+      next.nonce = account.nonce;
+      next.balance = account.balance;
+      await journal.putAccount(address, next);
       written.add(account.key);
     }
     if (code !== undefined) await sm.putCode(address, code);

@@ -16,8 +16,9 @@ import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, In
 import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, runMessage, World } from '../evm/engine';
 import { bothHooks } from '../evm/hooks';
 import type { Precompile } from '../evm/engine';
+import type { ForkRules } from '../evm/rules';
 import { ExecutionGuard } from './executionGuard';
-import { blockEnv, engineRules, stateBackend, writeBack } from './onEngine';
+import { blockEnv, engineRules, stateBackend, tracerListening, writeBack } from './onEngine';
 import { attach, engineObserver } from './tracers/attach';
 import type { EngineTransactions } from './onEngine';
 import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
@@ -56,6 +57,25 @@ export type Blockchain = {
   putBlock(): Promise<void>;
   shallowCopy(): Blockchain;
 };
+
+/** How runCall runs a request (see runCall). */
+interface RunOptions {
+  prepaid?: boolean;
+  settle?: boolean;
+  untouched?: boolean;
+  access?: Map<string, Set<string>>;
+  observer?: EvmObserver;
+}
+
+/** What runCall worked out before it picks an engine. */
+interface PreparedRun {
+  caller: Address;
+  gasPrice: bigint;
+  value: bigint;
+  gasLimit: bigint;
+  /** The block the run sees (base fee 0 for a call that names no fee). */
+  context: Block;
+}
 
 export const ZERO_ADDRESS = new Uint8Array(20);
 /** geth's default `--rpc.evmtimeout`: how long one eth_call (or estimate, access list) may run. */
@@ -114,10 +134,7 @@ export class ScratchVm {
     engine?: EngineTransactions,
   ) {
     this.guard = new ExecutionGuard(vm.evm);
-    if (engine !== undefined) {
-      engine.check = this.guard.engineCheck;
-      engine.hooks = (baseFee) => counter.engineHooks(baseFee, false);
-    }
+    engine?.connect(this.guard, counter);
     this.overrides = new Overrides(vm);
     this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
     this.scheduled = opts.scheduled ?? false;
@@ -217,32 +234,81 @@ export class ScratchVm {
    * tracer listens to the EVM's events, the observer reads steps, or a stop condition watches the
    * counts (the guard's checks are ethereumjs's opcodes). A settled run's changes are written back.
    */
-  protected async runCall(
-    req: CallRequest,
-    block: Block,
-    gasLimit: bigint,
-    {
-      prepaid = false,
-      settle = false,
-      untouched = false,
-      access,
-      observer,
-    }: {
-      prepaid?: boolean;
-      settle?: boolean;
-      untouched?: boolean;
-      access?: Map<string, Set<string>>;
-      observer?: EvmObserver;
-    } = {},
-  ): Promise<EVMResult> {
+  protected async runCall(req: CallRequest, block: Block, gasLimit: bigint, opts: RunOptions = {}): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
     const value = req.value ?? 0n;
-    if (!prepaid && (gasPrice > 0n || value > 0n)) {
+    if (opts.prepaid !== true && (gasPrice > 0n || value > 0n)) {
       const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
       const want = gasLimit * gasPrice + value;
       if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
     }
+    const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
+    const rules =
+      OWN_ENGINE &&
+      opts.observer?.steps !== true &&
+      !tracerListening(this.vm) &&
+      !this.guard.watching &&
+      gasLimit <= MAX_ENGINE_GAS
+        ? engineRules(this.vm)
+        : null;
+    const run = { caller, gasPrice, value, gasLimit, context };
+    return rules === null ? this.runOnEthereumjs(req, run, opts) : this.runOnEngine(req, run, rules, opts);
+  }
+
+  /** runCall on the node's own engine. */
+  private async runOnEngine(
+    req: CallRequest,
+    { caller, gasPrice, value, gasLimit, context }: PreparedRun,
+    rules: ForkRules,
+    { settle = false, access, observer }: RunOptions,
+  ): Promise<EVMResult> {
+    const backend = stateBackend(this.vm);
+    const world = new World(backend);
+    const observed = observer === undefined ? undefined : engineObserver(observer);
+    const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();
+    const result = await runMessage(
+      {
+        rules,
+        backend,
+        block: blockEnv(this.vm, context),
+        tx: { origin: caller.bytes, gasPrice, blobHashes: [] },
+        precompiles: this.overrides.precompiles as Map<string, Precompile>,
+        warmPrecompiles: this.overrides.forkPrecompiles(),
+        precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
+        check: this.guard.engineCheck,
+        // ethereumjs wraps the tracer's opcode handlers around the counter's: the tracer first.
+        hooks: bothHooks(observed?.hooks, this.counter.engineHooks(context.header.baseFeePerGas)),
+        pool: this.framePool,
+      },
+      {
+        caller: caller.bytes,
+        to: req.to,
+        value,
+        data: req.data ?? new Uint8Array(),
+        gasLimit,
+        warmAddresses: [caller.bytes, ...(req.to === undefined ? [] : [req.to]), context.header.coinbase.bytes],
+        warmSlots: this.vm.common.isActivatedEIP(2930) ? (req.accessList ?? []) : [],
+        accessed,
+      },
+      world,
+    );
+    observed?.done();
+    for (const [key, slots] of accessed ?? [])
+      access?.set(key, new Set([...slots].map((s) => s.toString(16).padStart(64, '0'))));
+    if (settle) {
+      await writeBack(this.vm, world);
+      await this.settled();
+    }
+    return result as unknown as EVMResult;
+  }
+
+  /** runCall on ethereumjs: the journal warmed as a transaction warms it, the observer on its events. */
+  private async runOnEthereumjs(
+    req: CallRequest,
+    { caller, gasPrice, value, gasLimit, context }: PreparedRun,
+    { settle = false, untouched = false, access, observer }: RunOptions,
+  ): Promise<EVMResult> {
     // Warm what a transaction would warm (EIP-2929), so gas figures match a real transaction.
     const journal = this.vm.evm.journal;
     const reporting = journal as unknown as { startReportingAccessList(): void; accessList?: Map<string, Set<string>> };
@@ -255,7 +321,7 @@ export class ScratchVm {
     else warm.warmAddresses = this.overrides.forkPrecompiles();
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes));
     if (req.to !== undefined) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(req.to));
-    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes));
+    journal.addAlwaysWarmAddress(bytesToUnprefixedHex(context.header.coinbase.bytes));
     if (this.vm.common.isActivatedEIP(2930))
       for (const [address, slots] of req.accessList ?? []) {
         const a = bytesToUnprefixedHex(address);
@@ -264,53 +330,8 @@ export class ScratchVm {
       }
     const evm = this.vm.evm as { untouchedCalls?: boolean };
     evm.untouchedCalls = untouched && !settle && !STOCK_EVM;
-    const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
-    const events = this.vm.evm.events as unknown as { listenerCount(name: string): number };
-    const rules =
-      OWN_ENGINE &&
-      observer?.steps !== true &&
-      events.listenerCount('beforeMessage') === 0 &&
-      events.listenerCount('step') === 0 &&
-      !this.guard.watching &&
-      gasLimit <= MAX_ENGINE_GAS
-        ? engineRules(this.vm)
-        : null;
-    const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();
-    const observed = rules === null || observer === undefined ? undefined : engineObserver(observer);
-    const detach = rules !== null || observer === undefined ? undefined : attach(this.vm.evm, observer);
+    const detach = observer === undefined ? undefined : attach(this.vm.evm, observer);
     try {
-      if (rules !== null) {
-        const world = new World(stateBackend(this.vm));
-        const result = await runMessage(
-          {
-            rules,
-            backend: stateBackend(this.vm),
-            block: blockEnv(this.vm, context),
-            tx: { origin: caller.bytes, gasPrice, blobHashes: [] },
-            precompiles: this.overrides.precompiles as Map<string, Precompile>,
-            warmPrecompiles: this.overrides.forkPrecompiles(),
-            precompileContext: { common: this.vm.common, _EVM: this.vm.evm },
-            check: this.guard.engineCheck,
-            // ethereumjs wraps the tracer's opcode handlers around the counter's: the tracer first.
-            hooks: bothHooks(observed?.hooks, this.counter.engineHooks(context.header.baseFeePerGas)),
-            pool: this.framePool,
-          },
-          {
-            caller: caller.bytes,
-            to: req.to,
-            value,
-            data: req.data ?? new Uint8Array(),
-            gasLimit,
-            warmAddresses: [caller.bytes, ...(req.to === undefined ? [] : [req.to]), block.header.coinbase.bytes],
-            warmSlots: this.vm.common.isActivatedEIP(2930) ? (req.accessList ?? []) : [],
-            accessed,
-          },
-          world,
-        );
-        observed?.done();
-        if (settle) await writeBack(this.vm, world);
-        return result as unknown as EVMResult;
-      }
       return await this.vm.evm.runCall({
         caller,
         origin: caller,
@@ -323,23 +344,25 @@ export class ScratchVm {
       });
     } finally {
       detach?.();
-      if (access !== undefined)
-        if (accessed !== undefined && rules !== null)
-          for (const [key, slots] of accessed)
-            access.set(key, new Set([...slots].map((s) => s.toString(16).padStart(64, '0'))));
-        else for (const [key, slots] of reported ?? []) access.set(key, slots);
+      for (const [key, slots] of reported ?? []) access?.set(key, slots);
       evm.untouchedCalls = false;
       warm.warmAddresses = undefined;
       // Forget what this call warmed (the next call has its own sender and target); the state it
       // touched is reverted by the caller's checkpoint, or settled.
-      if (settle) {
-        await journal.cleanup();
-        // The next run is another transaction: its slots' original values (EIP-2200) are the ones
-        // this run left, as runTx has them (it clears this cache after every transaction).
-        this.vm.stateManager.originalStorageCache.clear();
-      } else journal.cleanJournal();
+      if (settle) await this.settled();
+      else journal.cleanJournal();
       (journal as unknown as { accessList?: unknown }).accessList = undefined;
     }
+  }
+
+  /**
+   * A settled run ends as a transaction: the empty accounts it touched removed (EIP-161), and the
+   * next run's original slot values (EIP-2200) the ones this run left, as runTx has them (it clears
+   * this cache after every transaction).
+   */
+  private async settled(): Promise<void> {
+    await this.vm.evm.journal.cleanup();
+    this.vm.stateManager.originalStorageCache.clear();
   }
 
   /**

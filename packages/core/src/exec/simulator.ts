@@ -130,9 +130,7 @@ export class Simulator extends ScratchVm {
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();
           try {
-            return await this.runCall(req, block, gas - intrinsic.upfront, {
-              untouched: !counting,
-            });
+            return await this.runCall(req, block, gas - intrinsic.upfront, { untouched: !counting });
           } finally {
             await this.vm.evm.journal.revert();
           }

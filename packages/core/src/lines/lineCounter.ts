@@ -378,30 +378,27 @@ export class LineCounter {
           return inner(rs, c);
         };
       else
-        opHandler =
-          measure === undefined
-            ? (rs, c) => {
-                if (this.active) this.ops[code]++;
-                return inner(rs, c);
-              }
-            : this.mode === 'london'
-              ? (rs, c) => {
-                  if (this.active) {
-                    measure(rs.stack);
-                    this.ops[code]++;
-                    this.lastGasLeft = rs.gasLeft;
-                  }
-                  return inner(rs, c);
-                }
-              : (rs, c) => {
-                  if (this.active) {
-                    measure(rs.stack);
-                    this.ops[code]++;
-                  }
-                  return inner(rs, c);
-                };
+        opHandler = (rs, c) => {
+          if (this.active) this.measured(code, rs.stack, rs.gasLeft);
+          return inner(rs, c);
+        };
       map[code] = { ...entry, opHandler };
     }
+  }
+
+  /**
+   * An instruction about to run, its gas paid (on either engine): its operands measured and the
+   * instruction counted. London keeps the gas left for the SSTORE that may come next.
+   */
+  private measured(code: number, stack: Stack, gasLeft: bigint | number): void {
+    const measure = this.measures[code];
+    if (measure === undefined) {
+      this.ops[code]++;
+      return;
+    }
+    measure(stack);
+    this.ops[code]++;
+    if (this.mode === 'london') this.lastGasLeft = BigInt(gasLeft);
   }
 
   /**
@@ -842,10 +839,7 @@ export class LineCounter {
       opcode: (op, stack, gasLeft, state) => {
         if (op === 0x3c && this.mode !== 'limitless')
           return this.extCodeCopySeen(stack, (target) => state.code(target.bytes));
-        const measure = this.measures[op];
-        if (measure !== undefined) measure(stack);
-        this.ops[op]++;
-        if (london && measure !== undefined) this.lastGasLeft = BigInt(gasLeft);
+        this.measured(op, stack, gasLeft);
       },
       enter: ({ depth }) => {
         if (!london && (top || depth > 0)) messages.push(this.messageEntered(depth === 0));
@@ -1168,30 +1162,28 @@ export class LineCounter {
   /** A frame with code starts: its code's rows, and the frame the counter follows (pushed). */
   private frameStarted(message: FrameStarted): Frame {
     const { code, address } = message;
-    {
-      this.codeFrames++;
-      const caller = this.stack.at(-1);
-      if (caller !== undefined) caller.child = 'smc';
-      const frame: Frame = { deploying: message.isCreate, halted: false, undo: 0 };
-      if (this.mode === 'london') {
-        // A transaction's call data goes to its recipient's memory through the MMU (ImcFragment.forTxInit,
-        // ExoToRamTransplants.java: its size, as 4 bytes, divided by 16) when the recipient has code.
-        const size = message.data.length;
-        if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
-        frame.codeSize = code.length;
-        frame.callDataSize = size;
-        frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);
-        this.nextCallDataOffset = undefined;
-      }
-      if (this.mode !== 'limitless') {
-        if (message.isCreate) {
-          this.fragment(`${address}:init`, code.length);
-          this.trm(BigInt(`0x${address}`));
-        } else this.fragment(`${address}:code`, code.length);
-      }
-      this.stack.push(frame);
-      return frame;
+    this.codeFrames++;
+    const caller = this.stack.at(-1);
+    if (caller !== undefined) caller.child = 'smc';
+    const frame: Frame = { deploying: message.isCreate, halted: false, undo: 0 };
+    if (this.mode === 'london') {
+      // A transaction's call data goes to its recipient's memory through the MMU (ImcFragment.forTxInit,
+      // ExoToRamTransplants.java: its size, as 4 bytes, divided by 16) when the recipient has code.
+      const size = message.data.length;
+      if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
+      frame.codeSize = code.length;
+      frame.callDataSize = size;
+      frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);
+      this.nextCallDataOffset = undefined;
     }
+    if (this.mode !== 'limitless') {
+      if (message.isCreate) {
+        this.fragment(`${address}:init`, code.length);
+        this.trm(BigInt(`0x${address}`));
+      } else this.fragment(`${address}:code`, code.length);
+    }
+    this.stack.push(frame);
+    return frame;
   }
 
   /** That frame ended (and was popped): its exit's rows. */

@@ -215,19 +215,21 @@ export class FlatStateManager extends MerkleStateManager {
 
   /** Whether this manager's cache holds slots of `address` written since the last flush (its storage root does not show them). */
   hasCachedStorage(address: Address): boolean {
-    const cache = this._caches?.storage as unknown as StorageCacheInternals | undefined;
-    if (cache === undefined) return false;
-    const addressHex = bytesToUnprefixedHex(address.bytes);
-    const slots = cache._lruCache?.get(addressHex) ?? cache._orderedMapCache?.getElementByKey(addressHex);
-    return slots !== undefined && slots.size > 0;
+    return (this.cachedSlots(address)?.slots.size ?? 0) > 0;
   }
 
   private keepSlotsForRevert(address: Address): void {
+    const cached = this.cachedSlots(address);
+    for (const keyHex of cached?.slots.keys() ?? []) cached?.cache._saveCachePreState(cached.addressHex, keyHex);
+  }
+
+  /** The slots of `address` in the storage cache (written since the last flush), with the cache. */
+  private cachedSlots(address: Address) {
     const cache = this._caches?.storage as unknown as StorageCacheInternals | undefined;
-    if (cache === undefined) return;
+    if (cache === undefined) return undefined;
     const addressHex = bytesToUnprefixedHex(address.bytes);
     const slots = cache._lruCache?.get(addressHex) ?? cache._orderedMapCache?.getElementByKey(addressHex);
-    for (const keyHex of slots?.keys() ?? []) cache._saveCachePreState(addressHex, keyHex);
+    return slots === undefined ? undefined : { cache, addressHex, slots };
   }
 
   /**
