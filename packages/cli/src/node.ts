@@ -119,7 +119,11 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
       : {
           chain: relay.l1,
           relay,
-          rpc: createRpc(relay.l1, { requireCallFrom: config.requireCallFrom, extraMethods: messagingMethods(relay) }),
+          rpc: createRpc(relay.l1, {
+            requireCallFrom: config.requireCallFrom,
+            extraMethods: messagingMethods(relay),
+            layer: 'l1',
+          }),
         };
   // The decoder loads viem and the artifacts: made on first use, or at start when artifacts are
   // given (a directory that cannot be read stops the start).

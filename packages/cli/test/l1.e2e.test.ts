@@ -131,6 +131,49 @@ test('keyed mode covers the L1 paths; without --l1 they are not there', async ()
   }
 });
 
+test("the L1 has none of Linea's methods; without --l1, the messaging methods say how to get one", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    const transfer = { from: DEV0, to: DEV0, value: '0x1' };
+    // The L2 answers Linea's estimate; the L1, a plain Ethereum chain, does not know it (as Anvil or geth).
+    expect((await rpcCall(node.url, 'linea_estimateGas', [transfer])).result.gasLimit).toBe('0x5208');
+    for (const [method, params] of [
+      ['linea_estimateGas', [transfer]],
+      ['linea_getBlockTracesCountersV2', [{ blockNumber: '0x0' }]],
+      ['l2_traceCallLineCounts', [transfer]],
+      ['linea_sendBundle', [{ txs: [], blockNumber: '0x1' }]],
+      ['l2_getLineLimits', []],
+    ] as const) {
+      expect((await rpcCall(`${node.url}/l1`, method, [...params])).error).toEqual({
+        code: -32601,
+        message: `the method ${method} does not exist/is not available`,
+      });
+    }
+    // The messaging methods are on both chains' paths.
+    expect((await rpcCall(`${node.url}/l1`, 'l2_getMessageStatus', [`0x${'11'.repeat(32)}`])).result).toBeNull();
+    expect(await call(`${node.url}/l1`, 'eth_blockNumber')).toBe('0x0');
+  } finally {
+    await stop(node);
+  }
+  const plain = await runCommand(['--in-memory', '--port', '0']);
+  try {
+    for (const [method, params] of [
+      ['l2_getMessageStatus', [`0x${'11'.repeat(32)}`]],
+      ['l2_getMessageStatus', ['not a hash']],
+      ['l2_anchorMessages', []],
+      ['l2_finalize', []],
+    ] as const) {
+      expect((await rpcCall(plain.url, method, [...params])).error).toEqual({
+        code: -32601,
+        message: `${method} needs the devnet's L1: start l2devnet with --l1 (createDevnet({ l1: true }) in process)`,
+      });
+    }
+    expect(await call(plain.url, 'eth_blockNumber')).toBe('0x0');
+  } finally {
+    await stop(plain);
+  }
+});
+
 test('a data directory keeps both chains: a restart resumes each at its own head', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'l2devnet-l1-'));
   try {

@@ -107,6 +107,20 @@ export class InsufficientFundsError extends ChainError {
   }
 }
 
+/** linea_estimateGas's refusal of a sender who cannot buy the estimate's gas, in Besu's words (MainnetTransactionValidator). */
+export class UpfrontCostError extends ChainError {
+  readonly kind = 'insufficientFunds';
+  constructor(
+    readonly upfront: bigint,
+    readonly balance: bigint,
+    readonly address: Uint8Array,
+  ) {
+    super(
+      `transaction up-front cost 0x${upfront.toString(16)} exceeds transaction sender account balance 0x${balance.toString(16)} for sender ${bytesToHex(address)}`,
+    );
+  }
+}
+
 export class IntrinsicGasTooLowError extends ChainError {
   readonly kind = 'intrinsicGasTooLow';
   constructor(

@@ -210,6 +210,58 @@ test("L1 to L2: the message hash and rolling hash are Linea's; anchored, it is c
   await expect(refused()).rejects.toMatchObject({ data: expect.stringMatching(/^0x992d87c3/) });
 });
 
+test('linea_estimateGas of a fee-paying claim to an account without code: the gas that claim uses on-chain, at the base fee', async () => {
+  // The claim refunds the destination what its gas did not cost, at tx.gasprice (distributeFees):
+  // estimated at a gas price of 0, the claim sent with that estimate ran out of gas on-chain.
+  const from = await user.getAddress();
+  const to = devnet.accounts[4].address;
+  const fee = parseEther('0.01');
+  const sent = await (await (l1.connect(user) as Contract).sendMessage(to, fee, '0x', { value: fee })).wait();
+  const event = l1.interface.parseLog(sent!.logs.find((l) => l.topics[0] === LINEA_L1.MessageSent)!)!;
+  const nonce = event.args._nonce as bigint;
+  const hash = hashMessage(from, to, fee, 0n, nonce, '0x');
+  const l2Operator = await l2Provider.getSigner(devnet.accounts[9].address);
+  const rolling = await l1.rollingHashes(nonce);
+  await (await (l2.connect(l2Operator) as Contract).anchorL1L2MessageHashes([hash], nonce, nonce, rolling)).wait();
+  const claimer = devnet.accounts[5].address;
+  const call = {
+    from: claimer,
+    to: await l2.getAddress(),
+    data: l2.interface.encodeFunctionData('claimMessage', [from, to, fee, 0n, ZeroAddress, '0x', nonce]),
+  };
+  const estimate = (await devnet.provider.request({ method: 'linea_estimateGas', params: [call] })) as {
+    gasLimit: string;
+    baseFeePerGas: string;
+    priorityFeePerGas: string;
+  };
+  const tip = BigInt(estimate.priorityFeePerGas);
+  const txHash = (await devnet.provider.request({
+    method: 'eth_sendTransaction',
+    params: [
+      {
+        ...call,
+        gas: estimate.gasLimit,
+        maxFeePerGas: toBeHex(BigInt(estimate.baseFeePerGas) + tip),
+        maxPriorityFeePerGas: toBeHex(tip),
+      },
+    ],
+  })) as string;
+  const receipt = (await devnet.provider.request({ method: 'eth_getTransactionReceipt', params: [txHash] })) as {
+    status: string;
+  };
+  expect(receipt.status).toBe('0x1');
+  expect(await l2.inboxL1L2MessageStatus(hash)).toBe(2n);
+  // A sender who cannot buy that gas at the next base fee is refused, in Besu's words.
+  const poor = '0x00000000000000000000000000000000000000a1';
+  const refused = devnet.provider.request({ method: 'linea_estimateGas', params: [{ from: poor, to: poor }] });
+  await expect(refused).rejects.toMatchObject({
+    code: -32000,
+    message: expect.stringMatching(
+      /^transaction up-front cost 0x[0-9a-f]+ exceeds transaction sender account balance 0x0 for sender 0x0+a1$/,
+    ),
+  });
+});
+
 test("L2 to L1: a fee under the minimum is refused and the minimum is kept out of the message's fee; finalized as a Merkle root, the message is claimed with the SDK's proof once", async () => {
   const l2User = await l2Provider.getSigner(devnet.accounts[4].address);
   const from = await l2User.getAddress();

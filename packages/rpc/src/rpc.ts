@@ -18,6 +18,7 @@ import { executionMethods } from './methods/execution';
 import { filterMethods } from './methods/filters';
 import { l2Methods } from './methods/l2';
 import { logMethods } from './methods/logs';
+import { messagingWithoutL1 } from './methods/messaging';
 import { miningMethods } from './methods/mining';
 import { otterscanMethods } from './methods/otterscan';
 import { parityTraceMethods } from './methods/parity';
@@ -56,6 +57,11 @@ export interface RpcOptions {
   extraMethods?: Record<string, Method>;
   /** Told each request's method before it runs (the command prints them, as Anvil does). */
   onRequest?: (method: string) => void;
+  /**
+   * `l1`: the plain Ethereum chain beside the L2 (--l1), without Linea's methods (line counts,
+   * exclusions, linea_estimateGas, bundles, forced transactions), as an L1 node has none. Default `l2`.
+   */
+  layer?: 'l1' | 'l2';
 }
 
 /** What a transport says about the requests it passes on. */
@@ -109,7 +115,8 @@ export class Rpc {
       ...transactionMethods,
       ...executionMethods,
       ...logMethods,
-      ...l2Methods,
+      ...(opts.layer === 'l1' ? {} : l2Methods),
+      ...messagingWithoutL1,
       ...filterMethods,
       ...miningMethods,
       ...signingMethods,

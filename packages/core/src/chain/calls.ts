@@ -6,10 +6,14 @@
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
+import { UpfrontCostError } from '../errors';
+import { ZERO_ADDRESS } from '../exec/scratchVm';
 import { simulatedBlockFrom } from '../exec/simulate';
 import type { SimBlockInput, SimOptions, SimulatedBlock, SimulatedBlockData } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
 import type { CallSession } from '../exec/workers/callPool';
+import type { CallOps } from '../exec/workers/protocol';
+import type { LineCounts } from '../lines/conflation';
 import { profitablePriorityFee } from '../pool/profitability';
 import type { ChainHead } from './head';
 import type { LineGate } from './lineGate';
@@ -86,11 +90,27 @@ export class Calls {
       const here = () => this.simulator.estimateGas(req, block, root, cap);
       return this.workers?.run('estimateGas', block, root, [req, cap], here) ?? here();
     }
+    // Linea's estimate is Besu's eth_estimateGas on the pending block (LineaEstimateGas.getGasEstimation):
+    // a call that names no fee runs at the next block's base fee, which GASPRICE reads, and the gas is
+    // not charged (TransactionSimulator.buildTransaction, allowUnderpriced). A fee-paying claim to an
+    // EOA (L2MessageService's distributeFees) needs more gas at that price than at 0.
+    const unpaid =
+      req.gasPrice === undefined && req.maxFeePerGas === undefined && req.maxPriorityFeePerGas === undefined;
+    const nextBaseFee = await this.head.nextBaseFee();
+    const priced = unpaid ? { ...req, gasPrice: nextBaseFee } : req;
     // Judged by the limits in force when it is asked, in a worker as here.
     const limits = this.lines.limits;
-    const here = () =>
-      this.simulator.estimateGas(req, block, root, cap, { judge: (counts) => limits?.callRefusal(counts) });
-    return this.workers?.run('estimateGas', block, root, [req, cap, { limits: limits?.spec }], here) ?? here();
+    const judge = (counts: LineCounts) => limits?.callRefusal(counts);
+    const here = () => this.simulator.estimateGas(priced, block, root, cap, { judge, unpaid });
+    const args: CallOps['estimateGas'] = [priced, cap, { limits: limits?.spec, unpaid }];
+    const estimate = await (this.workers?.run('estimateGas', block, root, args, here) ?? here());
+    // Then its line counts are simulated once more at the estimate, the gas bought at the given gas
+    // price or the next base fee (LineaEstimateGas.validateLineCounts): a sender who cannot pay is refused.
+    const sender = req.from ?? ZERO_ADDRESS;
+    const upfront = estimate.gas * (req.gasPrice ?? nextBaseFee) + (req.value ?? 0n);
+    const { balance } = await this.head.account(sender);
+    if (balance < upfront) throw new UpfrontCostError(upfront, balance, sender);
+    return estimate;
   }
 
   /**

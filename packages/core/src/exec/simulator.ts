@@ -109,14 +109,15 @@ export class Simulator extends ScratchVm {
    * binary search as geth does. With `lines`, also the line counts of the transaction the call would
    * be at that limit (sentAs), run once more at it: the counts its submission will have. With
    * `lines.judge` (linea_estimateGas), the first run is watched and stopped at the first module
-   * past its limit, and the final counts judged: its reason is thrown.
+   * past its limit, and the final counts judged: its reason is thrown. `lines.unpaid`: the gas price
+   * is not charged (Besu's estimate of a call that names no fee: its allowUnderpriced).
    */
   estimateGas(
     req: CallRequest,
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
-    lines?: { judge?: (counts: LineCounts) => Error | undefined },
+    lines?: { judge?: (counts: LineCounts) => Error | undefined; unpaid?: boolean },
   ): Promise<{ gas: bigint; lineCounts: LineCounts | undefined }> {
     const hi0 = cappedGas(req, gasCap);
     const judge = lines?.judge;
@@ -130,7 +131,10 @@ export class Simulator extends ScratchVm {
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();
           try {
-            return await this.runCall(req, block, gas - intrinsic.upfront, { untouched: !counting });
+            return await this.runCall(req, block, gas - intrinsic.upfront, {
+              untouched: !counting,
+              prepaid: lines?.unpaid,
+            });
           } finally {
             await this.vm.evm.journal.revert();
           }

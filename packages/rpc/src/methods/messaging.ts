@@ -6,9 +6,10 @@
 import { messageStatus } from '@l2devnet/core';
 import type { MessageRelay } from '@l2devnet/core';
 
+import { METHOD_NOT_FOUND, RpcError } from '../errors';
 import { hex, quantity } from '../format';
 import type { Method } from '../method';
-import { method, required } from '../method';
+import { method, optional, required } from '../method';
 import { hash } from '../params';
 
 export function messagingMethods(relay: MessageRelay): Record<string, Method> {
@@ -54,3 +55,20 @@ export function messagingMethods(relay: MessageRelay): Record<string, Method> {
     }),
   };
 }
+
+/**
+ * The same methods on a node started without an L1: each says how to get one, where an unknown
+ * method would only say it does not exist (messagingMethods replaces them when there is an L1).
+ */
+export const messagingWithoutL1: Record<string, Method> = Object.fromEntries(
+  ['l2_getMessageStatus', 'l2_anchorMessages', 'l2_finalize'].map((name) => [
+    name,
+    // Whatever it is given (l2_getMessageStatus takes a hash): the missing L1 is the answer.
+    method([optional('param', (v: unknown) => v)], (_ctx, _param): never => {
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        `${name} needs the devnet's L1: start l2devnet with --l1 (createDevnet({ l1: true }) in process)`,
+      );
+    }),
+  ]),
+);

@@ -113,7 +113,7 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       const [req, gasCap, lines] = message.args as CallOps['estimateGas'];
       const limits = lines?.limits && LineLimits.of(lines.limits);
       const judge = (counts: LineCounts) => limits?.callRefusal(counts);
-      return simulator.estimateGas(req, block, root, gasCap, lines && { judge });
+      return simulator.estimateGas(req, block, root, gasCap, lines && { judge, unpaid: lines.unpaid });
     }
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];
