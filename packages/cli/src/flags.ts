@@ -110,6 +110,9 @@ Mining
                             one block per transaction) (alias --blockTime)
   --no-mining               mine only on request (evm_mine) (alias --no-mine)
   --max-transactions N      most transactions in a block (default: as many as fit)
+  --coinbase ADDRESS        the blocks' beneficiary (default Linea mainnet's coinbase, 0x8F81…1c9E;
+                            Linea Sepolia's on chain 59141; a fork's, its fork block's; zero with
+                            --genesis)
   --enable-tx-gas-limit     taken for Anvil's command lines: EIP-7825's cap on a transaction's gas applies
                             from Osaka (the default fork) here; refused on an earlier --hardfork (alias
                             --tx-gas-limit)
@@ -334,6 +337,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'no-mining': { type: 'boolean' },
   'no-mine': { type: 'boolean' },
   'max-transactions': { type: 'string' },
+  coinbase: { type: 'string' },
   'disable-pool-balance-checks': { type: 'boolean' },
   order: { type: 'string' },
   'tx-pool-priority-senders': { type: 'string', multiple: true },
@@ -563,6 +567,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       autoImpersonate: flag('auto-impersonate') || flag('auto-unlock'),
       poolBalanceChecks: flag('disable-pool-balance-checks') ? false : undefined,
       maxTransactions: int('max-transactions', s('max-transactions'), 1),
+      coinbase: s('coinbase'),
       // --state: loaded if the file is there, written at the stop.
       loadState: state !== undefined ? (existsSync(state) ? state : undefined) : s('load-state'),
       dumpState: stateFile(state ?? s('dump-state')),

@@ -145,6 +145,8 @@ export interface NodeOptions {
   poolBalanceChecks?: boolean;
   /** Most transactions in a block (default: as many as fit). `--max-transactions` */
   maxTransactions?: number;
+  /** The blocks' beneficiary (default Linea mainnet's coinbase, Linea Sepolia's on chain 59141; a fork's, its fork block's; zero on a chain from a genesis file). `--coinbase` */
+  coinbase?: string;
   /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
   txPoolPrioritySenders?: string[];
   // Storage
@@ -294,6 +296,7 @@ const FLAGS: Record<OptionName, string> = {
   allowHosts: '--allow-host',
   poolBalanceChecks: '--disable-pool-balance-checks',
   maxTransactions: '--max-transactions',
+  coinbase: '--coinbase',
   console: '--silent',
   consoleLog: '--disable-console-log',
   logFormat: '--json',
@@ -373,6 +376,18 @@ export const LIBRARY_STYLE: OptionStyle = {
   exclusive: (a, b) => `createDevnet: options ${a === 'mining' ? 'mining: false' : a} and ${b} exclude each other`,
   needs: (a, b) => `createDevnet: option ${a} goes with option ${b}`,
 };
+
+/**
+ * The coinbase Linea's blocks carry: each network's in its prover configuration, which refuses a block
+ * with another (prover/config/config-mainnet-limitless.toml and config-sepolia-limitless.toml,
+ * `[layer2] coin_base`; checked in prover/backend/execution/craft.go, in Consensys/linea-monorepo
+ * cb180134). A Linea chain's blocks get mainnet's unless it is Sepolia's: counts that read the
+ * coinbase (TRM and WCP trim it) are then the ones Linea's sequencer sees.
+ */
+const LINEA_COINBASE = {
+  mainnet: '0x8F81e2E3F8b46467523463835F965fFE476E1c9E',
+  sepolia: '0xA27342f1b74c0cfB2cda74bac1628d0C1A9752f2',
+} as const;
 
 /**
  * What `--preset` sets, as those networks run (linea-besu/package/linea-besu/profiles/advanced-*.toml
@@ -465,6 +480,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     autoImpersonate: opts.autoImpersonate === true,
     poolBalanceChecks: opts.poolBalanceChecks,
     maxTransactions: count('maxTransactions', opts.maxTransactions, 1),
+    coinbase: coinbaseOf(opts, chainId, bad),
     prioritySenders: prioritySenders(opts, bad),
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
@@ -591,6 +607,10 @@ function l1Of(
       opts.l1BlockTime === undefined
         ? { mode: 'auto' }
         : { mode: 'interval', intervalMs: Math.round(opts.l1BlockTime * 1000) },
+    // Its blocks final at once, so that a finalization of the L2 reaches the L2's tags when it is mined
+    // (l2_setFinality on /l1 holds them back).
+    finalizedDepth: 0n,
+    safeDepth: 0n,
     lineCounting: false,
     rpcLineCheck: false,
     sequencerRules: false,
@@ -735,6 +755,18 @@ function eventFilters(path: string): EventFilter[] {
 }
 
 /** The priority senders given, and with an L1 the operator of the message services, which anchors and finalizes. */
+/** The blocks' beneficiary: the one given, else Linea's (LINEA_COINBASE) on a Linea chain, else none (zero). */
+function coinbaseOf(opts: NodeOptions, chainId: bigint | undefined, bad: Bad): Uint8Array | undefined {
+  if (opts.coinbase !== undefined) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(opts.coinbase))
+      throw bad('coinbase', 'must be an address, 0x and 40 hex digits', opts.coinbase);
+    return hexToBytes(opts.coinbase as `0x${string}`);
+  }
+  // A fork's blocks carry its fork block's (core/chain/open.ts); a chain from a genesis file is not Linea's.
+  if (opts.genesis !== undefined || opts.forkUrl !== undefined) return undefined;
+  return hexToBytes(chainId === 59141n ? LINEA_COINBASE.sepolia : LINEA_COINBASE.mainnet);
+}
+
 function prioritySenders(opts: NodeOptions, bad: Bad): Uint8Array[] {
   const given = (opts.txPoolPrioritySenders ?? []).map((a) => a.trim());
   const wrong = given.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));

@@ -174,6 +174,42 @@ test("the L1 has none of Linea's methods; without --l1, the messaging methods sa
   }
 });
 
+test("with --l1, the L2's finalized and safe are the last L2 block finalized on the L1 as of the L1's finalized block", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--finalization-interval', 'manual']);
+  const l1 = `${node.url}/l1`;
+  const tags = async () =>
+    Promise.all(
+      ['finalized', 'safe'].map(async (t) => (await call(node.url, 'eth_getBlockByNumber', [t, false])).number),
+    );
+  const settle = async (want: string[]) => {
+    for (let i = 0; i < 100 && JSON.stringify(await tags()) !== JSON.stringify(want); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await tags()).toEqual(want);
+  };
+  try {
+    await call(node.url, 'anvil_mine', ['0x5']);
+    await settle(['0x0', '0x0']);
+    const before = await call(l1, 'evm_snapshot');
+    expect((await call(node.url, 'l2_finalize')).l2BlockNumber).toBe('0x5');
+    expect(await call(l1, 'eth_call', [{ to: L1_SERVICE, data: '0x695378f5' }])).toBe(`0x${'5'.padStart(64, '0')}`);
+    await settle(['0x5', '0x5']);
+    // The L1 goes back before its finalization: so do the L2's tags.
+    expect(await call(l1, 'evm_revert', [before])).toBe(true);
+    await settle(['0x0', '0x0']);
+    // Finalized again, in an L1 block the L1 does not call final yet: the L2 waits for it.
+    await call(l1, 'evm_mine');
+    await call(l1, 'l2_setFinality', [{ safe: '0x1', finalized: '0x1' }]);
+    expect((await call(node.url, 'l2_finalize')).l2BlockNumber).toBe('0x5');
+    await call(node.url, 'anvil_mine', ['0x1']);
+    await settle(['0x0', '0x0']);
+    await call(l1, 'l2_setFinality', [null]);
+    await call(l1, 'evm_mine');
+    await settle(['0x5', '0x5']);
+  } finally {
+    await stop(node);
+  }
+});
+
 test('a data directory keeps both chains: a restart resumes each at its own head', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'l2devnet-l1-'));
   try {

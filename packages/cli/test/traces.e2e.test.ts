@@ -52,7 +52,16 @@ describe('debug_trace* with geth tracers, against a recorded Anvil run of the sa
   const call = (method: string, params: unknown[]) => rpcCall(node.url, method, params);
 
   beforeAll(async () => {
-    node = await runCommand(['--in-memory', '--port', '0', '--hardfork', 'prague']);
+    // Anvil's blocks carry the zero address as coinbase, which prestateTracer lists with its fees.
+    node = await runCommand([
+      '--in-memory',
+      '--port',
+      '0',
+      '--hardfork',
+      'prague',
+      '--coinbase',
+      `0x${'00'.repeat(20)}`,
+    ]);
     ours = await traceFlow(node.url);
   });
   afterAll(async () => {

@@ -112,6 +112,8 @@ export interface DevnetOptions {
   poolBalanceChecks?: boolean;
   /** Most transactions in a block (default: as many as fit). `--max-transactions` */
   maxTransactions?: number;
+  /** The blocks' beneficiary (default Linea mainnet's coinbase, Linea Sepolia's on chain 59141; a fork's, its fork block's; zero on a chain from a genesis file). `--coinbase` */
+  coinbase?: string;
   /** Senders whose transactions go first in blocks and are not priced (with `l1`, the message services' operator too). `--tx-pool-priority-senders` */
   txPoolPrioritySenders?: string[];
   // --- Storage

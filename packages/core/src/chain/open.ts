@@ -324,6 +324,8 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
+  // A fork's blocks carry its fork block's beneficiary, unless the chain is given one (Chain.create).
+  if (forked !== undefined) head.coinbase = ((await store.getBlock(store.first)) as Block).header.coinbase.bytes;
   const workerCount = opts.workers ?? DEFAULT_WORKERS;
   const workers =
     workerCount === 0 || forked !== undefined

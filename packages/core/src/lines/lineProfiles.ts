@@ -709,7 +709,7 @@ LONDON_NOTES.WCP =
 LONDON_NOTES.TRM =
   "exact: 4 rows per distinct address word (TrmOperation.java): the instructions', and the transaction's sender, recipient, coinbase and access-list addresses (makeWithTrm in its sections)";
 LONDON_NOTES.WCP +=
-  ". Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, solc 0.8.19 runs 1; WCP=349 at linea-sequencer ba0cab33): 349 here with a 20-byte coinbase as the test's sequencer address (the node's own zero coinbase trims to 27 rows fewer), exact";
+  ". Measured against EstimateGasModuleLimitOverflowTest (DummyAdder.add(1) by linea_estimateGas, solc 0.8.19 runs 1; WCP=349 at linea-sequencer ba0cab33): 349 here under the coinbase Linea's blocks carry, the node's default, as the test's 20-byte sequencer address (a zero coinbase trims to 27 rows fewer), exact";
 LONDON_NOTES.EUC =
   "approximate: the 8 placeholder rows of the conflation, and the divisions (EucOperation.java, deduplicated on dividend bytes and divisor) the MMU makes for CALLDATALOAD, MLOAD, MSTORE and a transaction's call data (RightPaddedWordExtraction.java, MLoad.java, MStore.java, ExoToRamTransplants.java) and TXN_DATA's of the gas consumed by 5; the MMU's for the other instructions and BLOCK_DATA's (the parent's gas limit by 1024, BlockdataOperation.java) are not counted";
 

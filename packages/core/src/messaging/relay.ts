@@ -15,6 +15,10 @@
  * a pool, else the L2 service's last anchored message and the L1 service's last finalized L2 block.
  * So a node that stopped picks up where the chains say at start, and a chain reverted to a snapshot
  * or rolled back at its next block (or timer).
+ * The L2's `finalized` and `safe` are the last L2 block finalized on the L1 as of the L1's `finalized`
+ * block, as Linea's consensus client sets them (maru/linea-finalization-provider/.../
+ * LineaFinalizationProvider.kt: LineaRollup's currentL2BlockNumber at the L1's `finalized`, both tags
+ * to it): read again after every L1 block and after either chain goes back.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
@@ -115,6 +119,8 @@ export class MessageRelay {
   /** With a cadence in blocks: finalization at every this-many-th L2 block (at least 1). */
   private readonly finalizeEvery: bigint;
   private readonly autoClaim: boolean;
+  /** The L2 block its `finalized` and `safe` were last set to (followFinality). */
+  private followed: bigint | undefined;
 
   constructor(
     readonly l1: Chain,
@@ -131,6 +137,7 @@ export class MessageRelay {
     l2.on('block', this.onL2Block);
     l1.on('reorg', this.onReorg);
     l2.on('reorg', this.onReorg);
+    this.background("following the L1's finality", () => this.followFinality());
     // What the chains say is left undone: done now if due, else when it is.
     if (this.anchoring !== 'manual') {
       if ('seconds' in this.anchoring) this.anchorIn(this.anchoring.seconds);
@@ -176,6 +183,7 @@ export class MessageRelay {
   }
 
   private readonly onL1Block = (_block: Block, receipts: Receipt[]) => {
+    this.background("following the L1's finality", () => this.followFinality());
     const messages = receipts.flatMap((r) => r.logs.filter(isL1Message));
     if (messages.length > 0) this.l1Waiting = true;
     if (this.anchoring === 'manual' || !this.l1Waiting) return;
@@ -204,7 +212,21 @@ export class MessageRelay {
   private readonly onReorg = () => {
     this.l1Waiting = true;
     this.l2Waiting = true;
+    this.followed = undefined;
+    this.background("following the L1's finality", () => this.followFinality());
   };
+
+  /** Sets the L2's `finalized` and `safe` to the last L2 block the L1 has finalized as of its `finalized` block. */
+  private async followFinality(): Promise<void> {
+    const at = (await this.l1.reads.resolveNumber({ kind: 'finalized' })) ?? 0n;
+    // The L1 service's slot 4: currentL2BlockNumber.
+    const finalized = bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(4n), at));
+    const head = this.l2.headNumber;
+    const block = finalized < head ? finalized : head;
+    if (block === this.followed) return;
+    await this.l2.dev.setFinality({ safe: block, finalized: block });
+    this.followed = block;
+  }
 
   /** `job` after the work asked for before it; its failure is the caller's, the work goes on. */
   private queue<T>(job: () => Promise<T>): Promise<T> {
