@@ -19,6 +19,10 @@ test.each([
   [['--threads', '0'], { workers: undefined }],
   [['--jobs', '1'], { workers: 0 }],
   [['--max-transactions', '2'], { maxTransactions: 2 }],
+  [
+    ['--coinbase', '0x00000000000000000000000000000000000000c0'],
+    { coinbase: '0x00000000000000000000000000000000000000c0' },
+  ],
   [['--disable-pool-balance-checks'], { poolBalanceChecks: false }],
   [['--print-traces'], { verbosity: 4 }],
   [['--enable-trace-printing', '-vv'], { verbosity: 4 }],

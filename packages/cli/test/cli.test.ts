@@ -87,6 +87,7 @@ test.each([
     ['--l1l2-bridge-contract', 'bridge'],
     '--l1l2-bridge-contract must be an address, 0x and 40 hex digits; got "bridge"',
   ],
+  [['--coinbase', 'miner'], '--coinbase must be an address, 0x and 40 hex digits; got "miner"'],
   [['--l1l2-bridge-topic', '0x12'], '--l1l2-bridge-topic must be 32 bytes of hex (64 digits); got "0x12"'],
   [
     ['--tx-pool-priority-senders', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266,0x12'],

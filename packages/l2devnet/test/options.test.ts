@@ -302,6 +302,31 @@ test("the L1-L2 bridge: BLOCK_L2_L1_LOGS counts the configured contract's Messag
   );
 });
 
+test("coinbase: Linea mainnet's by default, Sepolia's on its chain id, the one given, a refusal of a bad one", async () => {
+  const coinbaseOf = async (devnet: Devnet) => {
+    await devnet.provider.request({ method: 'evm_mine', params: [] });
+    const block = (await devnet.provider.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as {
+      miner: string;
+    };
+    return [await devnet.provider.request({ method: 'eth_coinbase', params: [] }), block.miner];
+  };
+  {
+    await using plain = await createDevnet();
+    expect(await coinbaseOf(plain)).toEqual(Array(2).fill('0x8f81e2e3f8b46467523463835f965ffe476e1c9e'));
+  }
+  {
+    await using sepolia = await createDevnet({ preset: 'linea-sepolia' });
+    expect(await coinbaseOf(sepolia)).toEqual(Array(2).fill('0xa27342f1b74c0cfb2cda74bac1628d0c1a9752f2'));
+  }
+  {
+    await using given = await createDevnet({ coinbase: `0x${'00'.repeat(20)}` });
+    expect(await coinbaseOf(given)).toEqual(Array(2).fill(`0x${'00'.repeat(20)}`));
+  }
+  await expect(createDevnet({ coinbase: '0x12' })).rejects.toThrow(
+    new DevnetOptionError('createDevnet: option coinbase must be an address, 0x and 40 hex digits; got "0x12"'),
+  );
+});
+
 test('Printed output: console, verbosity, consoleLog, artifacts, logFormat, configOut, through log', async () => {
   const lines: string[] = [];
   const configOut = join(dir, 'config-out.json');
