@@ -17,6 +17,8 @@ export const SERVER_ERROR = -32000;
 export const LIMIT_EXCEEDED = -32005;
 /** The execution-apis code for a request over a client's limit (geth's ClientLimitExceededError). */
 export const CLIENT_LIMIT_EXCEEDED = -38026;
+/** EIP-1474's resource not found: Anvil's answer for an unknown block (ots_getBlockDetails). */
+export const RESOURCE_NOT_FOUND = -32001;
 /** Spec, Errors: execution hit REVERT. */
 export const EXECUTION_REVERTED = 3;
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startTestNode } from './testNode';
@@ -23,6 +24,7 @@ let node: TestNode;
 let anvil: ChildProcess;
 let ours: Call;
 let theirs: Call;
+let anvilUrl: string;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -87,7 +89,8 @@ beforeAll(async () => {
   ours = caller(`${node.url}/`);
   const port = await freePort();
   anvil = spawn(ANVIL, ['--port', String(port), '--silent'], { stdio: 'ignore' });
-  theirs = caller(`http://127.0.0.1:${port}`);
+  anvilUrl = `http://127.0.0.1:${port}`;
+  theirs = caller(anvilUrl);
   for (let i = 0; ; i++) {
     try {
       await theirs('eth_chainId');
@@ -241,4 +244,62 @@ test("Anvil's reads: eth_networkId, eth_requestAccounts, eth_getAccount, eth_get
     await ours('eth_getCode', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest'),
     await theirs('eth_getCode', '0x4e59b44847b379578588920cA78FbF26c0B4956C', 'latest'),
   ]);
+});
+
+test("Otterscan's calls answer as Anvil's: hasCode at a JSON number, unknown blocks and transactions refused, inputs cut to the selector, the transaction's own operation", async () => {
+  const flow = JSON.parse(
+    readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'TraceFlow.json'), 'utf8'),
+  ) as { bytecode: string };
+  const FORWARDER = '0x00000000000000000000000000000000000000f0';
+  const SINK = '0x00000000000000000000000000000000000000c2';
+  /** Each node's whole answer, error included. */
+  const raw = async (url: string, method: string, ...params: unknown[]) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const { result, error } = (await res.json()) as { result?: unknown; error?: unknown };
+    return error === undefined ? { result } : { error };
+  };
+  const bothRaw = async (method: string, ...params: unknown[]) => [
+    await raw(`${node.url}/`, method, ...params),
+    await raw(anvilUrl, method, ...params),
+  ];
+  const [deploy1, deploy2] = await both('eth_sendTransaction', { from: ALICE, data: flow.bytecode });
+  const [r1, r2] = await receipts(deploy1, deploy2);
+  expect(r1.contractAddress).toBe(r2.contractAddress);
+  // CALL(gas, SINK, CALLVALUE, 0, 0, 0, 0): forwards what it is sent.
+  await both('anvil_setCode', FORWARDER, `0x600060006000600034${'73'}${SINK.slice(2)}5af100`);
+  const [fwd1, fwd2] = await both('eth_sendTransaction', { from: ALICE, to: FORWARDER, value: '0x64', gas: '0x20000' });
+  const [xfer1, xfer2] = await both('eth_sendTransaction', { from: ALICE, to: SINK, value: '0x5' });
+  await receipts(xfer1, xfer2);
+  const block = Number(r1.blockNumber);
+  expect(Number(r2.blockNumber)).toBe(block);
+
+  const [has1, has2] = await bothRaw('ots_hasCode', r1.contractAddress, block);
+  expect(has1).toEqual({ result: true });
+  expect(has1).toEqual(has2);
+  for (const [method, ...params] of [
+    ['ots_getBlockDetails', 9_999],
+    ['ots_getBlockDetailsByHash', `0x${'11'.repeat(32)}`],
+    ['ots_getBlockTransactions', 9_999, 0, 10],
+    ['ots_getInternalOperations', `0x${'11'.repeat(32)}`],
+  ] as const) {
+    const [here, there] = await bothRaw(method, ...params);
+    expect([method, here]).toEqual([method, there]);
+    expect(here).toHaveProperty('error');
+  }
+  const [page1, page2] = await both('ots_getBlockTransactions', block, 0, 10);
+  expect(page1.fullblock.transactions.map((t: { input: string }) => t.input)).toEqual(
+    page2.fullblock.transactions.map((t: { input: string }) => t.input),
+  );
+  expect(page1.fullblock.transactions[0].input).toBe(flow.bytecode.slice(0, 10));
+  for (const [h1, h2] of [
+    [deploy1, deploy2],
+    [fwd1, fwd2],
+    [xfer1, xfer2],
+  ])
+    expect(await ours('ots_getInternalOperations', h1)).toEqual(await theirs('ots_getInternalOperations', h2));
+  expect(await ours('ots_getInternalOperations', xfer1)).toEqual([{ type: 0, from: ALICE, to: SINK, value: '0x5' }]);
 });

@@ -10,6 +10,7 @@ import { bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { BlockRef, CallFrame, Receipt, TraceOptions } from '@l2devnet/core';
 import { effectiveGasPrice } from '@l2devnet/core';
 
+import { INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError } from '../errors';
 import { formatBlock, formatReceipt, formatTransaction, hex, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
@@ -29,12 +30,24 @@ const OPERATIONS: Record<string, number> = { CALL: 0, SELFDESTRUCT: 1, CREATE: 2
 const numberOrTag = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
   typeof value === 'number' ? { kind: 'number', number: amount(value, slot) } : blockRef()(value, slot);
 
+/** ots_hasCode's block: a JSON number, as Otterscan sends it, or any block reference eth_getCode takes. */
+const anyBlock = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
+  typeof value === 'number'
+    ? { kind: 'number', number: amount(value, slot) }
+    : (blockRef({ allowObject: true, orHash: true })(value, slot) as BlockRef);
+
 const numbered = (n: bigint): BlockRef => ({ kind: 'number', number: n });
+
+/** A block of Otterscan's block views, or Anvil's error for one that is not there. */
+async function existingBlock(ctx: RpcContext, ref: BlockRef): Promise<{ block: Block; receipts: Receipt[] }> {
+  const found = await loadBlock(ctx, ref);
+  if (found === undefined) throw new RpcError(RESOURCE_NOT_FOUND, 'Resource not found');
+  return found;
+}
 
 /** ots_getBlockDetails: the block without its transactions' bodies, their count, the fees they paid, no issuance (a proof-of-stake chain mints nothing per block). */
 async function blockDetails(ctx: RpcContext, ref: BlockRef) {
-  const found = await loadBlock(ctx, ref);
-  if (found === undefined) return null;
+  const found = await existingBlock(ctx, ref);
   const { block, receipts } = found;
   let fees = 0n;
   block.transactions.forEach((tx, i) => {
@@ -125,33 +138,32 @@ export const otterscanMethods: Record<string, Method> = {
   /** erigon_getHeaderByNumber(number): the block, as eth_getBlockByNumber without transaction bodies (Anvil answers the same). */
   'erigon_getHeaderByNumber': method([required('block', numberOrTag)], (ctx, ref) => blockResult(ctx, ref, false)),
   /** ots_hasCode(address, block): whether the address holds code then. */
-  'ots_hasCode': method(
-    [required('address', address), required('block', blockRef({ allowObject: true, orHash: true }))],
-    async (ctx, a, ref) => {
-      const n = await ctx.chain.reads.resolveNumber(ref as BlockRef);
-      if (n === undefined) return false;
-      return (await ctx.chain.reads.getCode(a, n)).length > 0;
-    },
-  ),
-  /** ots_getBlockDetails(number): `{ block, issuance, totalFees }`; null for an unknown block. */
+  'ots_hasCode': method([required('address', address), required('block', anyBlock)], async (ctx, a, ref) => {
+    const n = await ctx.chain.reads.resolveNumber(ref);
+    if (n === undefined) return false;
+    return (await ctx.chain.reads.getCode(a, n)).length > 0;
+  }),
+  /** ots_getBlockDetails(number): `{ block, issuance, totalFees }`; an unknown block is Anvil's -32001 Resource not found. */
   'ots_getBlockDetails': method([required('number', amount)], (ctx, n) => blockDetails(ctx, numbered(n))),
   'ots_getBlockDetailsByHash': method([required('hash', hash)], (ctx, h) =>
     blockDetails(ctx, { kind: 'hash', hash: h }),
   ),
-  /** ots_getBlockTransactions(number, page, pageSize): one page of the block's transactions with their receipts. */
+  /**
+   * ots_getBlockTransactions(number, page, pageSize): one page of the block's transactions, each input
+   * cut to its selector (Otterscan shows only the method), with their receipts.
+   */
   'ots_getBlockTransactions': method(
     [required('number', amount), required('page', count), required('pageSize', count)],
     async (ctx, n, page, pageSize) => {
-      const found = await loadBlock(ctx, numbered(n));
-      if (found === undefined) return null;
-      const { block, receipts } = found;
+      const { block, receipts } = await existingBlock(ctx, numbered(n));
       const full = formatBlock(block, receipts, true, await totalDifficultyOf(ctx, block.header));
       const from = page * pageSize;
       const indexes = block.transactions.map((_, i) => i).slice(from, from + pageSize);
+      const selectorOnly = (tx: { input: string }) => ({ ...tx, input: tx.input.slice(0, 10) });
       return {
         fullblock: {
           ...full,
-          transactions: indexes.map((i) => (full.transactions as unknown[])[i]),
+          transactions: indexes.map((i) => selectorOnly((full.transactions as { input: string }[])[i])),
           transactionCount: block.transactions.length,
         },
         receipts: indexes.map((i) => otsReceipt(block, receipts, i)),
@@ -173,13 +185,17 @@ export const otterscanMethods: Record<string, Method> = {
       output: f.output === undefined ? '0x' : hex(f.output),
     }));
   }),
-  /** ots_getInternalOperations(hash): value transfers, creations and self-destructs below the top call. */
+  /**
+   * ots_getInternalOperations(hash): value transfers, creations and self-destructs, the transaction's
+   * own included, as Anvil answers; an unknown transaction is Anvil's -32603 Required data unavailable.
+   */
   'ots_getInternalOperations': method([required('transactionHash', hash)], async ({ chain }, h) => {
     const result = await chain.traces.traceTransaction(h, CALLS);
-    if (result === undefined || result.tracer !== 'callTracer') return [];
+    if (result === undefined) throw new RpcError(INTERNAL_ERROR, 'Required data unavailable');
+    if (result.tracer !== 'callTracer') return [];
     const ops = [];
-    for (const { frame: f, depth } of flatten(result.frame, 0)) {
-      if (depth === 0 || f.error !== undefined) continue;
+    for (const { frame: f } of flatten(result.frame, 0)) {
+      if (f.error !== undefined) continue;
       const value = f.value ?? 0n;
       const type = OPERATIONS[f.type];
       // A call is an operation when it moves value (a transfer).
