@@ -121,7 +121,7 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
           relay,
           rpc: createRpc(relay.l1, {
             requireCallFrom: config.requireCallFrom,
-            extraMethods: messagingMethods(relay),
+            extraMethods: messagingMethods(relay, 'l1'),
             layer: 'l1',
           }),
         };
@@ -140,7 +140,7 @@ async function startNode(config: NodeConfig, output: NodeOutput): Promise<Runnin
     });
   const extraMethods = {
     ...decodeMethods(chain, decoderOf),
-    ...(relay === undefined ? {} : messagingMethods(relay)),
+    ...(relay === undefined ? {} : messagingMethods(relay, 'l2')),
   };
   const onRequest = config.console ? (method: string) => output.out(`${method}\n`) : undefined;
   const rpc = createRpc(chain, { requireCallFrom: config.requireCallFrom, extraMethods, onRequest });

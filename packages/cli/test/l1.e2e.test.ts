@@ -14,6 +14,7 @@ import {
   createPublicClient,
   createWalletClient,
   custom,
+  encodeFunctionData,
   http,
   keccak256,
   parseAbi,
@@ -205,6 +206,67 @@ test("with --l1, the L2's finalized and safe are the last L2 block finalized on 
     await call(l1, 'l2_setFinality', [null]);
     await call(l1, 'evm_mine');
     await settle(['0x5', '0x5']);
+  } finally {
+    await stop(node);
+  }
+});
+
+test('a snapshot or reset on either chain takes the other with it: messages sent after a revert of the L1 or the L2 alone, or a reset of the L1, are relayed and provable', async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  const l1Url = `${node.url}/l1`;
+  const abi = parseAbi([
+    'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+    'function l2MerkleRootsDepths(bytes32) view returns (uint256)',
+    'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+  ]);
+  /** Sends a message from `from`'s service; its hash and block. */
+  const send = async (url: string, service: string, value: bigint) => {
+    const data = encodeFunctionData({ abi, functionName: 'sendMessage', args: [DEV0, 10n ** 15n, '0x'] });
+    const hash = await call(url, 'eth_sendTransaction', [
+      { from: DEV0, to: service, data, value: `0x${(value + 10n ** 15n).toString(16)}` },
+    ]);
+    const receipt = await call(url, 'eth_getTransactionReceipt', [hash]);
+    const [event] = parseEventLogs({ abi, logs: receipt.logs, eventName: 'MessageSent' });
+    return event.args._messageHash;
+  };
+  const status = async (hash: string) => (await call(node.url, 'l2_getMessageStatus', [hash]))?.status ?? null;
+  const becomes = async (hash: string, want: string) => {
+    for (let i = 0; i < 100 && (await status(hash)) !== want; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await status(hash)).toBe(want);
+  };
+  /** The depth of the L1's Merkle root over an L2 message alone in its block: 5 once it can be proven there. */
+  const provable = async (hash: `0x${string}`) => {
+    let level: `0x${string}`[] = [hash, ...Array<`0x${string}`>(31).fill(`0x${'00'.repeat(32)}`)];
+    while (level.length > 1)
+      level = Array.from({ length: level.length / 2 }, (_, i) => keccak256(concat([level[2 * i], level[2 * i + 1]])));
+    const data = encodeFunctionData({ abi, functionName: 'l2MerkleRootsDepths', args: [level[0]] });
+    return BigInt(await call(l1Url, 'eth_call', [{ to: L1_SERVICE, data }, 'latest']));
+  };
+  try {
+    // The L1 alone goes back after its message was anchored on the L2: the anchoring goes too.
+    const before = await call(l1Url, 'evm_snapshot');
+    const first = await send(l1Url, L1_SERVICE, 1n);
+    await becomes(first, 'claimable');
+    expect(await call(l1Url, 'evm_revert', [before])).toBe(true);
+    expect(await status(first)).toBeNull();
+    const again = await send(l1Url, L1_SERVICE, 2n);
+    await becomes(again, 'claimable');
+
+    // The L2 alone goes back after its message's block was finalized on the L1: so does the finalization.
+    const l2Before = await call(node.url, 'evm_snapshot');
+    const out = await send(node.url, L2_SERVICE, 3n);
+    await becomes(out, 'claimable');
+    expect(await call(node.url, 'evm_revert', [l2Before])).toBe(true);
+    expect(await status(out)).toBeNull();
+    const outAgain = await send(node.url, L2_SERVICE, 4n);
+    await becomes(outAgain, 'claimable');
+    expect(await provable(outAgain)).toBe(5n);
+
+    // A reset of the L1 starts the L2 again too.
+    expect(await call(l1Url, 'anvil_reset', [])).toBeNull();
+    expect([await call(node.url, 'eth_blockNumber'), await call(l1Url, 'eth_blockNumber')]).toEqual(['0x0', '0x0']);
+    const afterReset = await send(l1Url, L1_SERVICE, 5n);
+    await becomes(afterReset, 'claimable');
   } finally {
     await stop(node);
   }

@@ -73,7 +73,6 @@ export function useDevnet(options: DevnetOptions = {}, hooks: TestHooks = global
   const forward = (message: DevnetMessage) => provider.emit('message', message);
   let devnet: Devnet | undefined;
   let snapshot: string | undefined;
-  let l1Snapshot: string | undefined;
   const current = (field: string): Devnet => {
     if (devnet === undefined) throw new Error(`useDevnet: ${field} is there once the devnet started (in beforeAll)`);
     return devnet;
@@ -91,25 +90,17 @@ export function useDevnet(options: DevnetOptions = {}, hooks: TestHooks = global
     provider.target = devnet.provider;
   });
   hooks.beforeEach(async () => {
+    // With an L1 (l1: true), one snapshot covers both chains.
     snapshot = (await current('evm_snapshot').provider.request({ method: 'evm_snapshot' })) as string;
-    l1Snapshot = (await devnet?.l1?.provider.request({ method: 'evm_snapshot' })) as string | undefined;
   });
   hooks.afterEach(async () => {
     const id = snapshot;
     snapshot = undefined;
     if (id === undefined || devnet === undefined) return;
-    // Work the node started between the chains (an anchoring) ends before either goes back.
-    await devnet.l1?.idle();
+    // The L1 (l1: true) goes back too, once the work the node started between the chains has ended.
     const reverted = await devnet.provider.request({ method: 'evm_revert', params: [id] });
-    // The L1 (l1: true) goes back too.
-    const l1Id = l1Snapshot;
-    l1Snapshot = undefined;
-    const l1Reverted =
-      l1Id === undefined ? true : await devnet.l1?.provider.request({ method: 'evm_revert', params: [l1Id] });
-    if (reverted !== true || l1Reverted !== true) {
-      const which = reverted !== true ? `evm_revert ${id}` : `the L1's evm_revert ${l1Id}`;
-      throw new Error(`useDevnet: ${which} failed: the test reverted past the snapshot taken before it`);
-    }
+    if (reverted !== true)
+      throw new Error(`useDevnet: evm_revert ${id} failed: the test reverted past the snapshot taken before it`);
   });
   hooks.afterAll(close);
 

@@ -263,17 +263,28 @@ test("the operator's anchoring is a priority sender's transaction: first in the 
     expect(await status(devnet, m._messageHash)).toBe('claimable');
   }));
 
-test('an anchoring undone by a revert of the L2 is made again at the next L1 block', () =>
+test('an anchoring undone by a rollback of the L2 alone is made again at the next L1 block', () =>
+  withDevnet({}, async (devnet) => {
+    const { l1, l1Wallet } = clients(devnet);
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    // The anchoring is the L2's last block.
+    expect(await devnet.provider.request({ method: 'anvil_rollback', params: [1] })).toBeNull();
+    expect(await status(devnet, m._messageHash)).toBe('sent');
+    await devnet.l1!.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('a revert of the L2 takes the L1 back with it: the message it had anchored is gone from both', () =>
   withDevnet({}, async (devnet) => {
     const { l1, l1Wallet } = clients(devnet);
     const snapshot = await devnet.provider.request({ method: 'evm_snapshot' });
     const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
     expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
-    await devnet.l1!.idle();
     expect(await devnet.provider.request({ method: 'evm_revert', params: [snapshot] })).toBe(true);
-    expect(await status(devnet, m._messageHash)).toBe('sent');
-    await devnet.l1!.provider.request({ method: 'evm_mine' });
-    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+    expect(await devnet.provider.request({ method: 'l2_getMessageStatus', params: [m._messageHash] })).toBeNull();
+    expect(await devnet.l1!.provider.request({ method: 'eth_blockNumber', params: [] })).toBe('0x0');
   }));
 
 test('a range of more than 500 messaging blocks is finalized in parts, each claimable with its own tree', () =>

@@ -119,6 +119,8 @@ export class MessageRelay {
   /** With a cadence in blocks: finalization at every this-many-th L2 block (at least 1). */
   private readonly finalizeEvery: bigint;
   private readonly autoClaim: boolean;
+  /** Per chain, its snapshot ids taken by `snapshot` and the other chain's taken with each. */
+  private readonly partners = { l1: new Map<bigint, bigint>(), l2: new Map<bigint, bigint>() };
   /** The L2 block its `finalized` and `safe` were last set to (followFinality). */
   private followed: bigint | undefined;
 
@@ -168,6 +170,39 @@ export class MessageRelay {
   /** l2_finalize: finalizes the L2 up to its head now, messages or not; undefined when the head is finalized already. */
   finalize(): Promise<Finalization | undefined> {
     return this.queue(() => this.finalizeTo(this.l2.headNumber, true));
+  }
+
+  /**
+   * evm_snapshot on either chain's paths: both chains remembered at once, after the work started
+   * between them (a message half relayed would tie a snapshot of one to a later state of the other).
+   * The id is `on`'s own; reverting to it on `on`'s paths takes the other chain back with it.
+   */
+  async snapshot(on: 'l1' | 'l2'): Promise<bigint> {
+    await this.idle();
+    const ids = { l1: await this.l1.dev.snapshot(), l2: await this.l2.dev.snapshot() };
+    const other = on === 'l1' ? 'l2' : 'l1';
+    this.partners[on].set(ids[on], ids[other]);
+    return ids[on];
+  }
+
+  /** evm_revert on `on`'s paths: that chain to snapshot `id`, the other to the snapshot taken with it. */
+  async revertTo(on: 'l1' | 'l2', id: bigint): Promise<boolean> {
+    await this.idle();
+    const [chain, other] = on === 'l1' ? [this.l1, this.l2] : [this.l2, this.l1];
+    const partner = this.partners[on].get(id);
+    if (!(await chain.dev.revertTo(id))) return false;
+    for (const later of [...this.partners[on].keys()]) if (later >= id) this.partners[on].delete(later);
+    if (partner !== undefined) await other.dev.revertTo(partner);
+    return true;
+  }
+
+  /** anvil_reset on either chain's paths: the other chain starts again too (`resetOne` resets the one asked). */
+  async reset(on: 'l1' | 'l2', resetOne: () => Promise<unknown>): Promise<void> {
+    await this.idle();
+    await resetOne();
+    await (on === 'l1' ? this.l2 : this.l1).dev.reset();
+    this.partners.l1.clear();
+    this.partners.l2.clear();
   }
 
   /** Stops the relay: no more work starts on its own; what was started ends first. */

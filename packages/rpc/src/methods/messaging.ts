@@ -10,10 +10,26 @@ import { METHOD_NOT_FOUND, RpcError } from '../errors';
 import { hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required } from '../method';
-import { hash } from '../params';
+import { hash, quantity as quantityParam } from '../params';
+import { devnetMethods } from './devnet';
 
-export function messagingMethods(relay: MessageRelay): Record<string, Method> {
+export function messagingMethods(relay: MessageRelay, on: 'l1' | 'l2'): Record<string, Method> {
+  // Snapshots and resets cover both chains, so that what one holds of the other's messages stays true.
+  const snapshot = method([], async () => quantity(await relay.snapshot(on)));
+  const revert = method([required('snapshotId', quantityParam)], (_ctx, id) => relay.revertTo(on, id));
+  const resetOne = devnetMethods.anvil_reset;
+  const reset = method([optional('options', (v: unknown) => v)], async (ctx, options) => {
+    let answer: unknown;
+    await relay.reset(on, async () => (answer = await resetOne.handler(ctx, [options])));
+    return answer;
+  });
   return {
+    'evm_snapshot': snapshot,
+    'anvil_snapshot': snapshot,
+    'evm_revert': revert,
+    'anvil_revert': revert,
+    'anvil_reset': reset,
+    'hardhat_reset': reset,
     /**
      * l2_getMessageStatus(messageHash): `{ direction: 'L1->L2' | 'L2->L1', status: 'sent' | 'claimable'
      * | 'claimed', nonce, blockNumber }` (the block of the chain that sent it), or null for a hash
