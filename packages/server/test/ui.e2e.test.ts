@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { LineLimits } from '@l2devnet/core';
 import { creditsOf } from '@l2devnet/rpc';
 import { chromium } from 'playwright-core';
+import { encodeDeployData, encodeFunctionData } from 'viem';
+import type { Abi } from 'viem';
 import type { Browser, Page } from 'playwright-core';
 
 import { startTestNode } from './testNode';
@@ -187,9 +189,9 @@ test('the limits view shows the limits in force and each change made while it is
   await open('#/limits');
   await page.locator('[data-testid=limits]').waitFor();
   await call('l2_setLineLimits', [{ MUL: 5 }]);
-  await page.locator('[data-testid=limit-changes] tr', { hasText: /MUL1310725$/ }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid=limit-changes] tr', { hasText: /MUL131,0725$/ }).waitFor({ timeout: 10_000 });
   await call('l2_resetLineLimits');
-  await page.locator('[data-testid=limit-changes] tr', { hasText: /ADD1524288$/ }).waitFor({ timeout: 10_000 });
+  await page.locator('[data-testid=limit-changes] tr', { hasText: /ADD1524,288$/ }).waitFor({ timeout: 10_000 });
   await page.screenshot({ path: join(SHOTS, 'limits.png'), fullPage: true });
 });
 
@@ -297,4 +299,230 @@ test('on a keyed node the page asks for the key, then uses /v3/<KEY>; a wrong ke
     await context.close();
     await keyed.close();
   }
+});
+
+describe("views as clear as Otterscan's", () => {
+  const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+  const SINK = '0x00000000000000000000000000000000000000c2';
+  const FORWARDER = '0x00000000000000000000000000000000000000f0';
+  const token = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'TestToken.json'), 'utf8')) as {
+    abi: Abi;
+    bytecode: `0x${string}`;
+  };
+  let tokenAddress: string;
+  let deployHash: string;
+  let transferHash: string;
+  let failedHash: string;
+  let forwardHash: string;
+  const send = async (tx: Record<string, unknown>) => {
+    const answer = await call('eth_sendTransaction', [{ from: ALICE, ...tx }]);
+    expect(answer.error).toBeUndefined();
+    return answer.result as string;
+  };
+
+  beforeAll(async () => {
+    await call('l2_resetLineLimits');
+    deployHash = await send({
+      data: encodeDeployData({ abi: token.abi, bytecode: token.bytecode, args: ['Test Token', 'TKN', 10n ** 21n] }),
+    });
+    tokenAddress = (await call('eth_getTransactionReceipt', [deployHash])).result.contractAddress;
+    const transfer = (amount: bigint) =>
+      encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [BOB, amount] });
+    transferHash = await send({ to: tokenAddress, data: transfer(15n * 10n ** 17n) });
+    failedHash = await send({ to: tokenAddress, data: transfer(10n ** 30n), gas: '0x30000' });
+    // CALL(gas, SINK, CALLVALUE, 0, 0, 0, 0): forwards what it is sent.
+    await call('anvil_setCode', [FORWARDER, `0x600060006000600034${'73'}${SINK.slice(2)}5af100`]);
+    forwardHash = await send({ to: FORWARDER, value: '0x64', gas: '0x20000' });
+  });
+
+  const rowOf = (label: string) => page.locator('table.rows tr', { has: page.locator('th', { hasText: label }) });
+
+  test('phone width: every view fits 390 px, nothing scrolls sideways but the wide tables', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      for (const [name, hash] of [
+        ['head', '#/'],
+        ['block', '#/block/2'],
+        ['transaction', `#/tx/${transferHash}`],
+        ['address', `#/address/${tokenAddress}`],
+        ['exclusion', `#/tx/${excluded}`],
+        ['exclusions', '#/exclusions'],
+        ['limits', '#/limits'],
+      ]) {
+        await phone.goto('about:blank');
+        await phone.goto(`${node.url}/${hash}`);
+        await phone.waitForFunction(() => !document.getElementById('view')?.textContent?.startsWith('Loading'));
+        const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+        expect([name, width]).toEqual([name, 390]);
+        await phone.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
+      }
+    } finally {
+      await phone.close();
+    }
+  });
+
+  test('numbers as people read them: separators, gwei, ETH without trailing zeros, times with "ago"', async () => {
+    await open('#/block/2');
+    expect(await rowOf('Gas used / limit').textContent()).toMatch(/ \/ 30,000,000 \(/);
+    expect(await rowOf('Base fee').textContent()).toMatch(/^Base fee[\d.]+ gwei \([\d,]+ wei\)$/);
+    expect(await rowOf('Time').textContent()).toMatch(/^Time\d+ (sec|min|hr|day)s? ago \(\d{4}-\d\d-\d\dT/);
+    await open(`#/address/0x${'00'.repeat(19)}c9`);
+    expect(await page.locator('[data-testid=balance]').textContent()).toBe('0 ETH');
+    await open(`#/address/${ALICE}`);
+    expect(await page.locator('[data-testid=balance]').textContent()).toMatch(/^9,99\d\.\d+ ETH$/);
+    await open('#/limits');
+    expect(await page.locator('[data-testid=limits] tr', { hasText: /^HUB/ }).textContent()).toBe('HUB2,097,152');
+    await page.screenshot({ path: join(SHOTS, 'limits.png'), fullPage: true });
+  });
+
+  test('a transaction: fee with its burnt and tip parts, gas price, type, nonce, position, time and confirmations', async () => {
+    await open(`#/tx/${transferHash}`);
+    const receipt = (await call('eth_getTransactionReceipt', [transferHash])).result;
+    const tx = (await call('eth_getTransactionByHash', [transferHash])).result;
+    const fee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
+    const shown = await page.locator('[data-testid=fee]').textContent();
+    expect(BigInt(Math.round(Number(shown?.replace(' ETH', '')) * 1e18))).toBeGreaterThan((fee * 999n) / 1000n);
+    expect(await rowOf('Transaction fee').textContent()).toMatch(/ETH \(burnt [\d.]+ ETH, tip [\d.]+ ETH\)$/);
+    expect(await rowOf('Gas price').textContent()).toMatch(
+      /^Gas price[\d.]+ gwei \(max [\d.]+ gwei, max tip 1 gwei\)$/,
+    );
+    expect(await rowOf('Type').textContent()).toBe('Type2 (EIP-1559)');
+    expect(await rowOf('Nonce').textContent()).toBe(`Nonce${Number(tx.nonce)}`);
+    expect(await rowOf('Position in block').textContent()).toBe(`Position in block${Number(tx.transactionIndex)}`);
+    expect(await page.locator('[data-testid=confirmations]').textContent()).toMatch(/^\d+ confirmations?$/);
+    expect(await rowOf('Time').textContent()).toMatch(/ago/);
+    await page.screenshot({ path: join(SHOTS, 'transaction.png'), fullPage: true });
+  });
+
+  test('decoded without --artifacts: token transfers with the token, well-known calls, revert reasons, each event with its address', async () => {
+    await open(`#/tx/${transferHash}`);
+    expect(await page.locator('[data-testid=call]').textContent()).toBe(`transfer(${BOB}, 1500000000000000000)`);
+    const events = page.locator('[data-testid=events]');
+    expect(await events.textContent()).toBe(`Transfer 1.5 TKN from ${ALICE} to ${BOB} at ${tokenAddress}`);
+    expect(await events.locator(`a[href="#/address/${tokenAddress}"]`).count()).toBe(1);
+    await open(`#/tx/${failedHash}`);
+    await page.locator('[data-testid=status]', { hasText: 'reverted' }).waitFor();
+    expect(await page.locator('[data-testid=revert-reason]').textContent()).toBe('Error("insufficient balance")');
+  });
+
+  test('the call tree: each target a link, the value a call moves, the gas it used', async () => {
+    await open(`#/tx/${forwardHash}`);
+    const tree = page.locator('[data-testid=call-tree]');
+    expect(await tree.locator(`a[href="#/address/${SINK}"]`).count()).toBe(1);
+    expect(await tree.textContent()).toMatch(
+      new RegExp(
+        `^CALL ${FORWARDER} transfer of ETH \\(no calldata\\) value 0\\.0000000000000001 ETH gas [\\d,]+CALL ${SINK}`,
+      ),
+    );
+  });
+
+  test("an address: its transactions, the tokens it holds, a contract's creator", async () => {
+    await open(`#/address/${BOB}`);
+    expect(await page.locator('[data-testid=tokens]').textContent()).toBe('TokenBalanceTKN1.5');
+    await open(`#/address/${tokenAddress}`);
+    expect(await page.locator('[data-testid=history]').textContent()).toContain(transferHash);
+    expect(await rowOf('Created by').textContent()).toBe(`Created by${ALICE} in ${deployHash}`);
+    await page.screenshot({ path: join(SHOTS, 'address.png'), fullPage: true });
+  });
+
+  test('a block: the ones before and after, an empty one says so, one that left a transaction out shows it', async () => {
+    const head = Number((await call('eth_blockNumber')).result);
+    await open(`#/block/${head - 1}`);
+    expect(await page.locator('a[rel=prev]').getAttribute('href')).toBe(`#/block/${head - 2}`);
+    expect(await page.locator('a[rel=next]').getAttribute('href')).toBe(`#/block/${head}`);
+    await call('evm_mine');
+    await open(`#/block/${head + 1}`);
+    expect(await page.locator('[data-testid=no-transactions]').textContent()).toBe('No transactions in this block.');
+    expect(await page.locator('[data-testid=transactions]').count()).toBe(0);
+    expect(await page.locator('a[rel=next]').count()).toBe(0);
+    // A transaction the sequencer leaves out of a block (a forced exclusion): the block names it.
+    expect((await call('l2_forceExclusion', [{ to: SINK, stage: 'SEQUENCER', module: 'MUL' }])).error).toBeUndefined();
+    const left = await send({ to: SINK, value: '0x1' });
+    await send({ to: BOB, value: '0x1' });
+    const record = (await call('l2_getTransactionExclusionStatusV1', [left])).result;
+    await open(`#/block/${Number(record.blockNumber)}`);
+    expect(await page.locator('[data-testid=block-exclusions]').textContent()).toContain(left);
+    await page.screenshot({ path: join(SHOTS, 'block.png'), fullPage: true });
+  });
+
+  test('line counts: the modules that matter first, the rest folded; no frame named for a block-level binding module', async () => {
+    await open(`#/tx/${transferHash}`);
+    expect(await page.locator('[data-testid=line-counts-rest] summary').textContent()).toMatch(
+      /^\d+ more modules? under 1% of the limit$/,
+    );
+    const report = (await call('l2_traceLineCounts', [forwardHash])).result;
+    await open(`#/tx/${forwardHash}`);
+    if (report.binding.startsWith('BLOCK_')) expect(await page.locator('[data-testid=binding-frame]').count()).toBe(0);
+    else expect(await page.locator('[data-testid=binding-frame]').textContent()).not.toMatch(/: 0 of them$/);
+    // An exclusion record gets the same bars.
+    await open(`#/tx/${excluded}`);
+    expect(await page.locator('[data-testid=line-counts] tr[data-module=ADD]').getAttribute('class')).toBe('over');
+    await page.screenshot({ path: join(SHOTS, 'exclusion.png'), fullPage: true });
+  });
+
+  test('live on every view: a pending transaction shows its block once mined, a new exclusion shows without a reload', async () => {
+    await call('evm_setAutomine', [false]);
+    try {
+      const waiting = await send({ to: SINK, value: '0x2' });
+      await open(`#/tx/${waiting}`);
+      expect(await page.locator('[data-testid=status]').textContent()).toBe('pending');
+      await call('evm_mine');
+      await page.locator('[data-testid=status]', { hasText: 'success' }).waitFor({ timeout: 5_000 });
+    } finally {
+      await call('evm_setAutomine', [true]);
+    }
+    await open('#/exclusions');
+    const before = await page.locator('[data-testid=exclusions] tr').count();
+    expect((await call('l2_forceExclusion', [{ to: SINK, stage: 'RPC', module: 'MUL' }])).error).toBeUndefined();
+    const refused = await call('eth_sendTransaction', [{ from: ALICE, to: SINK, value: '0x3' }]);
+    expect(refused.error).toBeDefined();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=exclusions] tr').length === n + 1,
+      before,
+      { timeout: 5_000 },
+    );
+    await page.screenshot({ path: join(SHOTS, 'exclusions.png'), fullPage: true });
+  });
+
+  test('search: latest, an address without 0x, a search after one that found nothing, and what the box takes', async () => {
+    const search = async (q: string) => {
+      await page.fill('#q', q);
+      await page.press('#q', 'Enter');
+    };
+    await open('#/');
+    await search('foo');
+    await page.locator('[data-testid=not-found]', { hasText: '"foo" not found' }).waitFor();
+    expect(await page.locator('[data-testid=search-hint]').textContent()).toMatch(/block number, latest, an address/);
+    await search('1');
+    await page.getByRole('heading', { name: 'Block 1', exact: true }).waitFor();
+    await search('latest');
+    const head = Number((await call('eth_blockNumber')).result);
+    await page.getByRole('heading', { name: `Block ${head}`, exact: true }).waitFor();
+    await search(BOB.slice(2));
+    await page.getByRole('heading', { name: 'Address' }).waitFor();
+    expect(await page.locator('main').textContent()).toContain(BOB);
+    await search('0xabc');
+    await page.locator('[data-testid=search-hint]').waitFor();
+  });
+
+  test('accessible: a labelled search with a button and the / shortcut, a titled tab, landmarks, the current view marked, no missing icon', async () => {
+    const missing: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 404) missing.push(r.url());
+    });
+    await open('#/block/1');
+    expect(await page.title()).toBe('Block 1 · l2devnet');
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.getByRole('search').waitFor();
+    await page.getByRole('button', { name: 'Search' }).waitFor();
+    await page.getByLabel('Search blocks, transactions and addresses').waitFor();
+    await page.locator('main').click();
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('q');
+    await open('#/limits');
+    expect(await page.title()).toBe('Line limits · l2devnet');
+    expect(await page.getByRole('link', { name: 'Limits' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: 'Head' }).getAttribute('aria-current')).toBeNull();
+    expect(missing).toEqual([]);
+  });
 });
