@@ -19,6 +19,7 @@ test.each([
   [['--threads', '0'], { workers: undefined }],
   [['--jobs', '1'], { workers: 0 }],
   [['--max-transactions', '2'], { maxTransactions: 2 }],
+  [['--engine', 'ethereumjs'], { engine: 'ethereumjs' }],
   [
     ['--coinbase', '0x00000000000000000000000000000000000000c0'],
     { coinbase: '0x00000000000000000000000000000000000000c0' },

@@ -200,6 +200,9 @@ RPC
   --workers N               threads that run calls (eth_call, gas estimates, eth_simulateV1) and traces
                             while another runs, beside the one that serves; 0 runs them all on that one
                             (default 0: a call on the node's engine costs less than the hop)
+  --engine l2devnet|ethereumjs
+                            the EVM that runs calls and blocks: the node's own where it can (default),
+                            or ethereumjs throughout, the reference it is checked against
   -j, --threads N           Anvil's name: N threads in all, the serving one and N-1 workers; 0 the default
                             (alias --jobs)
   --steps-tracing           taken for Anvil's command lines: every trace is always available (alias --tracing)
@@ -382,6 +385,7 @@ const START_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   'rpc-evm-timeout': { type: 'string' },
   'rpc-gas-cap': { type: 'string' },
   workers: { type: 'string' },
+  engine: { type: 'string' },
   threads: { type: 'string', short: 'j' },
   jobs: { type: 'string' },
   'steps-tracing': { type: 'boolean' },
@@ -619,6 +623,7 @@ export function parseFlags(argv: string[]): ParsedFlags {
       rpcEvmTimeout: duration('rpc-evm-timeout', s('rpc-evm-timeout')),
       rpcGasCap: big('rpc-gas-cap', s('rpc-gas-cap')),
       // Anvil's -j counts every thread: the serving one and the workers (0: the default).
+      engine: s('engine') as NodeOptions['engine'],
       workers: int('workers', s('workers'), 0) ?? (threads === undefined || threads === 0 ? undefined : threads - 1),
       l1: flag('l1') ? true : undefined,
       l1ChainId: big('l1-chain-id', s('l1-chain-id')),

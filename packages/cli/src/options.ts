@@ -219,6 +219,8 @@ export interface NodeOptions {
   rpcEvmTimeout?: number | string;
   /** Threads that run calls (eth_call, gas estimates, eth_createAccessList, eth_simulateV1) and traces when another call runs; 0 for the main thread alone (the default; one per core but the serving one is the most that helps). `--workers` */
   workers?: number;
+  /** Which EVM runs calls and blocks: the node's own where it can (`l2devnet`, the default) or ethereumjs throughout (`ethereumjs`), the reference it is checked against. `--engine` */
+  engine?: 'l2devnet' | 'ethereumjs';
   /** Gas eth_call, eth_estimateGas and an eth_simulateV1 request may use (default 10× the block gas limit). `--rpc-gas-cap` */
   rpcGasCap?: number | bigint;
 }
@@ -347,6 +349,7 @@ const FLAGS: Record<OptionName, string> = {
   logQueryTimeoutMs: '--log-query-timeout-ms',
   rpcEvmTimeout: '--rpc-evm-timeout',
   workers: '--workers',
+  engine: '--engine',
   rpcGasCap: '--rpc-gas-cap',
   forkUrl: '--fork-url',
   forkBlockNumber: '--fork-block-number',
@@ -501,6 +504,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     rpcEvmTimeoutMs: milliseconds(opts.rpcEvmTimeout, bad, count),
     rpcGasCap: integer('rpcGasCap', opts.rpcGasCap, 1),
     workers: count('workers', opts.workers),
+    engine: engineOf(opts.engine, bad),
   };
   // With an L1, a new L2's genesis holds its message service too.
   if (opts.l1 === true) chain.messaging = 'l2';
@@ -534,6 +538,11 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     logFormat: logFormatOf(opts.logFormat, bad),
     configOut: opts.configOut,
   };
+}
+
+function engineOf(value: NodeOptions['engine'], bad: Bad): NodeOptions['engine'] {
+  if (value === undefined || value === 'l2devnet' || value === 'ethereumjs') return value;
+  throw bad('engine', 'must be l2devnet or ethereumjs', value);
 }
 
 function logFormatOf(value: NodeOptions['logFormat'], bad: Bad): 'text' | 'json' {
@@ -618,6 +627,7 @@ function l1Of(
     autoImpersonate: l2.autoImpersonate,
     rpcEvmTimeoutMs: l2.rpcEvmTimeoutMs,
     workers: l2.workers,
+    engine: l2.engine,
   };
 }
 

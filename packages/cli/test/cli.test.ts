@@ -87,6 +87,7 @@ test.each([
     ['--l1l2-bridge-contract', 'bridge'],
     '--l1l2-bridge-contract must be an address, 0x and 40 hex digits; got "bridge"',
   ],
+  [['--engine', 'evmone'], '--engine must be l2devnet or ethereumjs; got "evmone"'],
   [['--coinbase', 'miner'], '--coinbase must be an address, 0x and 40 hex digits; got "miner"'],
   [['--l1l2-bridge-topic', '0x12'], '--l1l2-bridge-topic must be 32 bytes of hex (64 digits); got "0x12"'],
   [

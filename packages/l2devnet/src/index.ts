@@ -186,6 +186,8 @@ export interface DevnetOptions {
   rpcEvmTimeout?: number | string;
   /** Threads that run calls (eth_call, gas estimates, eth_createAccessList, eth_simulateV1) and traces when another call runs; 0 for the main thread alone (the default; one per core but the serving one is the most that helps). `--workers` */
   workers?: number;
+  /** Which EVM runs calls and blocks: the node's own where it can (`l2devnet`, the default) or ethereumjs throughout (`ethereumjs`), the reference it is checked against. `--engine` */
+  engine?: 'l2devnet' | 'ethereumjs';
   /** Gas eth_call, eth_estimateGas and an eth_simulateV1 request may use (default 10× the block gas limit). `--rpc-gas-cap` */
   rpcGasCap?: number | bigint;
   /** Where log lines go: the server's notices, mining errors, printed traces, import progress (default: stderr). */

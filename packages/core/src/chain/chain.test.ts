@@ -7,6 +7,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, bytesToHex, concatBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
 
 import { artifact, calldata, deploy, FIXTURES, GWEI, send, word } from '../../test/helpers';
+import * as engineModule from '../evm/engine';
 import { Chain } from './chain';
 import { LineLimits } from '../lines/lineLimits';
 
@@ -36,6 +37,39 @@ describe('Chain', () => {
       expect((await chain.reads.getAccount(a.address, 0n)).balance).toBe(10_000n * ETH);
     }
   });
+});
+
+test("engine: 'ethereumjs' runs no call and no transaction on the node's own engine, and answers as it does", async () => {
+  const runMessage = jest.spyOn(engineModule, 'runMessage');
+  try {
+    const outcome = async (engine: 'l2devnet' | 'ethereumjs') => {
+      const chain = await Chain.create({ engine, workers: 0, timestamp: 1_700_000_000n });
+      try {
+        runMessage.mockClear();
+        const counter = await deploy(chain, 'Counter');
+        await send(chain, 0, { to: counter, data: calldata(COUNTER_SET, 7n) });
+        const call = await chain.calls.call({ to: counter, data: hexToBytes(COUNTER_COUNT) }, chain.headNumber);
+        const { gas } = await chain.calls.estimateGas(
+          { to: counter, data: calldata(COUNTER_SET, 9n) },
+          chain.headNumber,
+        );
+        const receipts = (await chain.reads.getReceipts(chain.headNumber)) ?? [];
+        return {
+          ran: runMessage.mock.calls.length,
+          answers: [bytesToHex(call.returnValue), gas, receipts.map((r) => r.cumulativeGasUsed)],
+        };
+      } finally {
+        await chain.close();
+      }
+    };
+    const own = await outcome('l2devnet');
+    const reference = await outcome('ethereumjs');
+    expect(own.ran).toBeGreaterThan(0);
+    expect(reference.ran).toBe(0);
+    expect(reference.answers).toEqual(own.answers);
+  } finally {
+    runMessage.mockRestore();
+  }
 });
 
 describe('Chain on disk', () => {

@@ -45,6 +45,8 @@ import type { CounterName, TracerProfileName } from '../lines/lineProfiles';
 import { LINEA_MAINNET_RULES, SequencerRules } from '../pool/sequencerRules';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
 import { flatStateManager } from '../state/flatState';
+import { ownEngine } from '../evm/engine';
+import type { EngineName } from '../evm/engine';
 import { EngineTransactions } from '../exec/onEngine';
 import { StateDB, stateCaches } from '../state/stateDb';
 import { ChainStore } from '../store/chainStore';
@@ -161,6 +163,12 @@ export interface GenesisOptions {
    * with mainnet's values; off on a chain from a genesis file (an Ethereum chain) unless given.
    */
   sequencerRules?: boolean | Partial<SequencerRulesConfig>;
+  /**
+   * Which EVM runs what the node executes (calls, estimates, line counts of calls, every block's
+   * transactions): its own where it can (`l2devnet`, the default) or ethereumjs throughout
+   * (`ethereumjs`), the reference it is checked against. Traces run on ethereumjs either way.
+   */
+  engine?: EngineName;
 }
 
 export interface OpenedChain {
@@ -271,7 +279,7 @@ export async function openChain(
   const evmOpts = codeSizeOptions(opts.codeSizeLimit);
   const vm = await createVM({ common, stateManager: sm, blockchain, evmOpts });
   // Before the line counter and the guard, which wrap the EVM's runCall around it.
-  const engine = new EngineTransactions(vm);
+  const engine = new EngineTransactions(vm, ownEngine(opts.engine));
   const lineCounting = opts.lineCounting ?? true;
   const simulatorOpts: SimulatorOptions = {
     evmOpts,
@@ -282,6 +290,7 @@ export async function openChain(
     bridge: opts.l1l2Bridge,
     daoForkBlock: spec?.daoForkBlock,
     evmTimeoutMs: opts.rpcEvmTimeoutMs,
+    engine: opts.engine,
   };
   // The simulator's Common is its own: it runs each use under that use's block's fork.
   const simulator = await Simulator.create(common.copy(), stateDb, blockchain, simulatorOpts);

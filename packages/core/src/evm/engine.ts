@@ -21,10 +21,20 @@ export { World } from './world';
 export { rulesOf } from './rules';
 
 /**
- * Whether the node runs its own engine where it can (the default) or ethereumjs's throughout
- * (`L2DEVNET_ENGINE=ethereumjs`, or ethereumjs as published: `L2DEVNET_STOCK_EVM=1`).
+ * Which EVM runs what the node executes: its own where it can (`l2devnet`, the default), or
+ * ethereumjs's throughout, the reference it is checked against (`ethereumjs`: `--engine`,
+ * `createDevnet({ engine })`).
+ */
+export type EngineName = 'l2devnet' | 'ethereumjs';
+
+/**
+ * Whether the process may run the node's own engine at all: not under `L2DEVNET_ENGINE=ethereumjs`,
+ * nor with ethereumjs as published (`L2DEVNET_STOCK_EVM=1`), whatever a chain asks for.
  */
 export const OWN_ENGINE = process.env.L2DEVNET_ENGINE !== 'ethereumjs' && process.env.L2DEVNET_STOCK_EVM !== '1';
+
+/** Whether a chain that asks for `engine` runs the node's own. */
+export const ownEngine = (engine: EngineName | undefined): boolean => OWN_ENGINE && engine !== 'ethereumjs';
 
 export interface RunInput {
   caller: Uint8Array;

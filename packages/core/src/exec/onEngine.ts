@@ -12,7 +12,7 @@ import type { EVMResult } from '@ethereumjs/evm';
 import { Account, Address, bigIntToBytes, equalsBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
-import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, rulesOf, runMessage, World } from '../evm/engine';
+import { FramePool, MAX_ENGINE_GAS, rulesOf, runMessage, World } from '../evm/engine';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
 import type { LineCounter } from '../lines/lineCounter';
@@ -109,13 +109,17 @@ export class EngineTransactions {
   /** The engine's stacks and memories, reused by this VM's transactions (one at a time). */
   private readonly pool = new FramePool();
 
-  constructor(private readonly vm: VM) {
+  /** `own`: false runs every transaction on ethereumjs (`--engine ethereumjs`). */
+  constructor(
+    private readonly vm: VM,
+    own: boolean,
+  ) {
     const evm = vm.evm as unknown as { runCall(opts: unknown): Promise<EVMResult> };
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
       const m = opts as TxMessage;
       if (
-        !OWN_ENGINE ||
+        !own ||
         m.message !== undefined ||
         m.skipNonceIncrement !== true ||
         m.gasLimit > MAX_ENGINE_GAS ||

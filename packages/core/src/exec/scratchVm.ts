@@ -13,7 +13,8 @@ import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereu
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
-import { FramePool, MAX_ENGINE_GAS, OWN_ENGINE, runMessage, World } from '../evm/engine';
+import { FramePool, MAX_ENGINE_GAS, ownEngine, runMessage, World } from '../evm/engine';
+import type { EngineName } from '../evm/engine';
 import { bothHooks } from '../evm/hooks';
 import type { Precompile } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
@@ -104,6 +105,8 @@ export interface SimulatorOptions {
   evmTimeoutMs?: number;
   /** The EVM's options, as the mining VM's (the code size limit). */
   evmOpts?: EVMOpts;
+  /** Which EVM runs the calls: the node's own where it can (default) or ethereumjs. */
+  engine?: EngineName;
 }
 
 export class ScratchVm {
@@ -119,6 +122,8 @@ export class ScratchVm {
   protected readonly daoForkBlock: bigint | undefined;
   /** A genesis file's fork schedule: each use runs under its block's fork. */
   private readonly scheduled: boolean;
+  /** Whether calls run on the node's own engine where it can. */
+  private readonly ownEngine: boolean;
 
   /** The engine's stacks and memories, reused by this VM's runs (one at a time). */
   private readonly framePool = new FramePool();
@@ -139,6 +144,7 @@ export class ScratchVm {
     this.evmTimeoutMs = opts.evmTimeoutMs ?? RPC_EVM_TIMEOUT_MS;
     this.scheduled = opts.scheduled ?? false;
     this.daoForkBlock = opts.daoForkBlock;
+    this.ownEngine = ownEngine(opts.engine);
   }
 
   /**
@@ -245,7 +251,7 @@ export class ScratchVm {
     }
     const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
     const rules =
-      OWN_ENGINE &&
+      this.ownEngine &&
       opts.observer?.steps !== true &&
       !tracerListening(this.vm) &&
       !this.guard.watching &&

@@ -25,6 +25,7 @@ import type { StateSource } from '../state/stateDb';
 import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
+import { ownEngine } from '../evm/engine';
 import { EngineTransactions } from './onEngine';
 import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
@@ -66,7 +67,7 @@ export class Simulator extends ScratchVm {
     };
     const vm = await createVM({ common, stateManager: sm, blockchain: chain, evmOpts: opts.evmOpts });
     // Before the line counter and the guard, which wrap the EVM's runCall around it.
-    const engine = new EngineTransactions(vm);
+    const engine = new EngineTransactions(vm, ownEngine(opts.engine));
     const counter = new LineCounter(vm.evm, {
       enabled: opts.lineCounting,
       tracer: opts.tracer,
