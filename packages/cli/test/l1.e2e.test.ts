@@ -175,6 +175,30 @@ test("the L1 has none of Linea's methods; without --l1, the messaging methods sa
   }
 });
 
+test("eth_estimateGas of a call that names no fee: at the next base fee on the L2, as Besu's under Linea; at 0 on the L1, as geth's", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    // GASPRICE, PUSH1 0, SSTORE, STOP: a first write of a non-zero price costs 19,900 gas more than of 0.
+    const reader = '0x00000000000000000000000000000000000000e1';
+    const call = { from: DEV0, to: reader };
+    const estimates: bigint[] = [];
+    for (const url of [node.url, `${node.url}/l1`]) {
+      expect((await rpcCall(url, 'anvil_setCode', [reader, '0x3a60005500'])).error).toBeUndefined();
+      estimates.push(BigInt((await rpcCall(url, 'eth_estimateGas', [call])).result));
+    }
+    const [l2, l1] = estimates;
+    expect(l2 - l1).toBeGreaterThanOrEqual(19_900n);
+    // eth_sendTransaction fills in that estimate: the L2's write goes through with the price it paid.
+    const hash = (await rpcCall(node.url, 'eth_sendTransaction', [call])).result;
+    const receipt = (await rpcCall(node.url, 'eth_getTransactionReceipt', [hash])).result;
+    expect(receipt.status).toBe('0x1');
+    const stored = (await rpcCall(node.url, 'eth_getStorageAt', [reader, '0x0', 'latest'])).result;
+    expect(BigInt(stored)).toBe(BigInt(receipt.effectiveGasPrice));
+  } finally {
+    await stop(node);
+  }
+});
+
 test("with --l1, the L2's finalized and safe are the last L2 block finalized on the L1 as of the L1's finalized block", async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--finalization-interval', 'manual']);
   const l1 = `${node.url}/l1`;

@@ -107,7 +107,10 @@ afterAll(async () => {
 });
 
 test('evm_increaseTime answers the offset, anvil_setTime how far it moved the clock forward: JSON numbers', async () => {
-  expect(await both('evm_increaseTime', 10)).toEqual([10, 10]);
+  // Anvil's answer is its clock's whole offset, which its start can leave a second short (9 seen once).
+  const [offsetHere, offsetThere] = await both('evm_increaseTime', 10);
+  expect(offsetHere).toBe(10);
+  expect([9, 10]).toContain(offsetThere);
   const future = Math.floor(Date.now() / 1000) + 86_400;
   const [a, b] = await both('anvil_setTime', future);
   expect([typeof a, typeof b]).toEqual(['number', 'number']);

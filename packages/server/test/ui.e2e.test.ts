@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { LineLimits } from '@l2devnet/core';
 import { creditsOf } from '@l2devnet/rpc';
 import { chromium } from 'playwright-core';
-import { encodeDeployData, encodeFunctionData } from 'viem';
+import { encodeDeployData, encodeFunctionData, parseAbi } from 'viem';
 import type { Abi } from 'viem';
 import type { Browser, Page } from 'playwright-core';
 
@@ -525,4 +525,84 @@ describe("views as clear as Otterscan's", () => {
     expect(await page.getByRole('link', { name: 'Head' }).getAttribute('aria-current')).toBeNull();
     expect(missing).toEqual([]);
   });
+});
+
+test('with --l1, the messages view lists both directions with their status and claim, live', async () => {
+  const child = spawn(process.execPath, [BIN, '--in-memory', '--port', '0', '--l1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Listening on (\S+):(\d+)/.exec(out);
+      if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+  const rpcAt = async (path: string, method: string, params: unknown[] = []) => {
+    const body = await (
+      await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+    ).json();
+    if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  const abi = parseAbi([
+    'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+    'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
+  ]);
+  const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
+  const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+  const BOB = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+  const fee = 10n ** 15n;
+  const sendMessage = (path: string, service: string, value: bigint) =>
+    rpcAt(path, 'eth_sendTransaction', [
+      {
+        from: ALICE,
+        to: service,
+        value: `0x${(value + fee).toString(16)}`,
+        data: encodeFunctionData({ abi, functionName: 'sendMessage', args: [BOB, fee, '0x'] }),
+      },
+    ]);
+  const tab = await browser.newPage();
+  try {
+    await tab.goto(`${url}/#/messages`);
+    await tab.getByRole('heading', { name: 'Messages (0)' }).waitFor();
+    expect(await tab.getByRole('link', { name: 'Messages' }).isVisible()).toBe(true);
+    await sendMessage('/l1', L1_SERVICE, 5n);
+    await sendMessage('/', L2_SERVICE, 7n);
+    // Both appear without a reload, and become claimable once anchored and finalized.
+    const rows = tab.locator('[data-testid=messages] tr[data-message]');
+    await tab.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-testid=message-status]')].map((e) => e.textContent).join() ===
+        'claimable,claimable',
+      undefined,
+      { timeout: 10_000 },
+    );
+    expect(await rows.nth(0).textContent()).toMatch(/^L1→L21/);
+    expect(await rows.nth(1).textContent()).toMatch(/^L2→L11/);
+    // The L1 message claimed on the L2: claimed, with the claim's transaction.
+    const claim = await rpcAt('/', 'eth_sendTransaction', [
+      {
+        from: ALICE,
+        to: L2_SERVICE,
+        data: encodeFunctionData({
+          abi,
+          functionName: 'claimMessage',
+          args: [ALICE, BOB, fee, 5n, ALICE, '0x', 1n],
+        }),
+      },
+    ]);
+    await tab.locator('[data-testid=message-status]', { hasText: 'claimed' }).waitFor({ timeout: 10_000 });
+    expect(await rows.nth(0).locator(`a[href="#/tx/${claim}"]`).count()).toBe(1);
+    await tab.screenshot({ path: join(SHOTS, 'messages.png'), fullPage: true });
+  } finally {
+    await tab.close();
+    await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
+  }
 });

@@ -82,27 +82,33 @@ export class Calls {
    * The gas the call needs (eth_estimateGas: lines are not looked at, as on Linea's nodes). With
    * `judgeLines` (linea_estimateGas), refuses a call whose line counts, as the transaction it would
    * be at the estimate, overflow a module: what its submission would be refused for.
+   *
+   * On a Linea chain (its sequencer rules on) the estimate is Besu's, which Linea's nodes run and
+   * linea_estimateGas calls (LineaEstimateGas.getGasEstimation): a call that names no fee runs on
+   * the pending block at its base fee, which GASPRICE reads, the gas not charged
+   * (TransactionSimulator.buildTransaction, allowUnderpriced); a fee-paying claim to an account
+   * without code (L2MessageService's distributeFees) needs more gas at that price than at 0. An
+   * Ethereum chain (the L1 beside it, a genesis file's) estimates as geth does, at a price of 0.
    */
   async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    if (!judgeLines) {
-      const here = () => this.simulator.estimateGas(req, block, root, cap);
-      return this.workers?.run('estimateGas', block, root, [req, cap], here) ?? here();
-    }
-    // Linea's estimate is Besu's eth_estimateGas on the pending block (LineaEstimateGas.getGasEstimation):
-    // a call that names no fee runs at the next block's base fee, which GASPRICE reads, and the gas is
-    // not charged (TransactionSimulator.buildTransaction, allowUnderpriced). A fee-paying claim to an
-    // EOA (L2MessageService's distributeFees) needs more gas at that price than at 0.
     const unpaid =
-      req.gasPrice === undefined && req.maxFeePerGas === undefined && req.maxPriorityFeePerGas === undefined;
-    const nextBaseFee = await this.head.nextBaseFee();
+      this.head.rules !== undefined &&
+      req.gasPrice === undefined &&
+      req.maxFeePerGas === undefined &&
+      req.maxPriorityFeePerGas === undefined;
+    const nextBaseFee = unpaid || judgeLines ? await this.head.nextBaseFee() : 0n;
     const priced = unpaid ? { ...req, gasPrice: nextBaseFee } : req;
+    if (!judgeLines) {
+      const here = () => this.simulator.estimateGas(priced, block, root, cap, { unpaid });
+      return this.workers?.run('estimateGas', block, root, [priced, cap, { unpaid }], here) ?? here();
+    }
     // Judged by the limits in force when it is asked, in a worker as here.
     const limits = this.lines.limits;
     const judge = (counts: LineCounts) => limits?.callRefusal(counts);
-    const here = () => this.simulator.estimateGas(priced, block, root, cap, { judge, unpaid });
-    const args: CallOps['estimateGas'] = [priced, cap, { limits: limits?.spec, unpaid }];
+    const here = () => this.simulator.estimateGas(priced, block, root, cap, { countLines: true, judge, unpaid });
+    const args: CallOps['estimateGas'] = [priced, cap, { judged: true, limits: limits?.spec, unpaid }];
     const estimate = await (this.workers?.run('estimateGas', block, root, args, here) ?? here());
     // Then its line counts are simulated once more at the estimate, the gas bought at the given gas
     // price or the next base fee (LineaEstimateGas.validateLineCounts): a sender who cannot pay is refused.

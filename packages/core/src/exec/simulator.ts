@@ -107,22 +107,22 @@ export class Simulator extends ScratchVm {
 
   /**
    * eth_estimateGas: the smallest gas limit (within 1.5%) at which the call succeeds, found by
-   * binary search as geth does. With `lines`, also the line counts of the transaction the call would
-   * be at that limit (sentAs), run once more at it: the counts its submission will have. With
-   * `lines.judge` (linea_estimateGas), the first run is watched and stopped at the first module
-   * past its limit, and the final counts judged: its reason is thrown. `lines.unpaid`: the gas price
-   * is not charged (Besu's estimate of a call that names no fee: its allowUnderpriced).
+   * binary search as geth does. With `countLines`, also the line counts of the transaction the call
+   * would be at that limit (sentAs), run once more at it: the counts its submission will have. With
+   * `judge` (linea_estimateGas), the first run is watched and stopped at the first module past its
+   * limit, and the final counts judged: its reason is thrown. `unpaid`: the gas price is not charged
+   * (Besu's estimate of a call that names no fee: its allowUnderpriced).
    */
   estimateGas(
     req: CallRequest,
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
-    lines?: { judge?: (counts: LineCounts) => Error | undefined; unpaid?: boolean },
+    opts: { countLines?: boolean; judge?: (counts: LineCounts) => Error | undefined; unpaid?: boolean } = {},
   ): Promise<{ gas: bigint; lineCounts: LineCounts | undefined }> {
     const hi0 = cappedGas(req, gasCap);
-    const judge = lines?.judge;
-    const counting = lines !== undefined;
+    const judge = opts.judge;
+    const counting = opts.countLines === true || judge !== undefined;
     return this.withState(
       root,
       block.header,
@@ -134,7 +134,7 @@ export class Simulator extends ScratchVm {
           try {
             return await this.runCall(req, block, gas - intrinsic.upfront, {
               untouched: !counting,
-              prepaid: lines?.unpaid,
+              prepaid: opts.unpaid,
             });
           } finally {
             await this.vm.evm.journal.revert();
@@ -285,7 +285,7 @@ export class Simulator extends ScratchVm {
   async countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
     if (req.gas === undefined) {
       try {
-        return (await this.estimateGas(req, block, root, gasCap, {})).lineCounts as LineCounts;
+        return (await this.estimateGas(req, block, root, gasCap, { countLines: true })).lineCounts as LineCounts;
       } catch (e) {
         if (!(e instanceof ExecutionRevertedError || e instanceof ExecutionHaltedError)) throw e;
       }

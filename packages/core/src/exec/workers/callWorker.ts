@@ -110,10 +110,10 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       return { ...result, returnValue: ownBytes(result.returnValue) };
     }
     case 'estimateGas': {
-      const [req, gasCap, lines] = message.args as CallOps['estimateGas'];
-      const limits = lines?.limits && LineLimits.of(lines.limits);
-      const judge = (counts: LineCounts) => limits?.callRefusal(counts);
-      return simulator.estimateGas(req, block, root, gasCap, lines && { judge, unpaid: lines.unpaid });
+      const [req, gasCap, opts] = message.args as CallOps['estimateGas'];
+      const limits = opts.limits && LineLimits.of(opts.limits);
+      const judge = opts.judged === true ? (counts: LineCounts) => limits?.callRefusal(counts) : undefined;
+      return simulator.estimateGas(req, block, root, gasCap, { countLines: opts.judged, judge, unpaid: opts.unpaid });
     }
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];
