@@ -483,7 +483,7 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     autoImpersonate: opts.autoImpersonate === true,
     poolBalanceChecks: opts.poolBalanceChecks,
     maxTransactions: count('maxTransactions', opts.maxTransactions, 1),
-    coinbase: coinbaseOf(opts, chainId, bad),
+    ...coinbaseOf(opts, chainId, bad),
     prioritySenders: prioritySenders(opts, bad),
     balance: ether(opts.balance, bad, integer),
     genesis: genesisOf(opts.genesis, style),
@@ -764,19 +764,26 @@ function eventFilters(path: string): EventFilter[] {
   }
 }
 
-/** The priority senders given, and with an L1 the operator of the message services, which anchors and finalizes. */
-/** The blocks' beneficiary: the one given, else Linea's (LINEA_COINBASE) on a Linea chain, else none (zero). */
-function coinbaseOf(opts: NodeOptions, chainId: bigint | undefined, bad: Bad): Uint8Array | undefined {
+/**
+ * The blocks' beneficiary: the one given; else Linea's (LINEA_COINBASE) on a Linea chain that is not
+ * a fork (a fork's blocks carry its fork block's, also after anvil_reset onto one), none (zero) on a
+ * genesis file's.
+ */
+function coinbaseOf(
+  opts: NodeOptions,
+  chainId: bigint | undefined,
+  bad: Bad,
+): Pick<ChainOptions, 'coinbase' | 'defaultCoinbase'> {
   if (opts.coinbase !== undefined) {
     if (!/^0x[0-9a-fA-F]{40}$/.test(opts.coinbase))
       throw bad('coinbase', 'must be an address, 0x and 40 hex digits', opts.coinbase);
-    return hexToBytes(opts.coinbase as `0x${string}`);
+    return { coinbase: hexToBytes(opts.coinbase as `0x${string}`) };
   }
-  // A fork's blocks carry its fork block's (core/chain/open.ts); a chain from a genesis file is not Linea's.
-  if (opts.genesis !== undefined || opts.forkUrl !== undefined) return undefined;
-  return hexToBytes(chainId === 59141n ? LINEA_COINBASE.sepolia : LINEA_COINBASE.mainnet);
+  if (opts.genesis !== undefined) return {};
+  return { defaultCoinbase: hexToBytes(chainId === 59141n ? LINEA_COINBASE.sepolia : LINEA_COINBASE.mainnet) };
 }
 
+/** The priority senders given, and with an L1 the operator of the message services, which anchors and finalizes. */
 function prioritySenders(opts: NodeOptions, bad: Bad): Uint8Array[] {
   const given = (opts.txPoolPrioritySenders ?? []).map((a) => a.trim());
   const wrong = given.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));

@@ -224,9 +224,9 @@ export interface DevnetChain {
   gasLimit: bigint;
   /** Mines one block now (evm_mine). */
   mine(opts?: { timestamp?: bigint }): Promise<unknown>;
-  /** evm_snapshot: an id for `revertTo`. */
+  /** This chain's state remembered (evm_snapshot of this chain alone: with `l1`, the RPC's evm_snapshot covers both chains): an id for `revertTo`. */
   snapshot(): Promise<bigint>;
-  /** evm_revert: false when the id is unknown or used up. */
+  /** Back to a `snapshot` of this chain alone (evm_revert on the RPC takes both chains back with `l1`); false when the id is unknown or used up. */
   revertTo(id: bigint): Promise<boolean>;
 }
 

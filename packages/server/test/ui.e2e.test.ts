@@ -405,6 +405,22 @@ describe("views as clear as Otterscan's", () => {
     expect(await page.locator('[data-testid=revert-reason]').textContent()).toBe('Error("insufficient balance")');
   });
 
+  test('a log the page cannot read whole (a Transfer without data) does not take the transaction view down', async () => {
+    const emitter = '0x00000000000000000000000000000000000000e7';
+    const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+    const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const carol = '0x00000000000000000000000000000000000000c3';
+    // LOG3(0, 0, Transfer, ALICE, carol), STOP: an ERC-20 Transfer's topics with no amount.
+    const code = `0x7f${word(carol)}7f${word(ALICE)}7f${word(TRANSFER)}60006000a300`;
+    expect((await call('anvil_setCode', [emitter, code])).error).toBeUndefined();
+    const hash = await send({ to: emitter, gas: '0x20000' });
+    await open(`#/tx/${hash}`);
+    await page.locator('[data-testid=status]', { hasText: 'success' }).waitFor();
+    expect(await page.locator('[data-testid=events]').textContent()).toBe(
+      `Transfer 0 tokens from ${ALICE} to ${carol} at ${emitter}`,
+    );
+  });
+
   test('the call tree: each target a link, the value a call moves, the gas it used', async () => {
     await open(`#/tx/${forwardHash}`);
     const tree = page.locator('[data-testid=call-tree]');

@@ -6,8 +6,6 @@
  */
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 
-import { UpfrontCostError } from '../errors';
-import { ZERO_ADDRESS } from '../exec/scratchVm';
 import { simulatedBlockFrom } from '../exec/simulate';
 import type { SimBlockInput, SimOptions, SimulatedBlock, SimulatedBlockData } from '../exec/simulate';
 import type { CallRequest, CallResult, Simulator, StateOverride } from '../exec/simulator';
@@ -84,8 +82,8 @@ export class Calls {
    * be at the estimate, overflow a module: what its submission would be refused for.
    *
    * On a Linea chain (its sequencer rules on) the estimate is Besu's, which Linea's nodes run and
-   * linea_estimateGas calls (LineaEstimateGas.getGasEstimation): a call that names no fee runs on
-   * the pending block at its base fee, which GASPRICE reads, the gas not charged
+   * linea_estimateGas calls (LineaEstimateGas.getGasEstimation): a call that names no fee runs at
+   * the base fee of the block it runs on, which GASPRICE reads, the gas not charged
    * (TransactionSimulator.buildTransaction, allowUnderpriced); a fee-paying claim to an account
    * without code (L2MessageService's distributeFees) needs more gas at that price than at 0. An
    * Ethereum chain (the L1 beside it, a genesis file's) estimates as geth does, at a price of 0.
@@ -93,30 +91,27 @@ export class Calls {
   async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
+    // The call runs in block n's context: at its base fee, which BASEFEE reads too.
     const unpaid =
       this.head.rules !== undefined &&
       req.gasPrice === undefined &&
       req.maxFeePerGas === undefined &&
       req.maxPriorityFeePerGas === undefined;
-    const nextBaseFee = unpaid || judgeLines ? await this.head.nextBaseFee() : 0n;
-    const priced = unpaid ? { ...req, gasPrice: nextBaseFee } : req;
+    const price = unpaid ? (block.header.baseFeePerGas ?? 0n) : undefined;
     if (!judgeLines) {
-      const here = () => this.simulator.estimateGas(priced, block, root, cap, { unpaid });
-      return this.workers?.run('estimateGas', block, root, [priced, cap, { unpaid }], here) ?? here();
+      const here = () => this.simulator.estimateGas(req, block, root, cap, { price });
+      return this.workers?.run('estimateGas', block, root, [req, cap, { price }], here) ?? here();
     }
-    // Judged by the limits in force when it is asked, in a worker as here.
+    // Judged by the limits in force when it is asked, in a worker as here. Then, as
+    // LineaEstimateGas.validateLineCounts simulates the call once more at the estimate with the gas
+    // bought at the given price or the next base fee, a sender who cannot pay is refused (a request
+    // without a sender is not: Besu's stand-in, the zero address, holds a fortune on Linea).
     const limits = this.lines.limits;
     const judge = (counts: LineCounts) => limits?.callRefusal(counts);
-    const here = () => this.simulator.estimateGas(priced, block, root, cap, { countLines: true, judge, unpaid });
-    const args: CallOps['estimateGas'] = [priced, cap, { judged: true, limits: limits?.spec, unpaid }];
-    const estimate = await (this.workers?.run('estimateGas', block, root, args, here) ?? here());
-    // Then its line counts are simulated once more at the estimate, the gas bought at the given gas
-    // price or the next base fee (LineaEstimateGas.validateLineCounts): a sender who cannot pay is refused.
-    const sender = req.from ?? ZERO_ADDRESS;
-    const upfront = estimate.gas * (req.gasPrice ?? nextBaseFee) + (req.value ?? 0n);
-    const { balance } = await this.head.account(sender);
-    if (balance < upfront) throw new UpfrontCostError(upfront, balance, sender);
-    return estimate;
+    const chargeAt = req.from === undefined ? undefined : (req.gasPrice ?? (await this.head.nextBaseFee()));
+    const here = () => this.simulator.estimateGas(req, block, root, cap, { countLines: true, judge, price, chargeAt });
+    const args: CallOps['estimateGas'] = [req, cap, { judged: true, limits: limits?.spec, price, chargeAt }];
+    return this.workers?.run('estimateGas', block, root, args, here) ?? here();
   }
 
   /**

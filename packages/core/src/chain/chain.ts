@@ -75,7 +75,7 @@ export interface ChainOptions extends GenesisOptions {
   poolBalanceChecks?: boolean;
   /** Most transactions a mined block takes (Anvil's --max-transactions); default as many as fit. */
   maxTransactions?: number;
-  /** The beneficiary of the blocks mined (anvil_setCoinbase changes it); default the zero address. */
+  /** The beneficiary of the blocks mined (anvil_setCoinbase changes it), fork or not. */
   coinbase?: Uint8Array;
 }
 

@@ -307,6 +307,11 @@ export class DevControl {
     return this.head.exclusive(() => this.finality.set(finality, this.head.number));
   }
 
+  /** `safe` and `finalized` at `block` (the head while it is above it) until told otherwise, not kept across restarts (FinalityTags.follow). */
+  followFinality(block: bigint): Promise<void> {
+    return this.head.exclusive(async () => this.finality.follow(block));
+  }
+
   // ---------------------------------------------------------------- snapshots, rollbacks, reorgs
 
   /** Remembers the chain as it is now; `revertTo(id)` comes back to it (evm_snapshot). */

@@ -60,6 +60,14 @@ export class FinalityTags {
     this.current = finality;
   }
 
+  /**
+   * Both tags at `block`, not kept across restarts: a chain that follows another's finality (the L2
+   * beside an L1, messaging/relay.ts) is told again at start. Inside the chain's queue.
+   */
+  follow(block: bigint): void {
+    this.current = { safe: block, finalized: block };
+  }
+
   /** Tags set above block `n` come down to it when the chain is cut back there: they name blocks that exist. */
   clampTo(n: bigint): { ops: KvOp[]; apply(): void } {
     const f = this.current;

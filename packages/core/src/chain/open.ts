@@ -169,6 +169,8 @@ export interface GenesisOptions {
    * (`ethereumjs`), the reference it is checked against. Traces run on ethereumjs either way.
    */
   engine?: EngineName;
+  /** The blocks' beneficiary when none is given (ChainOptions.coinbase), except on a fork: its fork block's. Default the zero address. */
+  defaultCoinbase?: Uint8Array;
 }
 
 export interface OpenedChain {
@@ -333,8 +335,10 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
-  // A fork's blocks carry its fork block's beneficiary, unless the chain is given one (Chain.create).
+  // A fork's blocks carry its fork block's beneficiary, another chain's the default, unless the
+  // chain is given one (Chain.create).
   if (forked !== undefined) head.coinbase = ((await store.getBlock(store.first)) as Block).header.coinbase.bytes;
+  else if (opts.defaultCoinbase !== undefined) head.coinbase = opts.defaultCoinbase;
   const workerCount = opts.workers ?? DEFAULT_WORKERS;
   const workers =
     workerCount === 0 || forked !== undefined

@@ -62,6 +62,8 @@ export type Blockchain = {
 /** How runCall runs a request (see runCall). */
 interface RunOptions {
   prepaid?: boolean;
+  /** The gas price the run sees (GASPRICE) where the request names none, not charged (Besu's estimate). */
+  price?: bigint;
   settle?: boolean;
   untouched?: boolean;
   access?: Map<string, Set<string>>;
@@ -228,7 +230,7 @@ export class ScratchVm {
   /**
    * Runs `req` as a message call or creation with `gasLimit` for execution; the journal has been
    * checkpointed by the caller. `prepaid`: the caller has bought the gas (eth_simulateV1: no balance
-   * check here). `settle`: ends as a transaction does, the empty accounts it touched removed
+   * check here). `price`: the gas price a request that names none runs at, not charged. `settle`: ends as a transaction does, the empty accounts it touched removed
    * (EIP-161), for a state that is kept (eth_simulateV1's blocks). `untouched`: only its answer is
    * read (no trace, no line count, no access list), so a call that moves no value writes neither
    * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `access`: filled with the
@@ -242,14 +244,16 @@ export class ScratchVm {
    */
   protected async runCall(req: CallRequest, block: Block, gasLimit: bigint, opts: RunOptions = {}): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
-    const gasPrice = req.gasPrice ?? req.maxFeePerGas ?? 0n;
+    const named = req.gasPrice ?? req.maxFeePerGas;
+    const gasPrice = named ?? opts.price ?? 0n;
     const value = req.value ?? 0n;
-    if (opts.prepaid !== true && (gasPrice > 0n || value > 0n)) {
+    // The value is always there to pay; the gas only at a price the request names.
+    const want = (named === undefined ? 0n : gasLimit * gasPrice) + value;
+    if (opts.prepaid !== true && want > 0n) {
       const balance = (await this.vm.stateManager.getAccount(caller))?.balance ?? 0n;
-      const want = gasLimit * gasPrice + value;
       if (balance < want) throw new InsufficientFundsError(caller.bytes, balance, want);
     }
-    const context = this.context(block, req.gasPrice === undefined && req.maxFeePerGas === undefined);
+    const context = this.context(block, named === undefined && opts.price === undefined);
     const rules =
       this.ownEngine &&
       opts.observer?.steps !== true &&

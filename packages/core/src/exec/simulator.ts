@@ -13,7 +13,7 @@ import { Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { RunTxResult } from '@ethereumjs/vm';
 
-import { ExecutionHaltedError, ExecutionRevertedError } from '../errors';
+import { ExecutionHaltedError, ExecutionRevertedError, UpfrontCostError } from '../errors';
 import type { LineCounts } from '../lines/conflation';
 import { LineCounter } from '../lines/lineCounter';
 import type { LineLimits } from '../lines/lineLimits';
@@ -110,15 +110,22 @@ export class Simulator extends ScratchVm {
    * binary search as geth does. With `countLines`, also the line counts of the transaction the call
    * would be at that limit (sentAs), run once more at it: the counts its submission will have. With
    * `judge` (linea_estimateGas), the first run is watched and stopped at the first module past its
-   * limit, and the final counts judged: its reason is thrown. `unpaid`: the gas price is not charged
-   * (Besu's estimate of a call that names no fee: its allowUnderpriced).
+   * limit, and the final counts judged: its reason is thrown. `price`: the gas price a call that names
+   * none runs at (GASPRICE), not charged (Besu's estimate: allowUnderpriced). `chargeAt`: the sender
+   * must then be able to buy the estimate at this price, with the value (LineaEstimateGas's simulation
+   * at the estimate), else UpfrontCostError.
    */
   estimateGas(
     req: CallRequest,
     block: Block,
     root: Uint8Array,
     gasCap: bigint,
-    opts: { countLines?: boolean; judge?: (counts: LineCounts) => Error | undefined; unpaid?: boolean } = {},
+    opts: {
+      countLines?: boolean;
+      judge?: (counts: LineCounts) => Error | undefined;
+      price?: bigint;
+      chargeAt?: bigint;
+    } = {},
   ): Promise<{ gas: bigint; lineCounts: LineCounts | undefined }> {
     const hi0 = cappedGas(req, gasCap);
     const judge = opts.judge;
@@ -134,11 +141,20 @@ export class Simulator extends ScratchVm {
           try {
             return await this.runCall(req, block, gas - intrinsic.upfront, {
               untouched: !counting,
-              prepaid: opts.unpaid,
+              price: opts.price,
             });
           } finally {
             await this.vm.evm.journal.revert();
           }
+        };
+        /** The estimate `gas`, once the sender is known to be able to buy it (`chargeAt`). */
+        const bought = async (gas: bigint): Promise<bigint> => {
+          if (opts.chargeAt === undefined) return gas;
+          const sender = req.from ?? ZERO_ADDRESS;
+          const balance = (await this.vm.stateManager.getAccount(new Address(sender)))?.balance ?? 0n;
+          const want = gas * opts.chargeAt + (req.value ?? 0n);
+          if (balance < want) throw new UpfrontCostError(want, balance, sender);
+          return gas;
         };
         /** The counts of the call sent with `gas`, judged; undefined when lines are not asked for. */
         const countAt = async (gas: bigint, run?: EVMResult): Promise<LineCounts | undefined> => {
@@ -165,7 +181,7 @@ export class Simulator extends ScratchVm {
             const probe = await attempt(intrinsic.floor);
             this.counter.setActive(false);
             if (probe.execResult.exceptionError === undefined)
-              return { gas: intrinsic.floor, lineCounts: await countAt(intrinsic.floor, probe) };
+              return { gas: await bought(intrinsic.floor), lineCounts: await countAt(intrinsic.floor, probe) };
           }
         }
         if (hi0 < intrinsic.floor) throw new ExecutionHaltedError(`gas required exceeds allowance (${hi0})`);
@@ -199,7 +215,8 @@ export class Simulator extends ScratchVm {
           if (r.execResult.exceptionError === undefined) hi = mid;
           else lo = mid;
         }
-        return { gas: hi, lineCounts: await countAt(hi) };
+        const lineCounts = await countAt(hi);
+        return { gas: await bought(hi), lineCounts };
       },
       false,
     );

@@ -173,36 +173,45 @@ export class MessageRelay {
   }
 
   /**
-   * evm_snapshot on either chain's paths: both chains remembered at once, after the work started
-   * between them (a message half relayed would tie a snapshot of one to a later state of the other).
-   * The id is `on`'s own; reverting to it on `on`'s paths takes the other chain back with it.
+   * evm_snapshot on either chain's paths: both chains remembered at once, in the relay's queue (a
+   * message half relayed would tie a snapshot of one to a later state of the other). The id is
+   * `on`'s own; reverting to it on `on`'s paths takes the other chain back with it.
    */
-  async snapshot(on: 'l1' | 'l2'): Promise<bigint> {
-    await this.idle();
-    const ids = { l1: await this.l1.dev.snapshot(), l2: await this.l2.dev.snapshot() };
-    const other = on === 'l1' ? 'l2' : 'l1';
-    this.partners[on].set(ids[on], ids[other]);
-    return ids[on];
+  snapshot(on: 'l1' | 'l2'): Promise<bigint> {
+    return this.queue(async () => {
+      const ids = { l1: await this.l1.dev.snapshot(), l2: await this.l2.dev.snapshot() };
+      this.partners[on].set(ids[on], ids[on === 'l1' ? 'l2' : 'l1']);
+      return ids[on];
+    });
   }
 
-  /** evm_revert on `on`'s paths: that chain to snapshot `id`, the other to the snapshot taken with it. */
-  async revertTo(on: 'l1' | 'l2', id: bigint): Promise<boolean> {
-    await this.idle();
-    const [chain, other] = on === 'l1' ? [this.l1, this.l2] : [this.l2, this.l1];
-    const partner = this.partners[on].get(id);
-    if (!(await chain.dev.revertTo(id))) return false;
-    for (const later of [...this.partners[on].keys()]) if (later >= id) this.partners[on].delete(later);
-    if (partner !== undefined) await other.dev.revertTo(partner);
-    return true;
+  /**
+   * evm_revert on `on`'s paths: that chain to snapshot `id`, the other to the snapshot taken with it;
+   * false, as evm_revert answers, when either is gone. The L2's tags follow the L1 before it answers.
+   */
+  revertTo(on: 'l1' | 'l2', id: bigint): Promise<boolean> {
+    return this.queue(async () => {
+      const [chain, other] = on === 'l1' ? [this.l1, this.l2] : [this.l2, this.l1];
+      const partner = this.partners[on].get(id);
+      for (const later of [...this.partners[on].keys()]) if (later >= id) this.partners[on].delete(later);
+      if (!(await chain.dev.revertTo(id))) return false;
+      const both = partner === undefined || (await other.dev.revertTo(partner));
+      this.followed = undefined;
+      await this.followFinality();
+      return both;
+    });
   }
 
   /** anvil_reset on either chain's paths: the other chain starts again too (`resetOne` resets the one asked). */
-  async reset(on: 'l1' | 'l2', resetOne: () => Promise<unknown>): Promise<void> {
-    await this.idle();
-    await resetOne();
-    await (on === 'l1' ? this.l2 : this.l1).dev.reset();
-    this.partners.l1.clear();
-    this.partners.l2.clear();
+  reset(on: 'l1' | 'l2', resetOne: () => Promise<unknown>): Promise<void> {
+    return this.queue(async () => {
+      await resetOne();
+      await (on === 'l1' ? this.l2 : this.l1).dev.reset();
+      this.partners.l1.clear();
+      this.partners.l2.clear();
+      this.followed = undefined;
+      await this.followFinality();
+    });
   }
 
   /** Stops the relay: no more work starts on its own; what was started ends first. */
@@ -255,11 +264,9 @@ export class MessageRelay {
   private async followFinality(): Promise<void> {
     const at = (await this.l1.reads.resolveNumber({ kind: 'finalized' })) ?? 0n;
     // The L1 service's slot 4: currentL2BlockNumber.
-    const finalized = bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(4n), at));
-    const head = this.l2.headNumber;
-    const block = finalized < head ? finalized : head;
+    const block = bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(4n), at));
     if (block === this.followed) return;
-    await this.l2.dev.setFinality({ safe: block, finalized: block });
+    await this.l2.dev.followFinality(block);
     this.followed = block;
   }
 

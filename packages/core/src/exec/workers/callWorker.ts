@@ -113,7 +113,8 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       const [req, gasCap, opts] = message.args as CallOps['estimateGas'];
       const limits = opts.limits && LineLimits.of(opts.limits);
       const judge = opts.judged === true ? (counts: LineCounts) => limits?.callRefusal(counts) : undefined;
-      return simulator.estimateGas(req, block, root, gasCap, { countLines: opts.judged, judge, unpaid: opts.unpaid });
+      const { price, chargeAt } = opts;
+      return simulator.estimateGas(req, block, root, gasCap, { countLines: opts.judged, judge, price, chargeAt });
     }
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];

@@ -33,7 +33,11 @@ export interface BlockRef {
 export interface CallOps {
   call: [req: CallRequest, gasCap: bigint, countLines: boolean, overrides: StateOverride[]];
   /** With `lines` (linea_estimateGas), judged against the limits in force when it was sent, if any. */
-  estimateGas: [req: CallRequest, gasCap: bigint, opts: { judged?: boolean; limits?: LimitsSpec; unpaid?: boolean }];
+  estimateGas: [
+    req: CallRequest,
+    gasCap: bigint,
+    opts: { judged?: boolean; limits?: LimitsSpec; price?: bigint; chargeAt?: bigint },
+  ];
   createAccessList: [req: CallRequest, gasCap: bigint];
   countCall: [req: CallRequest, gasCap: bigint];
   traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
