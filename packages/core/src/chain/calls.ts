@@ -81,23 +81,14 @@ export class Calls {
    * `judgeLines` (linea_estimateGas), refuses a call whose line counts, as the transaction it would
    * be at the estimate, overflow a module: what its submission would be refused for.
    *
-   * On a Linea chain (its sequencer rules on) the estimate is Besu's, which Linea's nodes run and
-   * linea_estimateGas calls (LineaEstimateGas.getGasEstimation): a call that names no fee runs at
-   * the base fee of the block it runs on, which GASPRICE reads, the gas not charged
-   * (TransactionSimulator.buildTransaction, allowUnderpriced); a fee-paying claim to an account
-   * without code (L2MessageService's distributeFees) needs more gas at that price than at 0. An
-   * Ethereum chain (the L1 beside it, a genesis file's) estimates as geth does, at a price of 0.
+   * A call that names no fee runs at the price ChainHead.feelessPrice gives (the block's base fee on a
+   * Linea chain, as Besu's estimate; 0 on an Ethereum chain, as geth's): a fee-paying claim to an
+   * account without code (L2MessageService's distributeFees) needs more gas at the base fee than at 0.
    */
   async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    // The call runs in block n's context: at its base fee, which BASEFEE reads too.
-    const unpaid =
-      this.head.rules !== undefined &&
-      req.gasPrice === undefined &&
-      req.maxFeePerGas === undefined &&
-      req.maxPriorityFeePerGas === undefined;
-    const price = unpaid ? (block.header.baseFeePerGas ?? 0n) : undefined;
+    const price = this.head.feelessPrice(req, block);
     if (!judgeLines) {
       const here = () => this.simulator.estimateGas(req, block, root, cap, { price });
       return this.workers?.run('estimateGas', block, root, [req, cap, { price }], here) ?? here();

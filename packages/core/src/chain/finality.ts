@@ -26,6 +26,9 @@ export class FinalityTags {
     private current: Finality | undefined,
   ) {}
 
+  /** Whether the tags are another chain's, followed (`follow`): in memory only. */
+  private followed = false;
+
   static async load(kv: KvStore, store: ChainStore, finalizedDepth: bigint, safeDepth: bigint): Promise<FinalityTags> {
     const row = await kv.get(META_FINALITY);
     let current: Finality | undefined;
@@ -58,6 +61,7 @@ export class FinalityTags {
     }
     await this.store.write([finality === undefined ? { type: 'del', key: META_FINALITY } : finalityOp(finality)]);
     this.current = finality;
+    this.followed = false;
   }
 
   /**
@@ -66,6 +70,7 @@ export class FinalityTags {
    */
   follow(block: bigint): void {
     this.current = { safe: block, finalized: block };
+    this.followed = true;
   }
 
   /** Tags set above block `n` come down to it when the chain is cut back there: they name blocks that exist. */
@@ -73,7 +78,7 @@ export class FinalityTags {
     const f = this.current;
     const clamped = f === undefined || f.safe <= n ? f : { safe: n, finalized: f.finalized < n ? f.finalized : n };
     return {
-      ops: clamped !== f && clamped !== undefined ? [finalityOp(clamped)] : [],
+      ops: clamped !== f && clamped !== undefined && !this.followed ? [finalityOp(clamped)] : [],
       apply: () => {
         this.current = clamped;
       },

@@ -24,6 +24,7 @@ import { INITIAL_BASE_FEE } from '../config/genesis';
 import { lineaPrevRandao } from '../config/prevRandao';
 import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
+import type { CallRequest } from '../exec/simulator';
 import type { ExclusionRecord } from '../lines/exclusionStore';
 import type { LineOverflow } from '../lines/lineLimits';
 import { BundlePool } from '../pool/bundlePool';
@@ -214,6 +215,18 @@ export class ChainHead {
   private baseFeeAfter(parent: BlockHeader, common: Common): bigint {
     if (!common.isActivatedEIP(1559)) return 0n;
     return this.nextBaseFeeOverride ?? ruleBaseFee(parent);
+  }
+
+  /**
+   * The gas price a call that names no fee runs at in block `block`'s context, not charged: its base
+   * fee on a Linea chain (its sequencer rules on), as Besu's estimate, which Linea's nodes run and
+   * linea_estimateGas calls (LineaEstimateGas.getGasEstimation; TransactionSimulator.buildTransaction,
+   * allowUnderpriced); undefined for a call that names one, and on an Ethereum chain (the L1 beside
+   * it, a genesis file's), which runs it at 0 as geth does.
+   */
+  feelessPrice(req: CallRequest, block: Block): bigint | undefined {
+    const named = req.gasPrice ?? req.maxFeePerGas ?? req.maxPriorityFeePerGas;
+    return this.rules === undefined || named !== undefined ? undefined : (block.header.baseFeePerGas ?? 0n);
   }
 
   /** The gas eth_call and its kin may use: `--rpc-gas-cap`, else 10× the block gas limit (spec, Limits). */

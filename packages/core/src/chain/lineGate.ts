@@ -255,8 +255,10 @@ export class LineGate {
   async callLineCounts(req: CallRequest, n: bigint): Promise<LineCounts> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
-    const here = () => this.simulator.countCall(req, block, root, cap);
-    return this.workers?.run('countCall', block, root, [req, cap], here) ?? here();
+    // At the price linea_estimateGas runs it at.
+    const price = this.head.feelessPrice(req, block);
+    const here = () => this.simulator.countCall(req, block, root, cap, price);
+    return this.workers?.run('countCall', block, root, [req, cap, price], here) ?? here();
   }
 
   /**

@@ -407,12 +407,15 @@ export class ScratchVm {
     block: Block,
     gas: bigint,
     countLines: boolean,
+    /** The gas price a call that names none runs at (RunOptions.price). */
+    price?: bigint,
   ): Promise<{ result: EVMResult; intrinsic: IntrinsicGas; lineCounts: LineCounts | undefined }> {
     const intrinsic = this.intrinsicOf(req);
     const sent = countLines ? await this.sentAs(req, block) : undefined;
     if (countLines) await this.counter.begin(sentBaseFee(block));
     const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
       untouched: !countLines,
+      price,
     });
     const tx = sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false));
     return { result, intrinsic, lineCounts: tx === undefined ? undefined : this.counter.end(tx, result) };

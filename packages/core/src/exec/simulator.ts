@@ -299,10 +299,16 @@ export class Simulator extends ScratchVm {
    * the transaction it would be at its estimate; a call that fails is counted as far as it went, at
    * the gas given or the cap.
    */
-  async countCall(req: CallRequest, block: Block, root: Uint8Array, gasCap: bigint): Promise<LineCounts> {
+  async countCall(
+    req: CallRequest,
+    block: Block,
+    root: Uint8Array,
+    gasCap: bigint,
+    price?: bigint,
+  ): Promise<LineCounts> {
     if (req.gas === undefined) {
       try {
-        return (await this.estimateGas(req, block, root, gasCap, { countLines: true })).lineCounts as LineCounts;
+        return (await this.estimateGas(req, block, root, gasCap, { countLines: true, price })).lineCounts as LineCounts;
       } catch (e) {
         if (!(e instanceof ExecutionRevertedError || e instanceof ExecutionHaltedError)) throw e;
       }
@@ -312,7 +318,7 @@ export class Simulator extends ScratchVm {
       root,
       block.header,
       true,
-      async () => (await this.countedCall(req, block, gas, true)).lineCounts as LineCounts,
+      async () => (await this.countedCall(req, block, gas, true, price)).lineCounts as LineCounts,
     );
   }
 

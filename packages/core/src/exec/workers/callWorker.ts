@@ -121,8 +121,8 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       return simulator.createAccessList(req, block, root, gasCap);
     }
     case 'countCall': {
-      const [req, gasCap] = message.args as CallOps['countCall'];
-      return simulator.countCall(req, block, root, gasCap);
+      const [req, gasCap, price] = message.args as CallOps['countCall'];
+      return simulator.countCall(req, block, root, gasCap, price);
     }
     case 'traceCall': {
       const [req, gasCap, overrides, options] = message.args as CallOps['traceCall'];

@@ -39,7 +39,7 @@ export interface CallOps {
     opts: { judged?: boolean; limits?: LimitsSpec; price?: bigint; chargeAt?: bigint },
   ];
   createAccessList: [req: CallRequest, gasCap: bigint];
-  countCall: [req: CallRequest, gasCap: bigint];
+  countCall: [req: CallRequest, gasCap: bigint, price: bigint | undefined];
   traceCall: [req: CallRequest, gasCap: bigint, overrides: StateOverride[], options: TraceOptions];
   traceBlock: [senders: Uint8Array[], options: TraceOptions, only?: number];
   /** eth_simulateV1 on the state after the block; its blocks come back as SimulatedBlockData. */
