@@ -72,6 +72,22 @@ afterAll(async () => {
   await node?.close();
 });
 
+/** The command started in memory on an ephemeral port with `args`; its URL once it listens. */
+function startCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, '--in-memory', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Listening on (\S+):(\d+)/.exec(out);
+      if (m !== null) resolve({ child, url: `http://${m[1]}:${m[2]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+}
+
 /** Opens the page at `hash`, loaded afresh (a hash the page already shows would not render again). */
 const open = async (hash: string) => {
   await page.goto('about:blank');
@@ -236,22 +252,7 @@ test('a page open while its node restarts (the command, stopped and started agai
 });
 
 test("the command's page decodes a transaction's call and events with --artifacts", async () => {
-  const child = spawn(
-    process.execPath,
-    [BIN, '--in-memory', '--port', '0', '--artifacts', join(ROOT, 'fixtures', 'contracts')],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Listening on (\S+):(\d+)/.exec(out);
-      if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
+  const { child, url } = await startCommand(['--artifacts', join(ROOT, 'fixtures', 'contracts')]);
   const send = async (method: string, params: unknown[]) =>
     (
       await (
@@ -544,18 +545,7 @@ describe("views as clear as Otterscan's", () => {
 });
 
 test('with --l1, the messages view lists both directions with their status and claim, live', async () => {
-  const child = spawn(process.execPath, [BIN, '--in-memory', '--port', '0', '--l1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Listening on (\S+):(\d+)/.exec(out);
-      if (m !== null) resolve(`http://${m[1]}:${m[2]}`);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
+  const { child, url } = await startCommand(['--l1']);
   const rpcAt = async (path: string, method: string, params: unknown[] = []) => {
     const body = await (
       await fetch(`${url}${path}`, {
