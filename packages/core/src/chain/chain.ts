@@ -75,8 +75,6 @@ export interface ChainOptions extends GenesisOptions {
   poolBalanceChecks?: boolean;
   /** Most transactions a mined block takes (Anvil's --max-transactions); default as many as fit. */
   maxTransactions?: number;
-  /** The beneficiary of the blocks mined (anvil_setCoinbase changes it), fork or not. */
-  coinbase?: Uint8Array;
 }
 
 /** The parts of a chain (see the header), replaced together by `refork`. */
@@ -210,7 +208,6 @@ export class Chain {
     txs.autoImpersonate = opts.autoImpersonate ?? false;
     txs.balanceChecks = opts.poolBalanceChecks ?? true;
     miner.maxTransactions = opts.maxTransactions;
-    if (opts.coinbase !== undefined) head.coinbase = opts.coinbase;
     miner.setMining(opts.mining ?? { mode: 'auto' });
     // A restarted automining chain mines what its pool kept ready, as it would have on arrival.
     if (miner.mode.mode === 'auto') await miner.mineReady();

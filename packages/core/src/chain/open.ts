@@ -169,7 +169,9 @@ export interface GenesisOptions {
    * (`ethereumjs`), the reference it is checked against. Traces run on ethereumjs either way.
    */
   engine?: EngineName;
-  /** The blocks' beneficiary when none is given (ChainOptions.coinbase), except on a fork: its fork block's. Default the zero address. */
+  /** The beneficiary of the blocks mined (anvil_setCoinbase changes it), fork or not. */
+  coinbase?: Uint8Array;
+  /** The blocks' beneficiary when `coinbase` is not given, except on a fork: its fork block's. Default the zero address. */
   defaultCoinbase?: Uint8Array;
 }
 
@@ -335,9 +337,9 @@ export async function openChain(
     head.gasLimit = opts.gasLimit ?? headBlock.header.gasLimit;
     await head.restorePool();
   }
-  // A fork's blocks carry its fork block's beneficiary, another chain's the default, unless the
-  // chain is given one (Chain.create).
-  if (forked !== undefined) head.coinbase = ((await store.getBlock(store.first)) as Block).header.coinbase.bytes;
+  // The blocks' beneficiary: the one given; else a fork's fork block's, another chain's default.
+  if (opts.coinbase !== undefined) head.coinbase = opts.coinbase;
+  else if (forked !== undefined) head.coinbase = ((await store.getBlock(store.first)) as Block).header.coinbase.bytes;
   else if (opts.defaultCoinbase !== undefined) head.coinbase = opts.defaultCoinbase;
   const workerCount = opts.workers ?? DEFAULT_WORKERS;
   const workers =

@@ -11,7 +11,7 @@ import { keccak256 } from '../config/fastCrypto';
 
 import type { AnalysedCode } from './code';
 import { analyse } from './code';
-import type { EngineHooks, MessageStart, RunState, StackView } from './hooks';
+import type { EngineHooks, MemoryView, MessageStart, RunState, StackView } from './hooks';
 import { Memory } from './memory';
 import type { ForkRules } from './rules';
 import type { Account, Log, World } from './world';
@@ -118,6 +118,8 @@ interface Frame {
   analysed: boolean;
   /** Its stack as hooks read it (made when first asked for). */
   view?: StackView;
+  /** Its address and memory as hooks read them (made when first asked for). */
+  hookFrame?: { address: Uint8Array; memory: MemoryView };
 }
 
 function toBigInt(bytes: Uint8Array, from = 0, to = bytes.length): bigint {
@@ -368,10 +370,8 @@ export class Machine {
 
   /** The hooks' turn: the instruction passed its checks and paid its gas. */
   private opcodeHook(f: Frame, hooks: EngineHooks): Promise<void> | void {
-    return hooks.opcode(f.op, this.view(f), f.gas, (this.runState ??= this.stateView()), {
-      address: f.msg.to,
-      memory: { read: (offset, size) => f.memory.padded(offset, size) },
-    });
+    f.hookFrame ??= { address: f.msg.to, memory: { read: (offset, size) => f.memory.padded(offset, size) } };
+    return hooks.opcode(f.op, this.view(f), f.gas, (this.runState ??= this.stateView()), f.hookFrame);
   }
 
   /** The state as this run sees it, for hooks (made when first asked for). */
@@ -945,7 +945,6 @@ export class Machine {
     }
   }
 
-  /** EIP-2929: the access cost of an address (cold or warm), warming it. */
   /** EIP-2929: the access cost of an address (cold or warm), warming it (the gas is the caller's to charge). */
   private accessCost(key: string): number {
     if (!this.rules.berlin) return 0;

@@ -230,8 +230,9 @@ export class ScratchVm {
   /**
    * Runs `req` as a message call or creation with `gasLimit` for execution; the journal has been
    * checkpointed by the caller. `prepaid`: the caller has bought the gas (eth_simulateV1: no balance
-   * check here). `price`: the gas price a request that names none runs at, not charged. `settle`: ends as a transaction does, the empty accounts it touched removed
-   * (EIP-161), for a state that is kept (eth_simulateV1's blocks). `untouched`: only its answer is
+   * check here). `price`: the gas price a request that names none runs at, not charged. `settle`:
+   * ends as a transaction does, the empty accounts it touched removed (EIP-161), for a state that is
+   * kept (eth_simulateV1's blocks). `untouched`: only its answer is
    * read (no trace, no line count, no access list), so a call that moves no value writes neither
    * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `access`: filled with the
    * addresses and slots the run warms, the request's access list first (unprefixed hex, as

@@ -121,8 +121,6 @@ export class MessageRelay {
   private readonly autoClaim: boolean;
   /** Per chain, its snapshot ids taken by `snapshot` and the other chain's taken with each. */
   private readonly partners = { l1: new Map<bigint, bigint>(), l2: new Map<bigint, bigint>() };
-  /** The L2 block its `finalized` and `safe` were last set to (followFinality). */
-  private followed: bigint | undefined;
 
   constructor(
     readonly l1: Chain,
@@ -196,21 +194,20 @@ export class MessageRelay {
       for (const later of [...this.partners[on].keys()]) if (later >= id) this.partners[on].delete(later);
       if (!(await chain.dev.revertTo(id))) return false;
       const both = partner === undefined || (await other.dev.revertTo(partner));
-      this.followed = undefined;
       await this.followFinality();
       return both;
     });
   }
 
-  /** anvil_reset on either chain's paths: the other chain starts again too (`resetOne` resets the one asked). */
-  reset(on: 'l1' | 'l2', resetOne: () => Promise<unknown>): Promise<void> {
+  /** anvil_reset on either chain's paths: the other chain starts again too (`resetOne` resets the one asked; its answer). */
+  reset<T>(on: 'l1' | 'l2', resetOne: () => Promise<T>): Promise<T> {
     return this.queue(async () => {
-      await resetOne();
+      const answer = await resetOne();
       await (on === 'l1' ? this.l2 : this.l1).dev.reset();
       this.partners.l1.clear();
       this.partners.l2.clear();
-      this.followed = undefined;
       await this.followFinality();
+      return answer;
     });
   }
 
@@ -256,7 +253,6 @@ export class MessageRelay {
   private readonly onReorg = () => {
     this.l1Waiting = true;
     this.l2Waiting = true;
-    this.followed = undefined;
     this.background("following the L1's finality", () => this.followFinality());
   };
 
@@ -264,10 +260,7 @@ export class MessageRelay {
   private async followFinality(): Promise<void> {
     const at = (await this.l1.reads.resolveNumber({ kind: 'finalized' })) ?? 0n;
     // The L1 service's slot 4: currentL2BlockNumber.
-    const block = bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(4n), at));
-    if (block === this.followed) return;
-    await this.l2.dev.followFinality(block);
-    this.followed = block;
+    await this.l2.dev.followFinality(bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(4n), at)));
   }
 
   /** `job` after the work asked for before it; its failure is the caller's, the work goes on. */

@@ -10,19 +10,21 @@ import { METHOD_NOT_FOUND, RpcError } from '../errors';
 import { hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required } from '../method';
-import { hash, quantity as quantityParam } from '../params';
+import { hash } from '../params';
 import { devnetMethods } from './devnet';
 
 export function messagingMethods(relay: MessageRelay, on: 'l1' | 'l2'): Record<string, Method> {
-  // Snapshots and resets cover both chains, so that what one holds of the other's messages stays true.
+  // Snapshots and resets cover both chains, so that what one holds of the other's messages stays
+  // true: devnet.ts's methods, their params as theirs, run through the relay.
   const snapshot = method([], async () => quantity(await relay.snapshot(on)));
-  const revert = method([required('snapshotId', quantityParam)], (_ctx, id) => relay.revertTo(on, id));
-  const resetOne = devnetMethods.anvil_reset;
-  const reset = method([optional('options', (v: unknown) => v)], async (ctx, options) => {
-    let answer: unknown;
-    await relay.reset(on, async () => (answer = await resetOne.handler(ctx, [options])));
-    return answer;
-  });
+  const revert: Method = {
+    params: devnetMethods.evm_revert.params,
+    handler: (_ctx, [id]) => relay.revertTo(on, id as bigint),
+  };
+  const reset: Method = {
+    params: devnetMethods.anvil_reset.params,
+    handler: (ctx, args) => relay.reset(on, async () => devnetMethods.anvil_reset.handler(ctx, args)),
+  };
   return {
     'evm_snapshot': snapshot,
     'anvil_snapshot': snapshot,

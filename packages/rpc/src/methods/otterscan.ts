@@ -15,6 +15,7 @@ import { formatBlock, formatReceipt, formatTransaction, hex, quantity } from '..
 import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
 import { address, amount, blockRef, count, hash } from '../params';
+import type { Parser } from '../params';
 import { blockResult, loadBlock, totalDifficultyOf } from './blocks';
 import { blockTraces } from './parity';
 import type { Trace } from './parity';
@@ -26,15 +27,16 @@ const FLAT_ALL: TraceOptions = { tracer: 'flatCallTracer', tracerConfig: { inclu
 /** Otterscan's operation types (ots_getInternalOperations), by the frame that makes each. */
 const OPERATIONS: Record<string, number> = { CALL: 0, SELFDESTRUCT: 1, CREATE: 2, CREATE2: 3 };
 
-/** A block number as Otterscan sends it (a JSON number) or any block tag. */
-const numberOrTag = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
-  typeof value === 'number' ? { kind: 'number', number: amount(value, slot) } : blockRef()(value, slot);
+/** A block as Otterscan sends it, a JSON number, or as `parse` takes it. */
+const orJsonNumber =
+  (parse: Parser<unknown>) =>
+  (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
+    typeof value === 'number' ? { kind: 'number', number: amount(value, slot) } : (parse(value, slot) as BlockRef);
 
-/** ots_hasCode's block: a JSON number, as Otterscan sends it, or any block reference eth_getCode takes. */
-const anyBlock = (value: unknown, slot: Parameters<typeof amount>[1]): BlockRef =>
-  typeof value === 'number'
-    ? { kind: 'number', number: amount(value, slot) }
-    : (blockRef({ allowObject: true, orHash: true })(value, slot) as BlockRef);
+/** erigon_getHeaderByNumber's block: a number or a tag. */
+const numberOrTag = orJsonNumber(blockRef());
+/** ots_hasCode's block: any block reference eth_getCode takes. */
+const anyBlock = orJsonNumber(blockRef({ allowObject: true, orHash: true }));
 
 const numbered = (n: bigint): BlockRef => ({ kind: 'number', number: n });
 
