@@ -45,7 +45,8 @@ export type ChainErrorKind =
   | 'buildBlock'
   | 'sequencerRule'
   | 'bundle'
-  | 'fork';
+  | 'fork'
+  | 'stateProofUnavailable';
 
 export abstract class ChainError extends Error {
   abstract readonly kind: ChainErrorKind;
@@ -409,6 +410,17 @@ export class BundleError extends ChainError {
 export class ForkError extends ChainError {
   readonly kind = 'fork';
   constructor(message: string) {
+    super(message);
+  }
+}
+
+/**
+ * A Linea state proof the node cannot give: a block not finalized on the L1 (Shomei's answer,
+ * services/rpc/server/.../LineaGetProof.java), or a chain whose Linea state it does not hold.
+ */
+export class StateProofUnavailableError extends ChainError {
+  readonly kind = 'stateProofUnavailable';
+  constructor(message = 'BLOCK_MISSING_IN_CHAIN - block is missing') {
     super(message);
   }
 }

@@ -80,11 +80,15 @@ export type {
   TraceResult,
 } from './exec/tracers/tracer';
 export { verifyAccountProof } from './state/proofVerifier';
+export { verifyLineaProof } from './state/linea/lineaProofVerifier';
 export { SYSTEM_CONTRACTS } from './config/systemContracts';
 export { lazyKzg } from './config/kzg';
 export type { SystemContract } from './config/systemContracts';
 export type { ForkConfig, ForkConfigs } from './config/forkConfig';
 export type { ProofReport } from './state/proofVerifier';
+export type { LineaAccountProof } from './state/linea/lineaState';
+export type { LineaProofReport } from './state/linea/lineaProofVerifier';
+export type { LineaKeyProof, LineaLeafProof } from './state/linea/zkTrie';
 export { LINEA_MAINNET_RULES, parseEventFilters } from './pool/sequencerRules';
 export type { EventFilter, SequencerRulesConfig } from './pool/sequencerRules';
 export {

@@ -79,6 +79,7 @@ const CODES: Record<ChainErrorKind, number> = {
   sequencerRule: SERVER_ERROR,
   bundle: INVALID_PARAMS,
   fork: SERVER_ERROR,
+  stateProofUnavailable: INVALID_REQUEST,
 };
 
 export type ErrorLogger = (error: unknown) => void;

@@ -6,6 +6,9 @@ import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import type {
+  LineaAccountProof,
+  LineaKeyProof,
+  LineaLeafProof,
   AccountProof,
   BuildResult,
   CallFrame,
@@ -396,6 +399,22 @@ export function formatProof(p: AccountProof, keys: string[]): Record<string, unk
     storageHash: hex(p.storageHash),
     storageProof: p.storageProof.map((s, i) => ({ key: keys[i], value: quantity(s.value), proof: s.proof.map(hex) })),
   };
+}
+
+/** linea_getProof's answer, as Shomei writes it (its JsonTraceParser: bytes as hex, indexes as numbers). */
+export function formatLineaProof(p: LineaAccountProof): Record<string, unknown> {
+  const leaf = (l: LineaLeafProof) => ({ value: hex(l.value), proofRelatedNodes: l.proofRelatedNodes.map(hex) });
+  const key = (k: LineaKeyProof) =>
+    'leafIndex' in k
+      ? { key: hex(k.key), leafIndex: k.leafIndex, proof: leaf(k.proof) }
+      : {
+          key: hex(k.key),
+          leftLeafIndex: k.leftLeafIndex,
+          leftProof: leaf(k.leftProof),
+          rightLeafIndex: k.rightLeafIndex,
+          rightProof: leaf(k.rightProof),
+        };
+  return { accountProof: key(p.accountProof), storageProofs: p.storageProofs.map(key) };
 }
 
 /** Spec: Transaction exclusion object; `blockNumber` only where the record has one (stage SEQUENCER). */

@@ -18,6 +18,8 @@ export interface RpcContext {
   requireCallFrom: boolean;
   /** The rules the request follows: the service document's (`/v3/<KEY>`) or geth's (`/`, `/ws`, in process). */
   profile: Profile;
+  /** Which chain of a pair the node is: the L2 (Linea's methods and state), or the L1 beside it. */
+  layer: 'l1' | 'l2';
 }
 
 export interface ParamSpec<T> {

@@ -103,6 +103,7 @@ export class Rpc {
       feed: this.feed,
       requireCallFrom: opts.requireCallFrom ?? true,
       profile: 'service',
+      layer: opts.layer ?? 'l2',
     };
     this.gethCtx = this.contextOf(undefined, 'geth');
     this.logError = opts.logError ?? ((e) => console.error('internal error:', e));

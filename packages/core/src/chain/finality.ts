@@ -29,6 +29,11 @@ export class FinalityTags {
   /** Whether the tags are another chain's, followed (`follow`): in memory only. */
   private followed = false;
 
+  /** Whether the tags follow another chain's finality (the L2 beside an L1). */
+  get following(): boolean {
+    return this.followed;
+  }
+
   static async load(kv: KvStore, store: ChainStore, finalizedDepth: bigint, safeDepth: bigint): Promise<FinalityTags> {
     const row = await kv.get(META_FINALITY);
     let current: Finality | undefined;

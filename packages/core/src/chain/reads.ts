@@ -21,7 +21,10 @@ import { forkConfigs } from '../config/forkConfig';
 import type { ForkConfigs } from '../config/forkConfig';
 import { SUGGESTED_TIP } from '../pool/requestTx';
 import type { PoolTx } from '../pool/txPool';
-import { flatStateManager } from '../state/flatState';
+import { StateProofUnavailableError } from '../errors';
+import { flatStateManager, preimageKey } from '../state/flatState';
+import { LineaState } from '../state/linea/lineaState';
+import type { LineaAccountProof } from '../state/linea/lineaState';
 import { stateCaches } from '../state/stateDb';
 import { LruCache } from '../support/lru';
 import type { AccountProof, BlockRef, LocatedLog, LogFilter, Receipt } from '../types';
@@ -32,6 +35,9 @@ import type { ChainHead } from './head';
 export const MAX_LOG_RESULTS = 10_000;
 /** Spec, Limits: an eth_getLogs query must not run longer than 10 seconds. */
 export const LOG_QUERY_TIMEOUT_MS = 10_000;
+
+/** How long the chain stays without a new block before Linea's tries catch up with it. */
+const LINEA_FOLLOW_IDLE_MS = 250;
 
 export interface AccountState {
   nonce: bigint;
@@ -75,6 +81,9 @@ export class Reads {
   readonly logQueryTimeoutMs: number;
   /** Read-only state views by state root, for the blocks read most. */
   private readonly readers = new LruCache<string, MerkleStateManager>(32);
+  /** Linea's sparse Merkle state, built when first asked for, then kept up with the head. */
+  private linea: LineaState | undefined;
+  private lineaFollow: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly head: ChainHead,
@@ -267,6 +276,51 @@ export class Reads {
         return { key, value: s === undefined ? 0n : BigInt(s.value), proof: s === undefined ? [] : s.proof.map(hex) };
       }),
     };
+  }
+
+  /**
+   * linea_getProof: Linea's sparse-Merkle proof of an account and slots after block `n`, as its
+   * state manager answers. Beside an L1 (`--l1`) only a block the L1 has finalized, as on Linea
+   * (its docs: "must be an L2 block that has been finalized on L1"); on a chain alone, any block.
+   */
+  async lineaProof(address: Uint8Array, slots: Uint8Array[], n: bigint): Promise<LineaAccountProof> {
+    if (this.finality.following && n > this.finality.resolve('finalized', this.head.number))
+      throw new StateProofUnavailableError();
+    return this.lineaState().proof(address, slots, Number(n));
+  }
+
+  /** Linea's state root after block `n` (what the L1's LineaRollup stores at finalization). */
+  lineaStateRoot(n: bigint): Promise<Uint8Array> {
+    return this.lineaState().rootAt(Number(n));
+  }
+
+  private lineaState(): LineaState {
+    const { stateDb, store } = this.head;
+    if (stateDb.flat.fork !== undefined || store.first > 0n)
+      throw new StateProofUnavailableError(
+        "Linea state proofs are not available on a forked chain: its state before the fork block is the upstream's",
+      );
+    this.linea ??= new LineaState({
+      nodes: { get: (hash) => stateDb.get(bytesToHex(hash).slice(2)) },
+      preimage: (hash) => stateDb.get(preimageKey(hash)),
+      code: async (codeHash) => (await this.getCodeByHash(codeHash)) ?? new Uint8Array(),
+      block: async (n) => {
+        const block = await store.getBlock(BigInt(n));
+        return block === undefined ? undefined : { hash: block.hash(), stateRoot: block.header.stateRoot };
+      },
+    });
+    // Once asked for, the tries follow the head while the node is idle (a moment after the last
+    // block), so a proof at the head does not wait for many blocks to be hashed.
+    const follow = () => {
+      // A chain replaced by anvil_reset moves its listeners to the new one: this one is no longer ours.
+      if (!this.head.events.listeners('block').includes(follow)) return;
+      clearTimeout(this.lineaFollow);
+      this.lineaFollow = setTimeout(() => {
+        this.linea?.rootAt(Number(this.head.number)).catch(() => undefined);
+      }, LINEA_FOLLOW_IDLE_MS).unref();
+    };
+    this.head.events.on('block', follow);
+    return this.linea;
   }
 
   getLogs(filter: LogFilter): Promise<LocatedLog[]> {

@@ -2,9 +2,9 @@
 import { HeaderNotFoundError } from '@l2devnet/core';
 
 import { INVALID_PARAMS, RpcError } from '../errors';
-import { formatExclusion, formatTransaction, hex, quantity } from '../format';
+import { formatExclusion, formatLineaProof, formatTransaction, hex, quantity } from '../format';
 import type { Method } from '../method';
-import { method, optional, required, withDefault } from '../method';
+import { method, optional, required, serviceRequired, withDefault } from '../method';
 import {
   address,
   arrayOf,
@@ -16,12 +16,17 @@ import {
   exclusionRule,
   hash,
   lineLimitChanges,
+  proofKey,
   tracesCountersRequest,
 } from '../params';
 import { stateBlock } from './resolve';
 import { TRACER_VERSIONS } from '@l2devnet/core';
 import type { Chain, ForcedItem, LineCounts } from '@l2devnet/core';
 import { hexToBytes } from '@ethereumjs/util';
+
+const latest = () => ({ kind: 'latest' as const });
+/** A block as the state methods take it: a number, a tag, a hash, or EIP-1898's object. */
+const stateRef = blockRef({ allowObject: true, orHash: true });
 
 /**
  * A line-count report: each module's count, its limit in force (null with checks off) and whether
@@ -162,6 +167,22 @@ export const l2Methods: Record<string, Method> = {
   }),
   /** The real network's name for the same method, so existing client code works unchanged. */
   'linea_getTransactionExclusionStatusV1': exclusionStatus,
+  /**
+   * linea_getProof(address, storageKeys, block): Linea's sparse-Merkle proofs of the account and
+   * slots (Shomei's answer: the leaf of each, or its two neighbours when absent) against Linea's
+   * state root after the block; beside an L1, only for a block the L1 has finalized.
+   */
+  'linea_getProof': method(
+    [required('address', address), required('storageKeys', arrayOf(proofKey)), serviceRequired('block', stateRef, latest)],
+    async (ctx, a, keys, ref) =>
+      formatLineaProof(
+        await ctx.chain.reads.lineaProof(
+          a,
+          keys.map((k) => k.key),
+          await stateBlock(ctx, ref),
+        ),
+      ),
+  ),
   /** l2_estimateGas: gas, base fee and tip; refuses a call whose line count overflows a module. */
   'l2_estimateGas': estimate,
   'linea_estimateGas': estimate,

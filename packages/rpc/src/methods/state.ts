@@ -1,6 +1,7 @@
 /** Account state at a block: balance, code, nonce, storage, proofs. */
 import { bytesToBigInt } from '@ethereumjs/util';
-import { verifyAccountProof } from '@l2devnet/core';
+import { StateProofUnavailableError, verifyAccountProof, verifyLineaProof } from '@l2devnet/core';
+import type { Chain } from '@l2devnet/core';
 
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
@@ -14,6 +15,18 @@ const latest = () => ({ kind: 'latest' as const });
 const MAX_STORAGE_VALUES = 1_024;
 /** geth's BlockNumberOrHash: on the devnet paths a bare block hash too. */
 const stateRef = blockRef({ allowObject: true, orHash: true });
+
+/** linea_getProof's answer at block `n` checked against Linea's state root, or why there is none. */
+async function lineaVerdict(chain: Chain, a: Uint8Array, keys: Uint8Array[], n: bigint) {
+  try {
+    const [proof, root] = await Promise.all([chain.reads.lineaProof(a, keys, n), chain.reads.lineaStateRoot(n)]);
+    const report = verifyLineaProof(proof, root);
+    return { stateRoot: hex(root), ok: report.ok, accountExists: report.accountExists, failures: report.failures };
+  } catch (e) {
+    if (e instanceof StateProofUnavailableError) return { unavailable: e.message };
+    throw e;
+  }
+}
 
 export const stateMethods: Record<string, Method> = {
   'eth_getBalance': method(
@@ -114,7 +127,9 @@ export const stateMethods: Record<string, Method> = {
   /**
    * l2_verifyProof(address, storageKeys, block?): the eth_getProof answer checked by the node's
    * independent verifier (RLP and keccak only, not the trie that made it) against the block's state
-   * root: `{ stateRoot, ok, accountExists, failures }`, for the page's proof view.
+   * root: `{ stateRoot, ok, accountExists, failures }`, for the page's proof view. On the L2, `linea`
+   * is the same for linea_getProof's answer against Linea's state root (Poseidon2 only), or
+   * `{ unavailable }` saying why there is none.
    */
   'l2_verifyProof': method(
     [required('address', address), required('storageKeys', arrayOf(proofKey)), withDefault('block', stateRef, latest)],
@@ -127,7 +142,14 @@ export const stateMethods: Record<string, Method> = {
       );
       const root = await ctx.chain.reads.stateRootAt(n);
       const report = verifyAccountProof(proof, root);
-      return { stateRoot: hex(root), ok: report.ok, accountExists: report.accountExists, failures: report.failures };
+      const out: Record<string, unknown> = {
+        stateRoot: hex(root),
+        ok: report.ok,
+        accountExists: report.accountExists,
+        failures: report.failures,
+      };
+      if (ctx.layer === 'l2') out.linea = await lineaVerdict(ctx.chain, a, keys.map((k) => k.key), n);
+      return out;
     },
   ),
 };

@@ -13,6 +13,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import { createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
 
+import { yieldIfBusy } from '../../support/eventLoop';
+import { SerialQueue } from '../../support/serialQueue';
 import { diffTries } from '../trieDiff';
 import type { TrieNodeStore } from '../updateTrie';
 import { FlatLeaves } from './flatLeaves';
@@ -96,6 +98,9 @@ export class LineaState {
   /** By block number: the block built and the account trie's root after it. */
   private readonly built: { hash: Uint8Array; root: Uint8Array; tries: ZkTrie[] }[] = [];
 
+  /** One build at a time: a block is built once, in order. */
+  private readonly queue = new SerialQueue();
+
   constructor(private readonly source: LineaStateSource) {}
 
   /** The root of the empty account (or storage) trie: HEAD and TAIL only. */
@@ -109,14 +114,23 @@ export class LineaState {
   }
 
   /** The account trie's root after block `n` (Linea's state root, the L1's `stateRootHashes`). */
-  async rootAt(n: number): Promise<Uint8Array> {
-    await this.buildTo(n);
-    return this.built[n].root;
+  rootAt(n: number): Promise<Uint8Array> {
+    return this.queue.run(async () => {
+      await this.buildTo(n);
+      return this.built[n].root;
+    });
   }
 
   /** `linea_getProof`: the account's proof and its slots' after block `n`, as Shomei answers. */
-  async proof(address: Uint8Array, slots: Uint8Array[], n: number): Promise<LineaAccountProof> {
-    const root = await this.rootAt(n);
+  proof(address: Uint8Array, slots: Uint8Array[], n: number): Promise<LineaAccountProof> {
+    return this.queue.run(async () => {
+      await this.buildTo(n);
+      return this.proveAt(address, slots, n);
+    });
+  }
+
+  private proveAt(address: Uint8Array, slots: Uint8Array[], n: number): LineaAccountProof {
+    const root = this.built[n].root;
     const accountProof = proveKey(this.nodes, root, this.accounts, accountKey(address), address, n);
     const storageProofs: LineaKeyProof[] = [];
     // As Shomei's WorldStateProofProvider: slots are proved only for an account with storage.
@@ -142,6 +156,8 @@ export class LineaState {
       if (block === undefined) throw new RangeError(`block ${b} is not in the chain`);
       const parentRoot = b === 0 ? KECCAK256_RLP : (await this.source.block(b - 1))!.stateRoot;
       await this.buildBlock(b, block.hash, parentRoot, block.stateRoot);
+      // A long catch-up shares the event loop with the node's requests.
+      await yieldIfBusy();
     }
   }
 

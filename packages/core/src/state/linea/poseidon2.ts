@@ -17,7 +17,7 @@ const P = KOALABEAR_P;
 const INV_P = 1 / P;
 
 /**
- * a·b mod p for a, b < p. The quotient from doubles is exact or off by one (the product's rounding
+ * a·b mod p for a, b < 2p. The quotient from doubles is exact or off by one (the product's rounding
  * error is below 2^10, far under p); the remainder is exact in 32-bit integer arithmetic.
  */
 function mulMod(a: number, b: number): number {
@@ -72,31 +72,20 @@ const PARTIAL_ROUND_KEYS = [
   1053550888,
 ];
 
-/**
- * The internal matrix's diagonal minus one, as Poseidon2.sol applies it (x_i ← sum + d_i·x_i):
- * [-2, 1, 2, 1/2, 3, 4, -1/2, -3, -4, 1/2^8, 1/8, 1/2^24, -1/2^8, -1/8, -1/16, -1/2^24] mod p.
- */
-const INTERNAL_DIAGONAL = [
-  P - 2,
-  1,
-  2,
-  1065353217,
-  3,
-  4,
-  1065353216,
-  P - 3,
-  P - 4,
-  2122383361,
-  1864368129,
-  2130706306,
-  8323072,
-  266338304,
-  133169152,
-  127,
-];
+/** v mod p for 0 <= v < 2^52 (the quotient from doubles is exact or off by one). */
+function reduce(v: number): number {
+  const r = v - Math.floor(v * INV_P) * P;
+  return r < 0 ? r + P : r >= P ? r - P : r;
+}
 
-/** circ(2·M4, M4, M4, M4) with M4 = [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]]. */
-function external(s: Int32Array): void {
+/** x / 2^k mod p for x < p, k <= 8: p = 1 mod 2^24, so adding (-x mod 2^k)·p makes x divisible. */
+function div2k(x: number, k: number): number {
+  const mask = (1 << k) - 1;
+  return (x + ((mask + 1 - (x & mask)) & mask) * P) / (mask + 1);
+}
+
+/** circ(2·M4, M4, M4, M4) with M4 = [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]] (Poseidon2.sol matMulExternalInPlace). */
+function external(s: Float64Array): void {
   for (let g = 0; g < 16; g += 4) {
     const a = s[g],
       b = s[g + 1],
@@ -107,51 +96,69 @@ function external(s: Int32Array): void {
       t0123 = t01 + t23,
       t01123 = t0123 + b,
       t01233 = t0123 + d;
-    s[g] = (t01 + t01123) % P;
-    s[g + 1] = (c + c + t01123) % P;
-    s[g + 2] = (t23 + t01233) % P;
-    s[g + 3] = (a + a + t01233) % P;
+    s[g] = t01 + t01123;
+    s[g + 1] = c + c + t01123;
+    s[g + 2] = t23 + t01233;
+    s[g + 3] = a + a + t01233;
   }
   for (let j = 0; j < 4; j++) {
-    const t = (s[j] + s[j + 4] + s[j + 8] + s[j + 12]) % P;
-    for (let g = j; g < 16; g += 4) {
-      const v = s[g] + t;
-      s[g] = v >= P ? v - P : v;
-    }
+    const t = s[j] + s[j + 4] + s[j + 8] + s[j + 12];
+    s[j] = reduce(s[j] + t);
+    s[j + 4] = reduce(s[j + 4] + t);
+    s[j + 8] = reduce(s[j + 8] + t);
+    s[j + 12] = reduce(s[j + 12] + t);
   }
 }
 
-function internal(s: Int32Array): void {
+/**
+ * x_i ← sum + d_i·x_i with the internal matrix's diagonal d = [-2, 1, 2, 1/2, 3, 4, -1/2, -3, -4,
+ * 1/2^8, 1/8, 1/2^24 (= -127), -1/2^8, -1/8, -1/16, -1/2^24 (= 127)] mod p (Poseidon2.sol
+ * matMulInternalInPlaceFirstHalf/SecondHalf), each product taken without a general multiplication.
+ */
+function internal(s: Float64Array): void {
   let sum = 0;
   for (let i = 0; i < 16; i++) sum += s[i];
-  sum %= P;
-  for (let i = 0; i < 16; i++) {
-    const v = sum + mulMod(s[i], INTERNAL_DIAGONAL[i]);
-    s[i] = v >= P ? v - P : v;
-  }
+  sum = reduce(sum);
+  const x3 = s[3],
+    x6 = s[6];
+  const half3 = x3 % 2 === 1 ? (x3 + P) / 2 : x3 / 2;
+  const half6 = x6 % 2 === 1 ? (x6 + P) / 2 : x6 / 2;
+  s[0] = reduce(sum + 2 * P - 2 * s[0]);
+  s[1] = reduce(sum + s[1]);
+  s[2] = reduce(sum + 2 * s[2]);
+  s[3] = reduce(sum + half3);
+  s[4] = reduce(sum + 3 * s[4]);
+  s[5] = reduce(sum + 4 * s[5]);
+  s[6] = reduce(sum + P - half6);
+  s[7] = reduce(sum + 3 * P - 3 * s[7]);
+  s[8] = reduce(sum + 4 * P - 4 * s[8]);
+  s[9] = reduce(sum + div2k(s[9], 8));
+  s[10] = reduce(sum + div2k(s[10], 3));
+  s[11] = reduce(sum + 127 * P - 127 * s[11]);
+  s[12] = reduce(sum + P - div2k(s[12], 8));
+  s[13] = reduce(sum + P - div2k(s[13], 3));
+  s[14] = reduce(sum + P - div2k(s[14], 4));
+  s[15] = reduce(sum + 127 * s[15]);
 }
 
-function fullRound(s: Int32Array, keys: number[]): void {
-  for (let i = 0; i < 16; i++) {
-    const v = s[i] + keys[i];
-    s[i] = sbox(v >= P ? v - P : v);
-  }
+function fullRound(s: Float64Array, keys: number[]): void {
+  // The S-box's multiplication reduces a sum below 2p.
+  for (let i = 0; i < 16; i++) s[i] = sbox(s[i] + keys[i]);
   external(s);
 }
 
-/** The permutation of 16 elements, in place. */
-export function permute(s: Int32Array): void {
+/** The permutation of 16 elements (each below p), in place. */
+export function permute(s: Float64Array): void {
   external(s);
   for (let r = 0; r < 3; r++) fullRound(s, FULL_ROUND_KEYS[r]);
   for (const key of PARTIAL_ROUND_KEYS) {
-    const v = s[0] + key;
-    s[0] = sbox(v >= P ? v - P : v);
+    s[0] = sbox(s[0] + key);
     internal(s);
   }
   for (let r = 3; r < 6; r++) fullRound(s, FULL_ROUND_KEYS[r]);
 }
 
-const state = new Int32Array(16);
+const state = new Float64Array(16);
 
 function readLimb(bytes: Uint8Array, at: number): number {
   return ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
