@@ -36,7 +36,9 @@ const L2Artifact = require(join(MESSAGING, 'L2MessageService.json')) as { abi: o
 
 /**
  * Selectors and topics in the ABIs of @consensys/linea-sdk 0.3.0 (the version on npm), for what
- * these contracts implement: every one must be the same here.
+ * these contracts implement, and where the SDK predates them, Linea's current interface
+ * (contracts/src/rollup/interfaces/ILineaRollupBase.sol: DataFinalizedV3, currentFinalizedShnarf):
+ * every one must be the same here.
  */
 const LINEA_L1: Record<string, string> = {
   claimMessageWithProof: '0x6463fb2a',
@@ -49,6 +51,10 @@ const LINEA_L1: Record<string, string> = {
   sendMessage: '0x9f3ce55a',
   L2MerkleRootAdded: '0x300e6f978eee6a4b0bba78dd8400dc64fd5652dbfc868a2258e16d0977be222b',
   L2MessagingBlockAnchored: '0x3c116827db9db3a30c1a25db8b0ee4bab9d2b223560209cfd839601b621c726d',
+  DataFinalizedV3: '0xa0262dc79e4ccb71ceac8574ae906311ae338aa4a2044fd4ec4b99fad5ab60cb',
+  stateRootHashes: '0x8be745d1',
+  StartingRootHashDoesNotMatch: '0xead4c30e',
+  currentFinalizedShnarf: '0xcd9b9e9a',
   MessageClaimed: '0xa4c827e719e911e8f19393ccdb85b5102f08f0910604d340ba38390b7ff2ab0e',
   MessageSent: '0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c',
   RollingHashUpdated: '0xea3b023b4c8680d4b4824f0143132c95476359a2bb70a81d6c5a36f6918f6339',
@@ -286,16 +292,31 @@ test("L2 to L1: a fee under the minimum is refused and the minimum is kept out o
     block = receipt!.blockNumber;
   }
   const tree = merkleTree(hashes, 5);
+  // Linea's state root before and after the blocks: the one the L1 holds, and any root by hand.
+  const last = await l1.currentL2BlockNumber();
+  const parentRoot = await l1.stateRootHashes(last);
+  const finalRoot = toBeHex(7, 32);
   const finalize = await (
-    await (l1.connect(operator) as Contract).finalizeMessages(block, [tree.root], 5, [block - 2, block - 1, block])
+    await (l1.connect(operator) as Contract).finalizeMessages(block, parentRoot, finalRoot, [tree.root], 5, [
+      block - 2,
+      block - 1,
+      block,
+    ])
   ).wait();
   expect(finalize!.logs.map((l) => l.topics[0])).toEqual([
     LINEA_L1.L2MerkleRootAdded,
     LINEA_L1.L2MessagingBlockAnchored,
     LINEA_L1.L2MessagingBlockAnchored,
     LINEA_L1.L2MessagingBlockAnchored,
+    LINEA_L1.DataFinalizedV3,
   ]);
   expect(await l1.l2MerkleRootsDepths(tree.root)).toBe(5n);
+  expect(await l1.stateRootHashes(block)).toBe(finalRoot);
+  const finalized = l1.interface.parseLog(finalize!.logs[4])!;
+  expect(finalized.args.startBlockNumber).toBe(last + 1n);
+  expect(finalized.args.endBlockNumber).toBe(BigInt(block));
+  expect(finalized.args.finalStateRootHash).toBe(finalRoot);
+  expect(finalized.args.shnarf).toBe(await l1.currentFinalizedShnarf());
 
   const params = (leafIndex: number, proof = tree.proof(leafIndex)) => ({
     proof,
@@ -327,7 +348,7 @@ test("L2 to L1: a fee under the minimum is refused and the minimum is kept out o
   await expect(refused(params(1))).rejects.toMatchObject({ data: expect.stringMatching(/^0x335a4a90/) });
   // Only the node finalizes.
   await expect(
-    (l1.connect(claimer) as Contract).finalizeMessages(block + 1, [toBeHex(2, 32)], 5, []),
+    (l1.connect(claimer) as Contract).finalizeMessages(block + 1, finalRoot, finalRoot, [toBeHex(2, 32)], 5, []),
   ).rejects.toThrow();
 });
 

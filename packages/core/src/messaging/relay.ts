@@ -24,6 +24,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToBigInt, concatBytes, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 
 import type { Chain } from '../chain/chain';
+import { StateProofUnavailableError } from '../errors';
 import { SUGGESTED_TIP } from '../pool/requestTx';
 import { keccak256 } from '../config/fastCrypto';
 import type { Block } from '@ethereumjs/block';
@@ -38,8 +39,8 @@ const ANCHOR_SELECTOR = hexToBytes('0x3c362146');
 const MAX_HASHES = 100;
 /** MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), on both layers. */
 export const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
-/** finalizeMessages(uint256,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
-const FINALIZE_SELECTOR = hexToBytes('0x7650e855');
+/** finalizeMessages(uint256,bytes32,bytes32,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
+const FINALIZE_SELECTOR = hexToBytes('0xff42e7eb');
 /** Most messaging blocks and messages one finalization posts: a longer range is finalized in parts, each well under a transaction's gas cap. */
 const MAX_FINALIZED_BLOCKS = 500;
 const MAX_FINALIZED_MESSAGES = 1024;
@@ -398,10 +399,17 @@ export class MessageRelay {
       }
     }
     const done: Finalization = { l2BlockNumber: to, merkleRoots: [], messagingBlocks: [], transactionHashes: [] };
+    let parentRoot = await this.lineaStateRoot(from - 1n);
     for (const [i, part] of parts.entries()) {
       // Each part up to its last messaging block; the last one up to `to`.
       const partTo = i === parts.length - 1 ? to : part[part.length - 1].blockNumber;
-      const { merkleRoots, messagingBlocks, transactionHash } = await this.finalizePart(partTo, part);
+      const finalRoot = await this.lineaStateRoot(partTo);
+      const { merkleRoots, messagingBlocks, transactionHash } = await this.finalizePart(
+        partTo,
+        [parentRoot, finalRoot],
+        part,
+      );
+      parentRoot = finalRoot;
       done.merkleRoots.push(...merkleRoots);
       done.messagingBlocks.push(...messagingBlocks);
       done.transactionHashes.push(transactionHash);
@@ -410,9 +418,26 @@ export class MessageRelay {
     return done;
   }
 
-  /** One finalization transaction: L2 blocks up to `to`, whose messages are `logs`. */
+  /**
+   * Linea's state root after L2 block `n` (its sparse Merkle tries'), which the L1 stores at
+   * finalization; zero for a forked L2, whose tries the node does not hold.
+   */
+  private async lineaStateRoot(n: bigint): Promise<Uint8Array> {
+    try {
+      return await this.l2.reads.lineaStateRoot(n);
+    } catch (e) {
+      if (e instanceof StateProofUnavailableError) return new Uint8Array(32);
+      throw e;
+    }
+  }
+
+  /**
+   * One finalization transaction: L2 blocks up to `to`, Linea's state roots before and after them,
+   * and the messages they sent (`logs`).
+   */
   private async finalizePart(
     to: bigint,
+    [parentRoot, finalRoot]: [Uint8Array, Uint8Array],
     logs: LocatedLog[],
   ): Promise<{ merkleRoots: Uint8Array[]; messagingBlocks: bigint[]; transactionHash: Uint8Array }> {
     // The L2 service's MessageSent logs (getLogs' filter): each message's hash is the last topic.
@@ -426,16 +451,19 @@ export class MessageRelay {
     const data = concatBytes(
       FINALIZE_SELECTOR,
       word(to),
-      word(0x80n),
+      parentRoot,
+      finalRoot,
+      word(0xc0n),
       word(BigInt(MESSAGE_TREE_DEPTH)),
-      word(0xa0n + 0x20n * BigInt(merkleRoots.length)),
+      word(0xe0n + 0x20n * BigInt(merkleRoots.length)),
       word(BigInt(merkleRoots.length)),
       ...merkleRoots,
       word(BigInt(messagingBlocks.length)),
       ...messagingBlocks.map(word),
     );
-    // Measured: ~25k a root (a stored depth, a LOG3), ~1.5k a messaging block (a LOG2 and its calldata).
-    const gas = 150_000n + 30_000n * BigInt(merkleRoots.length) + 3_000n * BigInt(messagingBlocks.length);
+    // Measured: ~25k a root (a stored depth, a LOG3), ~1.5k a messaging block (a LOG2 and its calldata);
+    // the state roots, the shnarf and DataFinalizedV3 ~70k more.
+    const gas = 220_000n + 30_000n * BigInt(merkleRoots.length) + 3_000n * BigInt(messagingBlocks.length);
     const transactionHash = await this.send(this.l1, L1_MESSAGE_SERVICE, data, gas);
     if (this.autoClaim)
       // Each message with its proof: its tree, its leaf, the siblings from the bottom up.

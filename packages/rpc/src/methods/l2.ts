@@ -173,7 +173,11 @@ export const l2Methods: Record<string, Method> = {
    * state root after the block; beside an L1, only for a block the L1 has finalized.
    */
   'linea_getProof': method(
-    [required('address', address), required('storageKeys', arrayOf(proofKey)), serviceRequired('block', stateRef, latest)],
+    [
+      required('address', address),
+      required('storageKeys', arrayOf(proofKey)),
+      serviceRequired('block', stateRef, latest),
+    ],
     async (ctx, a, keys, ref) =>
       formatLineaProof(
         await ctx.chain.reads.lineaProof(

@@ -31,7 +31,10 @@ const key = (p: Json): LineaKeyProof =>
         rightProof: leaf(p.rightProof),
       };
 /** linea_getProof's JSON as the core's typed proof, for the core's verifier. */
-const typed = (p: Json): LineaAccountProof => ({ accountProof: key(p.accountProof), storageProofs: p.storageProofs.map(key) });
+const typed = (p: Json): LineaAccountProof => ({
+  accountProof: key(p.accountProof),
+  storageProofs: p.storageProofs.map(key),
+});
 
 let t: TestRpc;
 let contract: string;

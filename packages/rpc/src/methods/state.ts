@@ -148,7 +148,13 @@ export const stateMethods: Record<string, Method> = {
         accountExists: report.accountExists,
         failures: report.failures,
       };
-      if (ctx.layer === 'l2') out.linea = await lineaVerdict(ctx.chain, a, keys.map((k) => k.key), n);
+      if (ctx.layer === 'l2')
+        out.linea = await lineaVerdict(
+          ctx.chain,
+          a,
+          keys.map((k) => k.key),
+          n,
+        );
       return out;
     },
   ),

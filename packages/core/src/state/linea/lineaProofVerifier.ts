@@ -45,8 +45,10 @@ function checkKey(
     const leaf = checkLeaf(p.proof, p.leafIndex, root, what, failures);
     if (leaf === undefined) return;
     if (!equalsBytes(leaf.hKey, hKey)) failures.push(`${what}: the leaf holds another key`);
-    if (p.proof.value.length !== (what === 'account' ? 192 : 32)) failures.push(`${what}: the value is not well formed`);
-    else if (!equalsBytes(leaf.hValue, hashValue(p.proof.value))) failures.push(`${what}: the leaf holds another value`);
+    if (p.proof.value.length !== (what === 'account' ? 192 : 32))
+      failures.push(`${what}: the value is not well formed`);
+    else if (!equalsBytes(leaf.hValue, hashValue(p.proof.value)))
+      failures.push(`${what}: the leaf holds another value`);
     return;
   }
   const left = checkLeaf(p.leftProof, p.leftLeafIndex, root, `${what} (left neighbour)`, failures);
@@ -61,7 +63,13 @@ function checkKey(
 /** The leaf of a proof that leads to `root` at `index`; undefined (with the failure) otherwise. */
 function checkLeaf(proof: LineaLeafProof, index: number, root: Uint8Array, what: string, failures: string[]) {
   const nodes = proof.proofRelatedNodes;
-  if (nodes.length !== 42 || nodes[41].length !== 192 || !Number.isSafeInteger(index) || index < 0 || index >= 2 ** 40) {
+  if (
+    nodes.length !== 42 ||
+    nodes[41].length !== 192 ||
+    !Number.isSafeInteger(index) ||
+    index < 0 ||
+    index >= 2 ** 40
+  ) {
     failures.push(`${what}: the proof is not well formed`);
     return undefined;
   }
