@@ -71,3 +71,39 @@ test.each([
   expect(result.code).toBe(2);
   expect(result.stderr).toContain(message);
 });
+
+test.each([
+  [['--address', HOLDER, '--slot', '0x1', '--block', '0x1'], 'exists, 1 storage proof(s) hold'],
+  [['--address', ALICE], 'exists, 0 storage proof(s) hold'],
+  [['--address', NEVER, '--slot', '0x0'], 'is absent, 0 storage proof(s) hold'],
+])('--linea verifies what a node answers to linea_getProof against Linea state root: %j', async (args, summary) => {
+  const result = await runToEnd(['proof', 'verify', '--linea', '--rpc', node.url, ...args]);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(
+    new RegExp(
+      `^Linea proof holds against 0x[0-9a-f]{64}: account 0x[0-9a-f]{40} ${summary.replace(/[()]/g, '\\$&')}\\n$`,
+    ),
+  );
+});
+
+test('--linea: a saved linea_getProof answer that does not hold says which part failed', async () => {
+  const proof = (await rpcCall(node.url, 'linea_getProof', [HOLDER, ['0x1'], '0x1'])).result;
+  const root = (await rpcCall(node.url, 'l2_verifyProof', [HOLDER, [], '0x1'])).result.linea.stateRoot;
+  const file = join(dir, 'linea-proof.json');
+  writeFileSync(file, JSON.stringify({ jsonrpc: '2.0', id: 1, result: proof }));
+  expect((await runToEnd(['proof', 'verify', '--linea', file, '--state-root', root])).code).toBe(0);
+  const slot = proof.storageProofs[0];
+  writeFileSync(
+    file,
+    JSON.stringify({ ...proof, storageProofs: [{ ...slot, proof: { ...slot.proof, value: word(43) } }] }),
+  );
+  const bad = await runToEnd(['proof', 'verify', '--linea', file, '--state-root', root]);
+  expect(bad.code).toBe(1);
+  expect(bad.stdout).toBe(
+    `Linea proof does not hold against ${root} (account ${HOLDER}):\n  slot ${word(1)}: the leaf holds another value\n`,
+  );
+  const none = await runToEnd(['proof', 'verify', '--linea', file]);
+  expect(none.code).toBe(2);
+  expect(none.stderr).toContain('error: proof verify --linea needs FILE and --state-root, or --rpc and --address');
+});

@@ -287,29 +287,33 @@ test('a revert of the L2 takes the L1 back with it: the message it had anchored 
     expect(await devnet.l1!.provider.request({ method: 'eth_blockNumber', params: [] })).toBe('0x0');
   }));
 
-test('a range of more than 500 messaging blocks is finalized in parts, each claimable with its own tree', () =>
-  withDevnet({ finalizationInterval: 'manual' }, async (devnet) => {
-    const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
-    const up = [];
-    for (let i = 0; i < 502; i++)
-      up.push(await send(l2Wallet, l2, '0x00000000000000000000000000000000000000d1', MIN_FEE, 1n));
-    const done = (await devnet.provider.request({ method: 'l2_finalize' })) as {
-      merkleRoots: Hex[];
-      messagingBlocks: Hex[];
-      transactionHashes: Hex[];
-    };
-    expect(done.transactionHashes).toHaveLength(2);
-    expect(done.messagingBlocks).toHaveLength(502);
-    // The first part: 500 blocks, 500 messages in 16 trees; the second: the last 2.
-    const last = merkleTree(up.slice(500).map((m) => m._messageHash));
-    expect(done.merkleRoots).toHaveLength(17);
-    expect(done.merkleRoots[16]).toBe(last.root);
-    for (const hash of done.transactionHashes)
-      expect((await l1.getTransactionReceipt({ hash })).status).toBe('success');
-    const m = up[501];
-    expect(await claimOnL1(l1Wallet, l1, m, last, 1)).toBe('success');
-    expect(await status(devnet, up[0]._messageHash)).toBe('claimable');
-  }));
+test(
+  'a range of more than 500 messaging blocks is finalized in parts, each claimable with its own tree',
+  () =>
+    withDevnet({ finalizationInterval: 'manual' }, async (devnet) => {
+      const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
+      const up = [];
+      for (let i = 0; i < 502; i++)
+        up.push(await send(l2Wallet, l2, '0x00000000000000000000000000000000000000d1', MIN_FEE, 1n));
+      const done = (await devnet.provider.request({ method: 'l2_finalize' })) as {
+        merkleRoots: Hex[];
+        messagingBlocks: Hex[];
+        transactionHashes: Hex[];
+      };
+      expect(done.transactionHashes).toHaveLength(2);
+      expect(done.messagingBlocks).toHaveLength(502);
+      // The first part: 500 blocks, 500 messages in 16 trees; the second: the last 2.
+      const last = merkleTree(up.slice(500).map((m) => m._messageHash));
+      expect(done.merkleRoots).toHaveLength(17);
+      expect(done.merkleRoots[16]).toBe(last.root);
+      for (const hash of done.transactionHashes)
+        expect((await l1.getTransactionReceipt({ hash })).status).toBe('success');
+      const m = up[501];
+      expect(await claimOnL1(l1Wallet, l1, m, last, 1)).toBe('success');
+      expect(await status(devnet, up[0]._messageHash)).toBe('claimable');
+    }),
+  120_000,
+);
 
 test.each([
   [

@@ -181,7 +181,10 @@ test('an address: balance, nonce, code size, a storage slot and a proof; the lim
   await page.locator('#slotValue', { hasText: /^0x0{63}1$/ }).waitFor();
   await page.click('#proof');
   await page
-    .locator('#proofOut', { hasText: /account proof of \d+ nodes; .*verified against state root 0x[0-9a-f]{64}$/ })
+    .locator('#proofOut', {
+      hasText:
+        /account proof of \d+ nodes; .*verified against state root 0x[0-9a-f]{64}Linea proof \(linea_getProof\): the account's leaf; verified against Linea state root 0x[0-9a-f]{64}$/,
+    })
     .waitFor();
   await open('#/limits');
   expect(await page.locator('[data-testid=limits] tr', { hasText: /^ADD1$/ }).count()).toBe(1);
@@ -608,6 +611,15 @@ test('with --l1, the messages view lists both directions with their status and c
     await tab.locator('[data-testid=message-status]', { hasText: 'claimed' }).waitFor({ timeout: 10_000 });
     expect(await rows.nth(0).locator(`a[href="#/tx/${claim}"]`).count()).toBe(1);
     await tab.screenshot({ path: join(SHOTS, 'messages.png'), fullPage: true });
+    // Beside an L1 a Linea proof is of a block the L1 has finalized: the address view shows that one.
+    await tab.goto(`${url}/#/address/${BOB}`);
+    await tab.click('#proof');
+    await tab
+      .locator('#proofOut', {
+        hasText:
+          /Linea proof \(linea_getProof\)( at the finalized block)?: the account's leaf; verified against Linea state root 0x[0-9a-f]{64}$/,
+      })
+      .waitFor({ timeout: 10_000 });
   } finally {
     await tab.close();
     await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));

@@ -191,3 +191,70 @@ describe("Shomei's account vectors (ZkAccountTest)", () => {
     }
   });
 });
+
+describe("Linea's prover's world-state vectors (prover/backend/execution/statemanager/test_vectors_test.go)", () => {
+  const nodes = new SparseMerkleNodes();
+  const EMPTY_KECCAK = hexToBytes('0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+  /** The prover's DummyAddress, DummyFullByte and DummyDigest: the first byte, or first limb, `i`. */
+  const dummyAddress = (i: number) => Uint8Array.from({ length: 20 }, (_, k) => (k === 0 ? i : 0));
+  const dummyFullByte = (i: number) => Uint8Array.from({ length: 32 }, (_, k) => (k === 0 ? i : 0));
+  const dummyDigest = (i: number) => Uint8Array.from({ length: 32 }, (_, k) => (k === 3 ? i : 0));
+  const eoa = (nonce: bigint, balance: bigint) =>
+    accountValue(nonce, balance, nodes.emptyTrieRoot, codeHashOf(new Uint8Array()), EMPTY_KECCAK, 0);
+  const contract = (
+    nonce: bigint,
+    balance: bigint,
+    codeHash: Uint8Array,
+    keccak: Uint8Array,
+    size: number,
+    root = nodes.emptyTrieRoot,
+  ) => accountValue(nonce, balance, root, codeHash, keccak, size);
+  const accounts = () => new ZkTrie(nodes, nodes.emptyTrieRoot, new FlatLeaves(), 0);
+  const put = (trie: ZkTrie, address: Uint8Array, value: Uint8Array) =>
+    trie.put(accountKey(address), value, hashAccountValue(value));
+
+  test('an EOA, its address and the world state holding it', () => {
+    expect(bytesToHex(hashAccountValue(eoa(65n, 835n)))).toBe(
+      '0x495340db00ecc17b5cb435d5731f8d6635e6b3ef42507a8303a068d178a95d22',
+    );
+    expect(bytesToHex(accountKey(dummyAddress(36)))).toBe(
+      '0x279326f6312018a0650c885c019a8ce35d9cb0a526599870628957d84a3655b3',
+    );
+    const one = accounts();
+    put(one, dummyAddress(36), eoa(65n, 835n));
+    expect(bytesToHex(one.root())).toBe('0x6b5d2e111a55e55826396df03ac3d0055dc4a88671edbcc8274db3f0117e0f97');
+    put(one, dummyAddress(41), eoa(42n, 354n));
+    expect(bytesToHex(one.root())).toBe('0x7bcc50ea4546465f153f5c0a35e3cddb59f492f4183438ed52733bc92823fbb7');
+  });
+
+  test('an EOA and a contract: storage written, an account deleted, a slot deleted and written again', () => {
+    const trie = accounts();
+    const b = (root?: Uint8Array) => contract(41n, 15353n, dummyDigest(75), dummyFullByte(15), 7, root);
+    put(trie, dummyAddress(36), eoa(65n, 835n));
+    put(trie, dummyAddress(47), b());
+    expect(bytesToHex(trie.root())).toBe('0x14b74e4f2fa3edaf180c7a3c74417a5662ef843809717b014116863c256ee66d');
+    const storage = new ZkTrie(nodes, nodes.emptyTrieRoot, new FlatLeaves(), 0);
+    const write = (slot: number, value: number) =>
+      storage.put(slotKey(dummyFullByte(slot)), dummyFullByte(value), poseidon2(poseidonSafe(dummyFullByte(value))));
+    write(14, 18);
+    put(trie, dummyAddress(47), b(storage.root()));
+    expect(bytesToHex(trie.root())).toBe('0x480d862e3f395c2f1bb80a0504fa083701440727747a75562203eff125fbc57f');
+    trie.remove(accountKey(dummyAddress(36)));
+    expect(bytesToHex(trie.root())).toBe('0x27aa6c982bd6ec5c52225e46410806a52377632e76a1715343e2e33d2b569de1');
+    storage.remove(slotKey(dummyFullByte(14)));
+    put(trie, dummyAddress(47), b(storage.root()));
+    expect(bytesToHex(trie.root())).toBe('0x0664e56b4fb256025fc4ebf6100ca8566a39394746b5f5b50e0c289b399aa19e');
+    write(11, 78);
+    put(trie, dummyAddress(47), b(storage.root()));
+    expect(bytesToHex(trie.root())).toBe('0x532f7e8577d8f445505ecfbd053340cd007e742309d6fdf5286dcf0420463fe3');
+  });
+
+  test('insert A, insert B, delete A, insert C', () => {
+    const trie = accounts();
+    put(trie, dummyAddress(36), eoa(65n, 835n));
+    put(trie, dummyAddress(47), contract(41n, 15353n, dummyDigest(75), dummyFullByte(15), 7));
+    trie.remove(accountKey(dummyAddress(36)));
+    put(trie, dummyAddress(120), contract(48n, 9835n, dummyDigest(54), dummyFullByte(85), 19));
+    expect(bytesToHex(trie.root())).toBe('0x1d32f4e20bff17297318716a798a05a039dff3fa29fbc956320499370be459e9');
+  });
+});

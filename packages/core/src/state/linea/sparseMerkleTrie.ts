@@ -97,9 +97,10 @@ export class SparseMerkleNodes {
       encoded.set(below, 32);
       this.emptySubtree.push(this.put(encoded));
     }
-    let sub = this.emptySubtree[TRIE_DEPTH];
-    sub = this.setLeaf(sub, 0, encodeLeaf({ prev: 0, next: 1, hKey: HEAD_KEY, hValue: ZERO32 }));
-    sub = this.setLeaf(sub, 1, encodeLeaf({ prev: 0, next: 1, hKey: TAIL_KEY, hValue: ZERO32 }));
+    const sub = this.setLeaves(this.emptySubtree[TRIE_DEPTH], [
+      [0, encodeLeaf({ prev: 0, next: 1, hKey: HEAD_KEY, hValue: ZERO32 })],
+      [1, encodeLeaf({ prev: 0, next: 1, hKey: TAIL_KEY, hValue: ZERO32 })],
+    ]);
     this.emptyTrieRoot = this.writeTop(2, sub);
   }
 
@@ -134,25 +135,27 @@ export class SparseMerkleNodes {
     return { nextFree: readSafeNumber(encoded, 0), subRoot: encoded.subarray(64, 96), encoded };
   }
 
-  /** The subtree root with leaf `index` set to `leaf` (an opening, or null for an empty leaf). */
-  setLeaf(subRoot: Uint8Array, index: number, leaf: Uint8Array | null): Uint8Array {
-    const siblings: Uint8Array[] = [];
-    let node = subRoot;
-    for (let depth = 0; depth < TRIE_DEPTH; depth++) {
+  /**
+   * The subtree root with several leaves set at once (`writes` sorted by index; null: an empty
+   * leaf): each changed node hashed once, however many of the written paths go through it.
+   */
+  setLeaves(subRoot: Uint8Array, writes: [index: number, leaf: Uint8Array | null][]): Uint8Array {
+    const rebuild = (node: Uint8Array, depth: number, start: number, end: number): Uint8Array => {
+      if (depth === TRIE_DEPTH) {
+        const leaf = writes[start][1];
+        return leaf === null ? ZERO32 : this.put(leaf);
+      }
       const encoded = this.get(node);
-      const right = bitAt(index, depth);
-      siblings.push(encoded.subarray(right ? 0 : 32, right ? 32 : 64));
-      node = encoded.subarray(right ? 32 : 0, right ? 64 : 32);
-    }
-    let hash = leaf === null ? ZERO32 : this.put(leaf);
-    for (let depth = TRIE_DEPTH - 1; depth >= 0; depth--) {
-      const encoded = new Uint8Array(64);
-      const right = bitAt(index, depth);
-      encoded.set(right ? siblings[depth] : hash, 0);
-      encoded.set(right ? hash : siblings[depth], 32);
-      hash = this.put(encoded);
-    }
-    return hash;
+      let split = start;
+      while (split < end && !bitAt(writes[split][0], depth)) split++;
+      const left = split > start ? rebuild(encoded.subarray(0, 32), depth + 1, start, split) : encoded.subarray(0, 32);
+      const right = end > split ? rebuild(encoded.subarray(32, 64), depth + 1, split, end) : encoded.subarray(32, 64);
+      const out = new Uint8Array(64);
+      out.set(left, 0);
+      out.set(right, 32);
+      return this.put(out);
+    };
+    return writes.length === 0 ? subRoot : rebuild(subRoot, 0, 0, writes.length);
   }
 
   /** The opening at leaf `index` of the subtree `subRoot`, or null for an empty leaf. */

@@ -56,6 +56,8 @@ export function proveKey(
 export class ZkTrie {
   private nextFree: number;
   private subRoot: Uint8Array;
+  /** Leaves written since the last root, hashed into the tree together when it is asked for. */
+  private readonly pending = new Map<number, Uint8Array | null>();
 
   /** The keys written, for a rollback of the block (FlatLeaves.rewind). */
   readonly touched: Uint8Array[] = [];
@@ -77,6 +79,11 @@ export class ZkTrie {
 
   /** The trie's root with the writes made. */
   root(): Uint8Array {
+    if (this.pending.size > 0) {
+      const writes = [...this.pending].sort((a, b) => a[0] - b[0]);
+      this.subRoot = this.nodes.setLeaves(this.subRoot, writes);
+      this.pending.clear();
+    }
     return this.nodes.writeTop(this.nextFree, this.subRoot);
   }
 
@@ -92,11 +99,7 @@ export class ZkTrie {
     const { left, right } = this.leaves.neighbours(hKey, this.block);
     const index = this.nextFree;
     this.relink(left.index, { next: index });
-    this.subRoot = this.nodes.setLeaf(
-      this.subRoot,
-      index,
-      encodeLeaf({ prev: left.index, next: right.index, hKey, hValue }),
-    );
+    this.pending.set(index, encodeLeaf({ prev: left.index, next: right.index, hKey, hValue }));
     this.relink(right.index, { prev: index });
     this.nextFree = index + 1;
     this.leaves.set(hKey, this.block, index, value);
@@ -109,15 +112,15 @@ export class ZkTrie {
     this.touched.push(hKey);
     const { left, right } = this.leaves.neighbours(hKey, this.block);
     this.relink(left.index, { next: right.index });
-    this.subRoot = this.nodes.setLeaf(this.subRoot, existing.index, null);
+    this.pending.set(existing.index, null);
     this.relink(right.index, { prev: left.index });
     this.leaves.set(hKey, this.block, -1, new Uint8Array());
   }
 
   /** The leaf at `index` with some of its fields changed. */
   private relink(index: number, change: Partial<LeafOpening>): void {
-    const encoded = this.nodes.leaf(this.subRoot, index);
+    const encoded = this.pending.has(index) ? this.pending.get(index)! : this.nodes.leaf(this.subRoot, index);
     if (encoded === null) throw new Error(`sparse Merkle leaf ${index} is empty`);
-    this.subRoot = this.nodes.setLeaf(this.subRoot, index, encodeLeaf({ ...decodeLeaf(encoded), ...change }));
+    this.pending.set(index, encodeLeaf({ ...decodeLeaf(encoded), ...change }));
   }
 }
