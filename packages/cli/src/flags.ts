@@ -28,7 +28,7 @@ export const HELP = `l2devnet: a layer-2 EVM node emulator with a prover line-co
 Usage: l2devnet [options]
        l2devnet lines SCENARIO --snapshot FILE [--check]   line-count snapshot (l2devnet lines --help)
        l2devnet lines TXHASH [--rpc URL]                  a mined transaction's line counts, per module
-       l2devnet proof verify ...                          check an eth_getProof answer (l2devnet proof --help)
+       l2devnet proof verify ...                          check an eth_getProof or linea_getProof answer (proof --help)
        l2devnet export FILE [--from N] [--to M]           write the chain as geth export does (l2devnet export --help)
        l2devnet import FILE [start flags]                 import blocks as geth import does (l2devnet import --help)
 

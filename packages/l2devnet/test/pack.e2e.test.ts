@@ -59,6 +59,7 @@ const EXAMPLES = [
   'mocha',
   'exclusions',
   'proofs',
+  'linea-proofs',
   'scenario.json',
   'lines.sh',
 ];
@@ -360,10 +361,11 @@ export const perFile = (hooks: Parameters<typeof useDevnet>[1]) => useDevnet({ m
 });
 
 describe("the pages' examples, run as written", () => {
-  test.each(['library', 'exclusions', 'proofs'])('%s', async (name) => {
+  test.each(['library', 'exclusions', 'proofs', 'linea-proofs'])('%s', async (name) => {
     writeFileSync(join(project, `${name}.mjs`), example(name));
     const { stdout } = await node([`${name}.mjs`]);
     if (name === 'proofs') expect(stdout).toBe('0x0 0x0\n0x1 0x1\n');
+    if (name === 'linea-proofs') expect(stdout).toBe('42 true true\n');
   });
 
   test('mocha', async () => {
