@@ -10,7 +10,7 @@ const { join } = require('node:path');
 const args = process.argv.slice(2);
 const names = args.includes('--peers')
   ? ['peers', 'engines']
-  : ['startup', 'chain', 'engines', 'lineCounting', 'rpc', 'trace', 'import', 'server'];
+  : ['startup', 'chain', 'engines', 'lineCounting', 'lineaState', 'rpc', 'trace', 'import', 'server'];
 for (const name of names) {
   execFileSync(process.execPath, [join(__dirname, `${name}.js`), ...args.filter((a) => a !== '--peers')], {
     stdio: 'inherit',

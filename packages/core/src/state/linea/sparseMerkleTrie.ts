@@ -11,15 +11,12 @@
  * Nodes are content-addressed and never deleted, so the trie at any root stays readable: a block's
  * root is all a proof at that block needs, with the flat leaves (`FlatLeaves`) kept by version.
  */
+import { NodeArena } from './nodeArena';
 import { poseidon2, poseidonSafe } from './poseidon2';
 
 export const TRIE_DEPTH = 40;
 const ZERO32 = new Uint8Array(32);
 
-/** A node's hash as a Map key (latin1: one char a byte, half a hex string's size). */
-function keyOf(hash: Uint8Array): string {
-  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
-}
 
 /** A number as the 64-byte Poseidon-safe encoding of its 32-byte big-endian form. */
 export function safeNumber(value: bigint | number): Uint8Array {
@@ -83,7 +80,7 @@ export interface LeafProof {
 
 /** The nodes of every sparse Merkle trie of one chain, by hash. */
 export class SparseMerkleNodes {
-  private readonly nodes = new Map<string, Uint8Array>();
+  private readonly nodes = new NodeArena();
   /** The hash of an empty subtree of each height (0: an empty leaf). */
   readonly emptySubtree: Uint8Array[] = [ZERO32];
   /** The root of a trie holding only HEAD and TAIL (ZKTrie's DEFAULT_TRIE_ROOT). */
@@ -104,19 +101,19 @@ export class SparseMerkleNodes {
     this.emptyTrieRoot = this.writeTop(2, sub);
   }
 
-  /** How many nodes are held (for the memory the tries cost). */
-  get size(): number {
-    return this.nodes.size;
+  /** How many nodes are held, and their bytes (for the memory the tries cost). */
+  get size(): { nodes: number; bytes: number } {
+    return { nodes: this.nodes.size, bytes: this.nodes.byteLength };
   }
 
   private put(encoded: Uint8Array): Uint8Array {
     const hash = poseidon2(encoded);
-    this.nodes.set(keyOf(hash), encoded);
+    this.nodes.put(hash, encoded);
     return hash;
   }
 
   private get(hash: Uint8Array): Uint8Array {
-    const node = this.nodes.get(keyOf(hash));
+    const node = this.nodes.get(hash);
     if (node === undefined) throw new Error(`sparse Merkle node ${Buffer.from(hash).toString('hex')} is missing`);
     return node;
   }
@@ -189,6 +186,12 @@ function bitAt(index: number, depth: number): boolean {
   return Math.floor(index / 2 ** (TRIE_DEPTH - 1 - depth)) % 2 === 1;
 }
 
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function isZero(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) if (bytes[i] !== 0) return false;
   return true;
@@ -210,6 +213,6 @@ export function rootOfProof(proof: LeafProof, leafIndex: number): Uint8Array | u
     encoded.set(right ? hash : sibling, 32);
     hash = poseidon2(encoded);
   }
-  if (proof.top.length !== 96 || keyOf(proof.top.subarray(64)) !== keyOf(hash)) return undefined;
+  if (proof.top.length !== 96 || !equalBytes(proof.top.subarray(64), hash)) return undefined;
   return poseidon2(proof.top);
 }
