@@ -17,7 +17,6 @@ import { poseidon2, poseidonSafe } from './poseidon2';
 export const TRIE_DEPTH = 40;
 const ZERO32 = new Uint8Array(32);
 
-
 /** A number as the 64-byte Poseidon-safe encoding of its 32-byte big-endian form. */
 export function safeNumber(value: bigint | number): Uint8Array {
   const word = new Uint8Array(32);
