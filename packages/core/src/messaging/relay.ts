@@ -39,8 +39,8 @@ const ANCHOR_SELECTOR = hexToBytes('0x3c362146');
 const MAX_HASHES = 100;
 /** MessageSent(address,address,uint256,uint256,uint256,bytes,bytes32), on both layers. */
 export const MESSAGE_SENT = hexToBytes('0xe856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c');
-/** finalizeMessages(uint256,bytes32,bytes32,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
-const FINALIZE_SELECTOR = hexToBytes('0xff42e7eb');
+/** finalizeMessages(uint256,bytes32,bytes32,uint256,bytes32,bytes32[],uint256,uint256[]) (this project's LineaRollup). */
+const FINALIZE_SELECTOR = hexToBytes('0x5379daae');
 /** Most messaging blocks and messages one finalization posts: a longer range is finalized in parts, each well under a transaction's gas cap. */
 const MAX_FINALIZED_BLOCKS = 500;
 const MAX_FINALIZED_MESSAGES = 1024;
@@ -448,14 +448,26 @@ export class MessageRelay {
     for (let i = 0; i < hashes.length; i += size)
       trees.push(merkleLevels(hashes.slice(i, i + size), MESSAGE_TREE_DEPTH));
     const merkleRoots = trees.map((levels) => levels[MESSAGE_TREE_DEPTH][0]);
+    // The last L1 message the L2 had anchored by block `to`, and the rolling hash then (the L2
+    // service's slot 3, lastAnchoredL1MessageNumber, and its mapping at slot 4, l1RollingHashes).
+    const anchored = bytesToBigInt(await this.l2.reads.getStorage(L2_MESSAGE_SERVICE, word(3n), to));
+    const anchoredRollingHash =
+      anchored === 0n
+        ? new Uint8Array(32)
+        : setLengthLeft(
+            await this.l2.reads.getStorage(L2_MESSAGE_SERVICE, keccak256(concatBytes(word(anchored), word(4n))), to),
+            32,
+          );
     const data = concatBytes(
       FINALIZE_SELECTOR,
       word(to),
       parentRoot,
       finalRoot,
-      word(0xc0n),
+      word(anchored),
+      anchoredRollingHash,
+      word(0x100n),
       word(BigInt(MESSAGE_TREE_DEPTH)),
-      word(0xe0n + 0x20n * BigInt(merkleRoots.length)),
+      word(0x120n + 0x20n * BigInt(merkleRoots.length)),
       word(BigInt(merkleRoots.length)),
       ...merkleRoots,
       word(BigInt(messagingBlocks.length)),

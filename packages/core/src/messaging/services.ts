@@ -49,15 +49,31 @@ function runtimeCode(contract: 'LineaRollup' | 'L2MessageService'): Uint8Array {
 }
 
 /**
+ * Where the services' pausing, roles and rate limit live (MessageService.sol's Controls, ERC-7201:
+ * keccak256(abi.encode(uint256(keccak256("l2devnet.messaging.controls")) - 1)) & ~0xff); the rate
+ * limit's period and amount are its third and fourth words.
+ */
+const CONTROLS_LOCATION = 0xedf7888399609c09036798b9681873a382640a60f75281986ea45d75a846d200n;
+/**
+ * The rate limit both services start with, as Linea deploys them (contracts/.env.template:
+ * LINEA_ROLLUP_RATE_LIMIT_* and L2_MESSAGE_SERVICE_RATE_LIMIT_*): 1,000 ETH a day.
+ */
+export const RATE_LIMIT_PERIOD_SECONDS = 86_400n;
+export const RATE_LIMIT_WEI = 1_000n * ETH;
+
+/**
  * The genesis entries of `layer`'s message service and the operator: the contract's code, its
  * storage as its constructor would leave it (slot 0 the operator, slot 1 the next message number,
- * on the L2 slot 5 the minimum fee; see the storage layout in MessageService.sol), and balances.
+ * on the L2 slot 5 the minimum fee, the rate limit in the controls' storage; see the storage layout
+ * in MessageService.sol), and balances.
  */
 export function messagingAlloc(layer: 'l1' | 'l2'): GenesisAllocation[] {
   const operator = operatorAddress();
   const storage: [Uint8Array, Uint8Array][] = [
     [word(0n), operator],
     [word(1n), bigIntToBytes(1n)],
+    [word(CONTROLS_LOCATION + 2n), bigIntToBytes(RATE_LIMIT_PERIOD_SECONDS)],
+    [word(CONTROLS_LOCATION + 3n), bigIntToBytes(RATE_LIMIT_WEI)],
   ];
   if (layer === 'l2') storage.push([word(5n), bigIntToBytes(MINIMUM_FEE_WEI)]);
   return [
