@@ -297,11 +297,16 @@ test("L2 to L1: a fee under the minimum is refused and the minimum is kept out o
   const parentRoot = await l1.stateRootHashes(last);
   const finalRoot = toBeHex(7, 32);
   const finalize = await (
-    await (l1.connect(operator) as Contract).finalizeMessages(block, parentRoot, finalRoot, 0, ZeroHash, [tree.root], 5, [
-      block - 2,
-      block - 1,
+    await (l1.connect(operator) as Contract).finalizeMessages(
       block,
-    ])
+      parentRoot,
+      finalRoot,
+      0,
+      ZeroHash,
+      [tree.root],
+      5,
+      [block - 2, block - 1, block],
+    )
   ).wait();
   expect(finalize!.logs.map((l) => l.topics[0])).toEqual([
     LINEA_L1.L2MerkleRootAdded,
@@ -348,7 +353,16 @@ test("L2 to L1: a fee under the minimum is refused and the minimum is kept out o
   await expect(refused(params(1))).rejects.toMatchObject({ data: expect.stringMatching(/^0x335a4a90/) });
   // Only the node finalizes.
   await expect(
-    (l1.connect(claimer) as Contract).finalizeMessages(block + 1, finalRoot, finalRoot, 0, ZeroHash, [toBeHex(2, 32)], 5, []),
+    (l1.connect(claimer) as Contract).finalizeMessages(
+      block + 1,
+      finalRoot,
+      finalRoot,
+      0,
+      ZeroHash,
+      [toBeHex(2, 32)],
+      5,
+      [],
+    ),
   ).rejects.toThrow();
 });
 
