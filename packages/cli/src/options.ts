@@ -506,11 +506,12 @@ export function resolveNodeOptions(opts: NodeOptions, style: OptionStyle): NodeC
     workers: count('workers', opts.workers),
     engine: engineOf(opts.engine, bad),
   };
-  // With an L1, a new L2's genesis holds its message service too.
-  if (opts.l1 === true) chain.messaging = 'l2';
+  const l1 = l1Of(opts, chain, style, bad, integer);
+  // With an L1, a new L2's genesis holds its message service and token bridge too.
+  if (l1 !== undefined) chain.messaging = { layer: 'l2', peerChainId: l1.chainId! };
   return {
     chain,
-    l1: l1Of(opts, chain, style, bad, integer),
+    l1,
     autoClaim: opts.autoClaim === true,
     anchoringDelay: cadenceOf('messageAnchoringDelay', opts.messageAnchoringDelay, 0, bad),
     finalizationInterval: cadenceOf('finalizationInterval', opts.finalizationInterval, 1, bad),
@@ -623,7 +624,7 @@ function l1Of(
     lineCounting: false,
     rpcLineCheck: false,
     sequencerRules: false,
-    messaging: 'l1',
+    messaging: { layer: 'l1', peerChainId: l2.chainId ?? DEFAULT_CHAIN_ID },
     autoImpersonate: l2.autoImpersonate,
     rpcEvmTimeoutMs: l2.rpcEvmTimeoutMs,
     workers: l2.workers,

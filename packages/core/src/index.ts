@@ -106,7 +106,14 @@ export { ForkState } from './fork/forkState';
 export type { ForkOptions, ForkSource, RemoteHeader, RemoteProof } from './fork/forkState';
 export { MessageRelay } from './messaging/relay';
 export type { Anchoring, Cadence, Finalization, RelayOptions } from './messaging/relay';
-export { L1_MESSAGE_SERVICE, L2_MESSAGE_SERVICE, MINIMUM_FEE_WEI, operatorAddress } from './messaging/services';
+export {
+  L1_MESSAGE_SERVICE,
+  L1_TOKEN_BRIDGE,
+  L2_MESSAGE_SERVICE,
+  L2_TOKEN_BRIDGE,
+  MINIMUM_FEE_WEI,
+  operatorAddress,
+} from './messaging/services';
 export { messageStatus } from './messaging/status';
 export type { MessageStatus } from './messaging/status';
 export type { ListedAccount, LoadedAccount } from './state/stateDump';

@@ -419,8 +419,13 @@ test("a claim's call sees the message's sender through sender(), and a reverting
 });
 
 test('a relay that starts after messages were sent (a node started again) anchors and finalizes what was left', async () => {
-  const l1Chain = await Chain.create({ chainId: 31338n, messaging: 'l1', sequencerRules: false, lineCounting: false });
-  const l2Chain = await Chain.create({ messaging: 'l2' });
+  const l1Chain = await Chain.create({
+    chainId: 31338n,
+    messaging: { layer: 'l1', peerChainId: 31337n },
+    sequencerRules: false,
+    lineCounting: false,
+  });
+  const l2Chain = await Chain.create({ messaging: { layer: 'l2', peerChainId: 31338n } });
   try {
     const l1p = new BrowserProvider(createProvider(createRpc(l1Chain)) as never);
     const l2p = new BrowserProvider(createProvider(createRpc(l2Chain)) as never);

@@ -143,10 +143,11 @@ export interface GenesisOptions {
    */
   fork?: ForkOptions;
   /**
-   * With an L1 beside the L2 (--l1): which layer this chain is; a new dev chain's genesis then holds
-   * that layer's message service and its operator (messaging/services.ts).
+   * With an L1 beside the L2 (--l1): which layer this chain is, and the other chain's id; a new dev
+   * chain's genesis then holds that layer's message service, token bridge and operator
+   * (messaging/services.ts).
    */
-  messaging?: 'l1' | 'l2';
+  messaging?: { layer: 'l1' | 'l2'; peerChainId: bigint };
   /** How long eth_call, eth_estimateGas and eth_createAccessList may run (ms); 0 for no limit. Default 5 s. */
   rpcEvmTimeoutMs?: number;
   /** The gas calls may use (eth_call, eth_estimateGas, eth_simulateV1 in all); default 10× the block gas limit. */
@@ -377,7 +378,9 @@ async function writeGenesis(
     ...systemContractAllocs(head.common),
     ...predeployAllocs(BigInt(persisted.chainId), opts.create2Deployer),
     ...accounts.map((a) => ({ address: a.address, balance })),
-    ...(opts.messaging === undefined ? [] : messagingAlloc(opts.messaging)),
+    ...(opts.messaging === undefined
+      ? []
+      : messagingAlloc(opts.messaging.layer, BigInt(persisted.chainId), opts.messaging.peerChainId)),
   ];
   await sm.checkpoint();
   await applyAlloc(sm, alloc);

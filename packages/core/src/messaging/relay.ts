@@ -44,8 +44,11 @@ const FINALIZE_SELECTOR = hexToBytes('0x5379daae');
 /** Most messaging blocks and messages one finalization posts: a longer range is finalized in parts, each well under a transaction's gas cap. */
 const MAX_FINALIZED_BLOCKS = 500;
 const MAX_FINALIZED_MESSAGES = 1024;
-/** The gas an automatic claim is sent with. */
-const CLAIM_GAS = 500_000n;
+/**
+ * The gas an automatic claim is sent with (the operator pays for what it uses): a claim whose call is
+ * a token's first crossing deploys its bridged token (TokenBridge.completeBridging), about 1.2M.
+ */
+const CLAIM_GAS = 3_000_000n;
 /** claimMessage(address,address,uint256,uint256,address,bytes,uint256) */
 const CLAIM_SELECTOR = hexToBytes('0x491e0936');
 /** claimMessageWithProof((bytes32[],uint256,uint32,address,address,uint256,uint256,address,bytes32,bytes)) */

@@ -19,6 +19,9 @@ import type { GenesisAllocation } from '../config/genesis';
 export const L1_MESSAGE_SERVICE = hexToBytes('0xd19d4B5d358258f05D7B411E21A1460D11B0876F');
 /** L2MessageService's address on Linea mainnet: the L2 message service here. */
 export const L2_MESSAGE_SERVICE = hexToBytes('0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec');
+/** The TokenBridge's addresses on Ethereum mainnet and on Linea (docs.linea.build, network/build/contracts). */
+export const L1_TOKEN_BRIDGE = hexToBytes('0x051F1D88f0aF5763fB888eC4378b4D8B29ea3319');
+export const L2_TOKEN_BRIDGE = hexToBytes('0x353012dc4a9A6cF55c941bADC267f82004A8ceB9');
 
 /** The operator's key: keccak-256 of "l2devnet message service operator" (a devnet key, public). */
 export function operatorKey(): Uint8Array {
@@ -42,7 +45,7 @@ const OPERATOR_BALANCE = 10n ** 6n * ETH;
 /** `n` as a 32-byte word: a storage slot, an ABI argument. */
 export const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
 
-function runtimeCode(contract: 'LineaRollup' | 'L2MessageService'): Uint8Array {
+function runtimeCode(contract: 'LineaRollup' | 'L2MessageService' | 'TokenBridge'): Uint8Array {
   const file = join(FIXTURES_DIR, 'contracts', 'messaging', `${contract}.json`);
   const artifact = JSON.parse(readFileSync(file, 'utf8')) as { deployedBytecode: `0x${string}` };
   return hexToBytes(artifact.deployedBytecode);
@@ -62,13 +65,16 @@ export const RATE_LIMIT_PERIOD_SECONDS = 86_400n;
 export const RATE_LIMIT_WEI = 1_000n * ETH;
 
 /**
- * The genesis entries of `layer`'s message service and the operator: the contract's code, its
- * storage as its constructor would leave it (slot 0 the operator, slot 1 the next message number,
- * on the L2 slot 5 the minimum fee, the rate limit in the controls' storage; see the storage layout
- * in MessageService.sol), and balances.
+ * The genesis entries of `layer`'s message service, token bridge and the operator: each contract's
+ * code and its storage as its constructor would leave it (see the storage layouts in
+ * MessageService.sol and TokenBridge.sol), and balances. The service: slot 0 the operator, slot 1 the
+ * next message number, on the L2 slot 5 the minimum fee, the rate limit in the controls' storage. The
+ * bridge: slots 0-4 the operator, the message service, the other chain's bridge, this chain's and the
+ * other chain's ids.
  */
-export function messagingAlloc(layer: 'l1' | 'l2'): GenesisAllocation[] {
+export function messagingAlloc(layer: 'l1' | 'l2', chainId: bigint, peerChainId: bigint): GenesisAllocation[] {
   const operator = operatorAddress();
+  const service = layer === 'l1' ? L1_MESSAGE_SERVICE : L2_MESSAGE_SERVICE;
   const storage: [Uint8Array, Uint8Array][] = [
     [word(0n), operator],
     [word(1n), bigIntToBytes(1n)],
@@ -78,10 +84,22 @@ export function messagingAlloc(layer: 'l1' | 'l2'): GenesisAllocation[] {
   if (layer === 'l2') storage.push([word(5n), bigIntToBytes(MINIMUM_FEE_WEI)]);
   return [
     {
-      address: layer === 'l1' ? L1_MESSAGE_SERVICE : L2_MESSAGE_SERVICE,
+      address: service,
       balance: SERVICE_BALANCE,
       code: runtimeCode(layer === 'l1' ? 'LineaRollup' : 'L2MessageService'),
       storage,
+    },
+    {
+      address: layer === 'l1' ? L1_TOKEN_BRIDGE : L2_TOKEN_BRIDGE,
+      balance: 0n,
+      code: runtimeCode('TokenBridge'),
+      storage: [
+        [word(0n), operator],
+        [word(1n), service],
+        [word(2n), layer === 'l1' ? L2_TOKEN_BRIDGE : L1_TOKEN_BRIDGE],
+        [word(3n), bigIntToBytes(chainId)],
+        [word(4n), bigIntToBytes(peerChainId)],
+      ],
     },
     { address: operator, balance: OPERATOR_BALANCE },
   ];

@@ -1,0 +1,288 @@
+/**
+ * Linea's token bridge between the devnet's L1 and L2 (fixtures/contracts/messaging/TokenBridge.sol,
+ * at Linea's addresses): a user's ERC-20 deployed on the L1 crosses to the L2, where its bridged
+ * token is deployed on the first crossing with the native token's name, symbol and decimals, and
+ * comes back; each crossing is a message claimed by the node (--auto-claim), driven with viem alone.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import {
+  createPublicClient,
+  createWalletClient,
+  custom,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  zeroAddress,
+} from 'viem';
+import type { Abi, Hex } from 'viem';
+import { Interface } from 'ethers';
+import { privateKeyToAccount } from 'viem/accounts';
+import { getAddress, keccak256, toBytes } from 'viem';
+
+import { createDevnet } from '../src';
+import type { Devnet } from '../src';
+
+const L1_BRIDGE = '0x051F1D88f0aF5763fB888eC4378b4D8B29ea3319';
+const L2_BRIDGE = '0x353012dc4a9A6cF55c941bADC267f82004A8ceB9';
+const MIN_FEE = 10n ** 14n;
+const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const operator = privateKeyToAccount(keccak256(toBytes('l2devnet message service operator')));
+const token = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'TestToken.json'), 'utf8'),
+) as { abi: Abi; bytecode: Hex };
+const bridgeAbi = parseAbi([
+  'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
+  'function nativeToBridgedToken(uint256 chainId, address native) view returns (address)',
+  'function bridgedToNativeToken(address bridged) view returns (address)',
+  'function setReserved(address _token)',
+  'function sourceChainId() view returns (uint256)',
+  'function targetChainId() view returns (uint256)',
+  'function remoteSender() view returns (address)',
+  'function CONTRACT_VERSION() view returns (string)',
+  'event BridgingInitiatedV2(address indexed sender, address indexed recipient, address indexed token, uint256 amount)',
+  'event BridgingFinalizedV2(address indexed nativeToken, address indexed bridgedToken, uint256 amount, address indexed recipient)',
+  'event NewToken(address indexed token)',
+  'event NewTokenDeployed(address indexed bridgedToken, address indexed nativeToken)',
+  'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+  'error ReservedToken(address token)',
+]);
+const erc20 = parseAbi([
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function balanceOf(address) view returns (uint256)',
+  'function name() view returns (string)',
+  'function symbol() view returns (string)',
+  'function decimals() view returns (uint8)',
+]);
+
+let devnet: Devnet;
+let c: ReturnType<typeof clients>;
+
+function clients(d: Devnet) {
+  return {
+    l1: createPublicClient({ transport: custom(d.l1!.provider) }),
+    l2: createPublicClient({ transport: custom(d.provider) }),
+    l1Wallet: createWalletClient({ account, chain: d.l1!.viemChain, transport: custom(d.l1!.provider) }),
+    l2Wallet: createWalletClient({ account, chain: d.viemChain, transport: custom(d.provider) }),
+    l1Operator: createWalletClient({ account: operator, chain: d.l1!.viemChain, transport: custom(d.l1!.provider) }),
+  };
+}
+
+/** `read()` once it answers `wanted`, or what it answers after 10 s. */
+async function eventually<T>(read: () => Promise<T>, wanted: T): Promise<T> {
+  for (let i = 0; i < 500; i++) {
+    const now = await read();
+    if (now === wanted) return now;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return read();
+}
+
+const status = async (hash: Hex) =>
+  ((await devnet.provider.request({ method: 'l2_getMessageStatus', params: [hash] })) as { status: string }).status;
+
+beforeAll(async () => {
+  devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
+  c = clients(devnet);
+});
+afterAll(() => devnet?.close());
+
+test("the bridges sit at Linea's addresses, each knowing the other and both chain ids", async () => {
+  const l1Id = BigInt(c.l1Wallet.chain.id);
+  const l2Id = BigInt(c.l2Wallet.chain.id);
+  const read = (client: typeof c.l1, address: Hex, functionName: 'sourceChainId' | 'targetChainId' | 'remoteSender') =>
+    client.readContract({ address, abi: bridgeAbi, functionName });
+  expect([await read(c.l1, L1_BRIDGE, 'sourceChainId'), await read(c.l1, L1_BRIDGE, 'targetChainId')]).toEqual([
+    l1Id,
+    l2Id,
+  ]);
+  expect([await read(c.l2, L2_BRIDGE, 'sourceChainId'), await read(c.l2, L2_BRIDGE, 'targetChainId')]).toEqual([
+    l2Id,
+    l1Id,
+  ]);
+  expect(await read(c.l1, L1_BRIDGE, 'remoteSender')).toBe(L2_BRIDGE);
+  expect(await read(c.l2, L2_BRIDGE, 'remoteSender')).toBe(L1_BRIDGE);
+  expect(await c.l1.readContract({ address: L1_BRIDGE, abi: bridgeAbi, functionName: 'CONTRACT_VERSION' })).toBe('1.1');
+});
+
+test("a user's ERC-20 crosses from the L1 to the L2 and back, its bridged token deployed on the first crossing", async () => {
+  const l1Id = BigInt(c.l1Wallet.chain.id);
+  const deployHash = await c.l1Wallet.deployContract({
+    abi: token.abi,
+    bytecode: token.bytecode,
+    args: ['Dev Token', 'DEV', parseEther('1000')],
+  });
+  const native = getAddress((await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+  const recipient = '0x00000000000000000000000000000000000000b2';
+  const amount = parseEther('10');
+  await c.l1.waitForTransactionReceipt({
+    hash: await c.l1Wallet.writeContract({
+      address: native,
+      abi: erc20,
+      functionName: 'approve',
+      args: [L1_BRIDGE, amount],
+    }),
+  });
+  const sent = await c.l1.waitForTransactionReceipt({
+    hash: await c.l1Wallet.writeContract({
+      address: L1_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'bridgeToken',
+      args: [native, amount, recipient],
+    }),
+  });
+  const events = parseEventLogs({ abi: bridgeAbi, logs: sent.logs });
+  expect(events.map((e) => e.eventName)).toEqual(['NewToken', 'MessageSent', 'BridgingInitiatedV2']);
+  const message = events.find((e) => e.eventName === 'MessageSent')!.args as { _messageHash: Hex };
+
+  // The node anchors the message and claims it on the L2: the bridged token is deployed and minted.
+  expect(await eventually(() => status(message._messageHash), 'claimed')).toBe('claimed');
+  const bridgedToken = await c.l2.readContract({
+    address: L2_BRIDGE,
+    abi: bridgeAbi,
+    functionName: 'nativeToBridgedToken',
+    args: [l1Id, native],
+  });
+  expect(bridgedToken).not.toBe(zeroAddress);
+  expect(
+    await c.l2.readContract({
+      address: L2_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'bridgedToNativeToken',
+      args: [bridgedToken],
+    }),
+  ).toBe(native);
+  for (const field of ['name', 'symbol', 'decimals'] as const)
+    expect(await c.l2.readContract({ address: bridgedToken, abi: erc20, functionName: field })).toEqual(
+      await c.l1.readContract({ address: native, abi: erc20, functionName: field }),
+    );
+  expect(
+    await c.l2.readContract({ address: bridgedToken, abi: erc20, functionName: 'balanceOf', args: [recipient] }),
+  ).toBe(amount);
+  expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] })).toBe(
+    amount,
+  );
+  const deployed = await c.l2.getContractEvents({
+    address: L2_BRIDGE,
+    abi: bridgeAbi,
+    eventName: 'NewTokenDeployed',
+    fromBlock: 0n,
+  });
+  expect(deployed.map((e) => e.args)).toEqual([{ bridgedToken, nativeToken: native }]);
+
+  // Back to the L1: the bridged tokens burned on the L2 (from an allowance), the native ones released.
+  await devnet.provider.request({ method: 'anvil_setBalance', params: [recipient, '0xde0b6b3a7640000'] });
+  await devnet.provider.request({ method: 'anvil_impersonateAccount', params: [recipient] });
+  const back = createWalletClient({ account: recipient, chain: devnet.viemChain, transport: custom(devnet.provider) });
+  await c.l2.waitForTransactionReceipt({
+    hash: await back.writeContract({
+      address: bridgedToken,
+      abi: erc20,
+      functionName: 'approve',
+      args: [L2_BRIDGE, amount],
+    }),
+  });
+  const home = '0x00000000000000000000000000000000000000b3';
+  const returned = await c.l2.waitForTransactionReceipt({
+    hash: await back.writeContract({
+      address: L2_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'bridgeToken',
+      args: [bridgedToken, parseEther('4'), home],
+      value: MIN_FEE,
+    }),
+  });
+  const backMessage = parseEventLogs({ abi: bridgeAbi, logs: returned.logs, eventName: 'MessageSent' })[0].args;
+  expect(await eventually(() => status(backMessage._messageHash), 'claimed')).toBe('claimed');
+  expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [home] })).toBe(
+    parseEther('4'),
+  );
+  expect(
+    await c.l2.readContract({ address: bridgedToken, abi: erc20, functionName: 'balanceOf', args: [recipient] }),
+  ).toBe(parseEther('6'));
+  const finalized = await c.l1.getContractEvents({
+    address: L1_BRIDGE,
+    abi: bridgeAbi,
+    eventName: 'BridgingFinalizedV2',
+    fromBlock: 0n,
+  });
+  expect(finalized.map((e) => e.args)).toEqual([
+    { nativeToken: native, bridgedToken: zeroAddress, amount: parseEther('4'), recipient: home },
+  ]);
+}, 60_000);
+
+test('a reserved token refuses to cross', async () => {
+  const deployHash = await c.l1Wallet.deployContract({
+    abi: token.abi,
+    bytecode: token.bytecode,
+    args: ['Kept', 'KEPT', 1000n],
+  });
+  const kept = (await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!;
+  await c.l1.waitForTransactionReceipt({
+    hash: await c.l1Operator.writeContract({
+      address: L1_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'setReserved',
+      args: [kept],
+    }),
+  });
+  await expect(
+    c.l1.simulateContract({
+      account,
+      address: L1_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'bridgeToken',
+      args: [kept, 1n, account.address],
+    }),
+  ).rejects.toThrow(/ReservedToken/);
+});
+
+test("the bridge's functions, events and errors are Linea's ITokenBridge's", () => {
+  // contracts/src/bridging/token/interfaces/ITokenBridge.sol and TokenBridgeBase.sol (linea-monorepo cb180134).
+  const linea = new Interface([
+    'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
+    'function bridgeTokenWithPermit(address _token, uint256 _amount, address _recipient, bytes _permitData) payable',
+    'function completeBridging(address _nativeToken, uint256 _amount, address _recipient, uint256 _chainId, bytes _tokenMetadata)',
+    'function confirmDeployment(address[] _tokens) payable',
+    'function setDeployed(address[] _nativeTokens)',
+    'function setReserved(address _token)',
+    'function removeReserved(address _token)',
+    'function setCustomContract(address _nativeToken, address _targetContract)',
+    'function nativeToBridgedToken(uint256, address) view returns (address)',
+    'function bridgedToNativeToken(address) view returns (address)',
+    'function messageService() view returns (address)',
+    'function remoteSender() view returns (address)',
+    'function sourceChainId() view returns (uint256)',
+    'function targetChainId() view returns (uint256)',
+    'function CONTRACT_VERSION() view returns (string)',
+    'event TokenReserved(address indexed token)',
+    'event ReservationRemoved(address indexed token)',
+    'event CustomContractSet(address indexed nativeToken, address indexed customContract, address indexed setBy)',
+    'event BridgingInitiatedV2(address indexed sender, address indexed recipient, address indexed token, uint256 amount)',
+    'event BridgingFinalizedV2(address indexed nativeToken, address indexed bridgedToken, uint256 amount, address indexed recipient)',
+    'event NewToken(address indexed token)',
+    'event NewTokenDeployed(address indexed bridgedToken, address indexed nativeToken)',
+    'event TokenDeployed(address indexed token)',
+    'event DeploymentConfirmed(address[] tokens, address indexed confirmedBy)',
+    'error ReservedToken(address token)',
+    'error AlreadyBridgedToken(address token)',
+    'error InvalidPermitData(bytes4 permitData, bytes4 permitSelector)',
+    'error PermitNotFromSender(address owner)',
+    'error PermitNotAllowingBridge(address spender)',
+    'error ZeroAmountNotAllowed(uint256 amount)',
+    'error NotReserved(address token)',
+    'error TokenNotDeployed(address token)',
+    'error NativeToBridgedTokenAlreadySet(address token)',
+    'error StatusAddressNotAllowed(address token)',
+    'error TokenListEmpty()',
+  ]);
+  const ours = new Interface(
+    JSON.parse(
+      readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'messaging', 'TokenBridge.json'), 'utf8'),
+    ).abi,
+  );
+  linea.forEachFunction((f) => expect([f.name, ours.getFunction(f.name)?.selector]).toEqual([f.name, f.selector]));
+  linea.forEachEvent((e) => expect([e.name, ours.getEvent(e.name)?.topicHash]).toEqual([e.name, e.topicHash]));
+  linea.forEachError((e) => expect([e.name, ours.getError(e.name)?.selector]).toEqual([e.name, e.selector]));
+});
