@@ -19,7 +19,7 @@ import {
 import type { Abi, Hex } from 'viem';
 import { Interface } from 'ethers';
 import { privateKeyToAccount } from 'viem/accounts';
-import { getAddress, keccak256, toBytes } from 'viem';
+import { encodeFunctionData, getAddress, keccak256, parseSignature, toBytes } from 'viem';
 
 import { createDevnet } from '../src';
 import type { Devnet } from '../src';
@@ -285,4 +285,66 @@ test("the bridge's functions, events and errors are Linea's ITokenBridge's", () 
   linea.forEachFunction((f) => expect([f.name, ours.getFunction(f.name)?.selector]).toEqual([f.name, f.selector]));
   linea.forEachEvent((e) => expect([e.name, ours.getEvent(e.name)?.topicHash]).toEqual([e.name, e.topicHash]));
   linea.forEachError((e) => expect([e.name, ours.getError(e.name)?.selector]).toEqual([e.name, e.selector]));
+});
+
+test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge take the tokens in one transaction', async () => {
+  const permitToken = JSON.parse(
+    readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'PermitToken.json'), 'utf8'),
+  ) as { abi: Abi; bytecode: Hex };
+  const hash = await c.l1Wallet.deployContract({
+    abi: permitToken.abi,
+    bytecode: permitToken.bytecode,
+    args: ['Permit Token', 'PRM', parseEther('100')],
+  });
+  const tokenAddress = getAddress((await c.l1.waitForTransactionReceipt({ hash })).contractAddress!);
+  const amount = parseEther('3');
+  const deadline = 2n ** 40n;
+  const signature = await c.l1Wallet.signTypedData({
+    domain: { name: 'Permit Token', version: '1', chainId: c.l1Wallet.chain.id, verifyingContract: tokenAddress },
+    types: {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Permit',
+    message: { owner: account.address, spender: L1_BRIDGE, value: amount, nonce: 0n, deadline },
+  });
+  const { r, s, v } = parseSignature(signature);
+  const permitData = encodeFunctionData({
+    abi: parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']),
+    args: [account.address, L1_BRIDGE, amount, deadline, Number(v), r, s],
+  });
+  const receipt = await c.l1.waitForTransactionReceipt({
+    hash: await c.l1Wallet.writeContract({
+      address: L1_BRIDGE,
+      abi: parseAbi(['function bridgeTokenWithPermit(address,uint256,address,bytes) payable']),
+      functionName: 'bridgeTokenWithPermit',
+      args: [tokenAddress, amount, account.address, permitData],
+    }),
+  });
+  expect(receipt.status).toBe('success');
+  expect(
+    await c.l1.readContract({ address: tokenAddress, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] }),
+  ).toBe(amount);
+  // A permit for someone else's tokens is refused as Linea's bridge refuses it.
+  const other = encodeFunctionData({
+    abi: parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']),
+    args: [L1_BRIDGE, L1_BRIDGE, amount, deadline, Number(v), r, s],
+  });
+  await expect(
+    c.l1.simulateContract({
+      account,
+      address: L1_BRIDGE,
+      abi: parseAbi([
+        'function bridgeTokenWithPermit(address,uint256,address,bytes) payable',
+        'error PermitNotFromSender(address owner)',
+      ]),
+      functionName: 'bridgeTokenWithPermit',
+      args: [tokenAddress, amount, account.address, other],
+    }),
+  ).rejects.toThrow(/PermitNotFromSender/);
 });
