@@ -266,6 +266,23 @@ export function callObject(opts: { requireFrom?: boolean } = {}): Parser<Transac
   };
 }
 
+/**
+ * linea_estimateGas's second param: Linea's node takes state overrides there (LineaEstimateGas's
+ * getStateOverrideMap), viem's Linea action a block when it has no overrides; an object keyed by
+ * addresses is overrides, anything else a block.
+ */
+export function blockOrStateOverrides(block: Parser<BlockRef>): Parser<BlockRef | StateOverride[]> {
+  return (value, slot) => {
+    const byAddress =
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length > 0 &&
+      Object.keys(value).every((k) => /^0x[0-9a-fA-F]{40}$/.test(k));
+    return byAddress ? stateOverrides(value, slot) : block(value, slot);
+  };
+}
+
 /** geth's state override set: { address: { balance, nonce, code, state, stateDiff } }. */
 export const stateOverrides: Parser<StateOverride[]> = (value, slot) => {
   const o = object(value, slot);

@@ -85,13 +85,18 @@ export class Calls {
    * Linea chain, as Besu's estimate; 0 on an Ethereum chain, as geth's): a fee-paying claim to an
    * account without code (L2MessageService's distributeFees) needs more gas at the base fee than at 0.
    */
-  async estimateGas(req: CallRequest, n: bigint, judgeLines = false): Promise<{ gas: bigint }> {
+  async estimateGas(
+    req: CallRequest,
+    n: bigint,
+    judgeLines = false,
+    overrides: StateOverride[] = [],
+  ): Promise<{ gas: bigint }> {
     const { block, root } = await this.head.blockAndRoot(n);
     const cap = this.head.callGasCap();
     const price = this.head.feelessPrice(req, block);
     if (!judgeLines) {
-      const here = () => this.simulator.estimateGas(req, block, root, cap, { price });
-      return this.workers?.run('estimateGas', block, root, [req, cap, { price }], here) ?? here();
+      const here = () => this.simulator.estimateGas(req, block, root, cap, { price, overrides });
+      return this.workers?.run('estimateGas', block, root, [req, cap, { price, overrides }], here) ?? here();
     }
     // Judged by the limits in force when it is asked, in a worker as here. Then, as
     // LineaEstimateGas.validateLineCounts simulates the call once more at the estimate with the gas
@@ -100,8 +105,9 @@ export class Calls {
     const limits = this.lines.limits;
     const judge = (counts: LineCounts) => limits?.callRefusal(counts);
     const chargeAt = req.from === undefined ? undefined : (req.gasPrice ?? (await this.head.nextBaseFee()));
-    const here = () => this.simulator.estimateGas(req, block, root, cap, { countLines: true, judge, price, chargeAt });
-    const args: CallOps['estimateGas'] = [req, cap, { judged: true, limits: limits?.spec, price, chargeAt }];
+    const here = () =>
+      this.simulator.estimateGas(req, block, root, cap, { countLines: true, judge, price, chargeAt, overrides });
+    const args: CallOps['estimateGas'] = [req, cap, { judged: true, limits: limits?.spec, price, chargeAt, overrides }];
     return this.workers?.run('estimateGas', block, root, args, here) ?? here();
   }
 

@@ -113,7 +113,8 @@ export class Simulator extends ScratchVm {
    * limit, and the final counts judged: its reason is thrown. `price`: the gas price a call that names
    * none runs at (GASPRICE), not charged (Besu's estimate: allowUnderpriced). `chargeAt`: the sender
    * must then be able to buy the estimate at this price, with the value (LineaEstimateGas's simulation
-   * at the estimate), else UpfrontCostError.
+   * at the estimate), else UpfrontCostError. `overrides`: state overrides the call runs on (geth's
+   * third param, LineaEstimateGas's second).
    */
   estimateGas(
     req: CallRequest,
@@ -125,6 +126,7 @@ export class Simulator extends ScratchVm {
       judge?: (counts: LineCounts) => Error | undefined;
       price?: bigint;
       chargeAt?: bigint;
+      overrides?: StateOverride[];
     } = {},
   ): Promise<{ gas: bigint; lineCounts: LineCounts | undefined }> {
     const hi0 = cappedGas(req, gasCap);
@@ -135,6 +137,7 @@ export class Simulator extends ScratchVm {
       block.header,
       true,
       async () => {
+        await this.overrides.apply(opts.overrides ?? []);
         const intrinsic = this.intrinsicOf(req);
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();

@@ -35,8 +35,10 @@ export const executionMethods: Record<string, Method> = {
     [
       required('transaction', callObject()),
       withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
+      optional('stateOverrides', stateOverrides),
     ],
-    async (ctx, req, ref) => quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref))).gas),
+    async (ctx, req, ref, overrides) =>
+      quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref), false, overrides)).gas),
   ),
   'eth_createAccessList': method(
     [

@@ -6,6 +6,7 @@ import { LineLimits, NodeClock } from '@l2devnet/core';
 import type { ChainOptions } from '@l2devnet/core';
 import { Interface } from 'ethers';
 
+import { createProvider } from '../provider';
 import { ALICE, BOB, createTestRpc } from '../../test/helpers';
 import type { TestRpc } from '../../test/helpers';
 
@@ -329,6 +330,53 @@ describe('tiny limits for quick tests', () => {
     try {
       const error = await t.fail('eth_sendTransaction', tx(contract, fn, args));
       expect(error.message).toContain(`line count for module ${module}=`);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('state overrides in the estimates', () => {
+  // Code that writes a slot: an estimate of a call to it needs the SSTORE's gas.
+  const WRITER = '0x6001600055';
+  const TARGET = '0x00000000000000000000000000000000000000ee';
+  const call = { from: ALICE, to: TARGET };
+  const overrides = { [TARGET]: { code: WRITER } };
+
+  test("eth_estimateGas takes geth's third param; linea_estimateGas Linea's node's second and viem's third", async () => {
+    const t = await createTestRpc();
+    try {
+      const plain = BigInt(await t.call<string>('eth_estimateGas', call));
+      expect(plain).toBe(21_000n);
+      const written = BigInt(await t.call<string>('eth_estimateGas', call, 'latest', overrides));
+      expect(written).toBeGreaterThan(40_000n);
+      const gas = async (...params: unknown[]) =>
+        BigInt((await t.call<{ gasLimit: string }>('linea_estimateGas', call, ...params)).gasLimit);
+      expect(await gas()).toBe(21_000n);
+      expect(await gas('latest')).toBe(21_000n);
+      expect(await gas(overrides)).toBe(written); // Linea's node: (call, stateOverrides)
+      expect(await gas('latest', overrides)).toBe(written); // viem's Linea action: (call, block, stateOverrides)
+      // Nothing of an override stays.
+      expect(await t.call<string>('eth_getCode', TARGET, 'latest')).toBe('0x');
+      const bad = await t.fail('linea_estimateGas', call, { [TARGET]: { code: 'zz' } });
+      expect(bad.code).toBe(-32602);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("viem's Linea estimateGas action with a state override", async () => {
+    const t = await createTestRpc();
+    try {
+      const { createClient, custom } = await import('viem');
+      const { estimateGas } = await import('viem/linea');
+      const client = createClient({ transport: custom(createProvider(t.rpc)) });
+      const { gasLimit } = await estimateGas(client, {
+        account: ALICE,
+        to: TARGET,
+        stateOverride: [{ address: TARGET, code: WRITER }],
+      });
+      expect(gasLimit).toBe(BigInt(await t.call<string>('eth_estimateGas', call, 'latest', overrides)));
     } finally {
       await t.close();
     }

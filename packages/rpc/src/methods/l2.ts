@@ -17,6 +17,8 @@ import {
   hash,
   lineLimitChanges,
   proofKey,
+  stateOverrides,
+  blockOrStateOverrides,
   tracesCountersRequest,
 } from '../params';
 import { stateBlock } from './resolve';
@@ -57,13 +59,19 @@ const exclusionStatus = method([required('transactionHash', hash)], async ({ cha
   return record === undefined ? null : formatExclusion(record);
 });
 
+/**
+ * linea_estimateGas(call, stateOverrides?) as Linea's node takes it, and viem's Linea action's
+ * (call, block?, stateOverrides?): the second param is overrides when it is an address map.
+ */
 const estimate = method(
   [
     required('transaction', callObject()),
-    withDefault('block', blockRef({ allowObject: true, orHash: true }), () => ({ kind: 'latest' as const })),
+    withDefault('blockOrStateOverrides', blockOrStateOverrides(stateRef), latest),
+    optional('stateOverrides', stateOverrides),
   ],
-  async (ctx, req, ref) => {
-    const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref), true);
+  async (ctx, req, second, third) => {
+    const [ref, overrides] = Array.isArray(second) ? [latest(), second] : [second, third ?? []];
+    const { gas } = await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref), true, overrides);
     // Linea's profitable priority fee where its rules apply (LineaEstimateGas.java), else the suggested tip.
     const tip = await ctx.chain.calls.priorityFee(req, gas);
     return {

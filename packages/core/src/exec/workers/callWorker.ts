@@ -113,8 +113,14 @@ async function run(message: Extract<ToWorker, { t: 'run' }>): Promise<unknown> {
       const [req, gasCap, opts] = message.args as CallOps['estimateGas'];
       const limits = opts.limits && LineLimits.of(opts.limits);
       const judge = opts.judged === true ? (counts: LineCounts) => limits?.callRefusal(counts) : undefined;
-      const { price, chargeAt } = opts;
-      return simulator.estimateGas(req, block, root, gasCap, { countLines: opts.judged, judge, price, chargeAt });
+      const { price, chargeAt, overrides } = opts;
+      return simulator.estimateGas(req, block, root, gasCap, {
+        countLines: opts.judged,
+        judge,
+        price,
+        chargeAt,
+        overrides,
+      });
     }
     case 'createAccessList': {
       const [req, gasCap] = message.args as CallOps['createAccessList'];

@@ -36,7 +36,7 @@ export interface CallOps {
   estimateGas: [
     req: CallRequest,
     gasCap: bigint,
-    opts: { judged?: boolean; limits?: LimitsSpec; price?: bigint; chargeAt?: bigint },
+    opts: { judged?: boolean; limits?: LimitsSpec; price?: bigint; chargeAt?: bigint; overrides?: StateOverride[] },
   ];
   createAccessList: [req: CallRequest, gasCap: bigint];
   countCall: [req: CallRequest, gasCap: bigint, price: bigint | undefined];
