@@ -32,9 +32,11 @@ cpSync(join(root, 'fixtures', 'credits.json'), join(pkg, 'fixtures', 'credits.js
 cpSync(join(root, 'fixtures', 'limits'), join(pkg, 'fixtures', 'limits'), { recursive: true });
 cpSync(join(root, 'fixtures', 'ui'), join(pkg, 'fixtures', 'ui'), { recursive: true });
 cpSync(join(root, 'fixtures', 'genesis'), join(pkg, 'fixtures', 'genesis'), { recursive: true });
+// The artifacts the node puts in a genesis with --l1 (messaging/services.ts): not the sources, nor the
+// bridged token, which its bridge's code deploys.
 cpSync(join(root, 'fixtures', 'contracts', 'messaging'), join(pkg, 'fixtures', 'contracts', 'messaging'), {
   recursive: true,
-  filter: (src) => !src.endsWith('.sol'),
+  filter: (src) => !src.endsWith('.sol') && !src.endsWith('BridgedToken.json'),
 });
 // The package's README, the pages it links to and its licence are the repository's.
 cpSync(join(root, 'README.md'), join(pkg, 'README.md'));

@@ -119,6 +119,7 @@ beforeAll(async () => {
     ...PAGES.filter((path) => path.startsWith('docs/')),
     'fixtures/contracts/messaging/L2MessageService.json',
     'fixtures/contracts/messaging/LineaRollup.json',
+    'fixtures/contracts/messaging/TokenBridge.json',
     'fixtures/credits.json',
     'fixtures/genesis/predeploys.json',
     'fixtures/limits/linea-london.toml',

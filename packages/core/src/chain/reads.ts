@@ -300,7 +300,8 @@ export class Reads {
       throw new StateProofUnavailableError(
         "Linea state proofs are not available on a forked chain: its state before the fork block is the upstream's",
       );
-    this.linea ??= new LineaState({
+    if (this.linea !== undefined) return this.linea;
+    this.linea = new LineaState({
       nodes: { get: (hash) => stateDb.get(bytesToHex(hash).slice(2)) },
       preimage: (hash) => stateDb.get(preimageKey(hash)),
       code: async (codeHash) => (await this.getCodeByHash(codeHash)) ?? new Uint8Array(),

@@ -161,3 +161,31 @@ test('bad input is a clear error, and the node answers after it', async () => {
   expect((await t.fail('linea_getProof', contract, [], '0xffffff')).message).toMatch(/header not found/);
   expect(await t.call<Json>('linea_getProof', contract, [], 'latest')).toHaveProperty('accountProof');
 });
+
+test("a state loaded from Anvil's dump (addresses and slots by name) is proved as any other", async () => {
+  const dump = await t.call<string>('anvil_dumpState');
+  const other = await createTestRpc();
+  try {
+    await other.call('anvil_loadState', dump);
+    await other.call('evm_mine');
+    const proof = await other.call<Json>('linea_getProof', contract, ['0x0'], 'latest');
+    // The counter was set back to 0 above: the loaded contract has no storage, so no slot is proved.
+    expect(proof.storageProofs).toEqual([]);
+    const verdict = await other.call<Json>('l2_verifyProof', contract, ['0x0'], 'latest');
+    expect(verifyLineaProof(typed(proof), b(verdict.linea.stateRoot))).toEqual({
+      ok: true,
+      accountExists: true,
+      failures: [],
+    });
+  } finally {
+    await other.close();
+  }
+});
+
+test('asking again and again adds no listener: the tries follow the head through one', async () => {
+  const events = (t.chain as unknown as { head: { events: { listenerCount(e: string): number } } }).head.events;
+  await t.call('linea_getProof', ALICE, [], 'latest');
+  const listeners = events.listenerCount('block');
+  for (let i = 0; i < 10; i++) await t.call('linea_getProof', ALICE, [], 'latest');
+  expect(events.listenerCount('block')).toBe(listeners);
+});

@@ -13,6 +13,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
 
+import { StateProofUnavailableError } from '../../errors';
 import { yieldIfBusy } from '../../support/eventLoop';
 import { SerialQueue } from '../../support/serialQueue';
 import { diffTries } from '../trieDiff';
@@ -103,16 +104,6 @@ export class LineaState {
 
   constructor(private readonly source: LineaStateSource) {}
 
-  /** The root of the empty account (or storage) trie: HEAD and TAIL only. */
-  get emptyRoot(): Uint8Array {
-    return this.nodes.emptyTrieRoot;
-  }
-
-  /** How many blocks are built (the head's number + 1 once caught up). */
-  get builtBlocks(): number {
-    return this.built.length;
-  }
-
   /** The account trie's root after block `n` (Linea's state root, the L1's `stateRootHashes`). */
   rootAt(n: number): Promise<Uint8Array> {
     return this.queue.run(async () => {
@@ -178,7 +169,9 @@ export class LineaState {
     for (const [hashed, old, now] of await diffTries(this.source.nodes, before, after)) {
       const address = await this.source.preimage(hashed);
       if (address === undefined)
-        throw new Error('the state holds an account whose address is unknown (a state loaded from hashed keys)');
+        throw new StateProofUnavailableError(
+          "Linea's state needs every account's address, and this state holds one known by its hash only (loaded from a dump)",
+        );
       changes.push({ hKey: accountKey(address), old, now });
     }
     changes.sort((a, b) => Buffer.compare(a.hKey, b.hKey));
@@ -228,7 +221,10 @@ export class LineaState {
     const changes = [];
     for (const [hashed, , now] of await diffTries(this.source.nodes, before, after)) {
       const slot = await this.source.preimage(hashed);
-      if (slot === undefined) throw new Error('the state holds a storage slot whose key is unknown');
+      if (slot === undefined)
+        throw new StateProofUnavailableError(
+          "Linea's state needs every storage slot's key, and this state holds one known by its hash only (loaded from a dump)",
+        );
       const value = now === null ? null : setLengthLeft(RLP.decode(now) as Uint8Array, 32);
       changes.push({ hKey: slotKey(slot), value });
     }
