@@ -348,3 +348,54 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
     }),
   ).rejects.toThrow(/PermitNotFromSender/);
 });
+
+test('a snapshot reverted takes a crossing back on both chains; the token then crosses again, to the same bridged address', async () => {
+  const l1Id = BigInt(c.l1Wallet.chain.id);
+  const deployHash = await c.l1Wallet.deployContract({
+    abi: token.abi,
+    bytecode: token.bytecode,
+    args: ['Snap', 'SNAP', parseEther('100')],
+  });
+  const native = getAddress((await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+  const cross = async () => {
+    await c.l1.waitForTransactionReceipt({
+      hash: await c.l1Wallet.writeContract({
+        address: native,
+        abi: erc20,
+        functionName: 'approve',
+        args: [L1_BRIDGE, 5n],
+      }),
+    });
+    const sent = await c.l1.waitForTransactionReceipt({
+      hash: await c.l1Wallet.writeContract({
+        address: L1_BRIDGE,
+        abi: bridgeAbi,
+        functionName: 'bridgeToken',
+        args: [native, 5n, account.address],
+      }),
+    });
+    const { _messageHash } = parseEventLogs({ abi: bridgeAbi, logs: sent.logs, eventName: 'MessageSent' })[0].args;
+    expect(await eventually(() => status(_messageHash), 'claimed')).toBe('claimed');
+    return c.l2.readContract({
+      address: L2_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'nativeToBridgedToken',
+      args: [l1Id, native],
+    });
+  };
+  // evm_snapshot on the L2's paths remembers both chains; evm_revert there takes both back.
+  const snapshot = await devnet.provider.request({ method: 'evm_snapshot', params: [] });
+  const bridged = await cross();
+  expect(
+    await c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] }),
+  ).toBe(5n);
+  expect(await devnet.provider.request({ method: 'evm_revert', params: [snapshot] })).toBe(true);
+  expect(await c.l2.getCode({ address: bridged })).toBeUndefined();
+  expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] })).toBe(
+    0n,
+  );
+  expect(await cross()).toBe(bridged);
+  expect(
+    await c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] }),
+  ).toBe(5n);
+}, 60_000);
