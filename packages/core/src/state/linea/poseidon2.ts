@@ -78,6 +78,11 @@ function reduce(v: number): number {
   return r < 0 ? r + P : r >= P ? r - P : r;
 }
 
+/** v mod p for 0 <= v < 2p. */
+function below2p(v: number): number {
+  return v >= P ? v - P : v;
+}
+
 /** x / 2^k mod p for x < p, k <= 8: p = 1 mod 2^24, so adding (-x mod 2^k)·p makes x divisible. */
 function div2k(x: number, k: number): number {
   const mask = (1 << k) - 1;
@@ -123,21 +128,22 @@ function internal(s: Float64Array): void {
     x6 = s[6];
   const half3 = x3 % 2 === 1 ? (x3 + P) / 2 : x3 / 2;
   const half6 = x6 % 2 === 1 ? (x6 + P) / 2 : x6 / 2;
+  // Below 2p: one subtraction; larger multiples: a reduction.
   s[0] = reduce(sum + 2 * P - 2 * s[0]);
-  s[1] = reduce(sum + s[1]);
+  s[1] = below2p(sum + s[1]);
   s[2] = reduce(sum + 2 * s[2]);
-  s[3] = reduce(sum + half3);
+  s[3] = below2p(sum + half3);
   s[4] = reduce(sum + 3 * s[4]);
   s[5] = reduce(sum + 4 * s[5]);
-  s[6] = reduce(sum + P - half6);
+  s[6] = below2p(sum + P - half6);
   s[7] = reduce(sum + 3 * P - 3 * s[7]);
   s[8] = reduce(sum + 4 * P - 4 * s[8]);
-  s[9] = reduce(sum + div2k(s[9], 8));
-  s[10] = reduce(sum + div2k(s[10], 3));
+  s[9] = below2p(sum + div2k(s[9], 8));
+  s[10] = below2p(sum + div2k(s[10], 3));
   s[11] = reduce(sum + 127 * P - 127 * s[11]);
-  s[12] = reduce(sum + P - div2k(s[12], 8));
-  s[13] = reduce(sum + P - div2k(s[13], 3));
-  s[14] = reduce(sum + P - div2k(s[14], 4));
+  s[12] = below2p(sum + P - div2k(s[12], 8));
+  s[13] = below2p(sum + P - div2k(s[13], 3));
+  s[14] = below2p(sum + P - div2k(s[14], 4));
   s[15] = reduce(sum + 127 * s[15]);
 }
 
