@@ -620,6 +620,49 @@ test('with --l1, the messages view lists both directions with their status and c
           /Linea proof \(linea_getProof\)( at the finalized block)?: the account's leaf; verified against Linea state root 0x[0-9a-f]{64}$/,
       })
       .waitFor({ timeout: 10_000 });
+    // A token's crossing through the token bridge is a message that says what it carries.
+    const testToken = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'contracts', 'TestToken.json'), 'utf8')) as {
+      abi: Abi;
+      bytecode: `0x${string}`;
+    };
+    const deployed = await rpcAt('/l1', 'eth_sendTransaction', [
+      {
+        from: ALICE,
+        data: encodeDeployData({
+          abi: testToken.abi,
+          bytecode: testToken.bytecode,
+          args: ['Bridge Me', 'BRG', 10n ** 21n],
+        }),
+      },
+    ]);
+    const tokenAddress = ((await rpcAt('/l1', 'eth_getTransactionReceipt', [deployed])) as { contractAddress: string })
+      .contractAddress;
+    const L1_BRIDGE = '0x051F1D88f0aF5763fB888eC4378b4D8B29ea3319';
+    await rpcAt('/l1', 'eth_sendTransaction', [
+      {
+        from: ALICE,
+        to: tokenAddress,
+        data: encodeFunctionData({ abi: testToken.abi, functionName: 'approve', args: [L1_BRIDGE, 5000n] }),
+      },
+    ]);
+    await rpcAt('/l1', 'eth_sendTransaction', [
+      {
+        from: ALICE,
+        to: L1_BRIDGE,
+        data: encodeFunctionData({
+          abi: parseAbi(['function bridgeToken(address,uint256,address) payable']),
+          functionName: 'bridgeToken',
+          args: [tokenAddress as `0x${string}`, 5000n, BOB],
+        }),
+      },
+    ]);
+    await tab.goto(`${url}/#/messages`);
+    await tab
+      .locator('[data-testid=message-carries]', {
+        hasText: `token crossing: 5,000 of ${tokenAddress.toLowerCase()} to ${BOB}`,
+      })
+      .waitFor({ timeout: 10_000 });
+    expect(await tab.locator('[data-testid=message-carries]').first().textContent()).toBe('ETH');
   } finally {
     await tab.close();
     await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
