@@ -11,6 +11,8 @@
  * `Write`, as `SparseMerkleProof.hashAccountKey` relies on).
  */
 
+import { POSEIDON2_WASM } from './poseidon2Wasm';
+
 export const KOALABEAR_P = 2_130_706_433;
 const P = KOALABEAR_P;
 
@@ -170,8 +172,11 @@ function readLimb(bytes: Uint8Array, at: number): number {
   return ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
 }
 
-/** The Poseidon2 hash of `input` (any length; blocks of 32 bytes, the last left-padded). */
-export function poseidon2(input: Uint8Array): Uint8Array {
+/**
+ * The hash in JavaScript: the reference the WebAssembly build (poseidon2.wat) is checked against, and
+ * what hashes an input too long for its memory.
+ */
+export function poseidon2Js(input: Uint8Array): Uint8Array {
   const h = new Float64Array(8);
   const m = new Float64Array(8);
   const padded = input.length % 32 === 0 ? input : leftPadLastBlock(input);
@@ -193,6 +198,62 @@ export function poseidon2(input: Uint8Array): Uint8Array {
     out[4 * i + 3] = v & 0xff;
   }
   return out;
+}
+
+/**
+ * The internal matrix's diagonal (Poseidon2.sol matMulInternalInPlace*), as the WebAssembly build
+ * multiplies by it: [-2, 1, 2, 1/2, 3, 4, -1/2, -3, -4, 1/2^8, 1/8, 1/2^24, -1/2^8, -1/8, -1/16,
+ * -1/2^24] mod p (`internal` above takes the same products without multiplications).
+ */
+const INTERNAL_DIAGONAL = [
+  P - 2,
+  1,
+  2,
+  1065353217,
+  3,
+  4,
+  1065353216,
+  P - 3,
+  P - 4,
+  2122383361,
+  1864368129,
+  2130706306,
+  8323072,
+  266338304,
+  133169152,
+  127,
+];
+
+/** Where poseidon2.wat keeps its constants, its input and its output (see its header). */
+const WASM_CONSTANTS = 1024;
+const WASM_OUT = 2048;
+const WASM_IN = 4096;
+
+/** What this file uses of the WebAssembly API (a global of Node's, which the compiler's libraries here do not declare). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+};
+
+/** The WebAssembly build, its constants written from this file's. */
+const wasm = (() => {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(POSEIDON2_WASM, 'base64')));
+  const exports = instance.exports as { memory: { buffer: ArrayBuffer }; hash: (length: number) => void };
+  const words = new Uint32Array(exports.memory.buffer, WASM_CONSTANTS, 6 * 16 + 21 + 16);
+  words.set(FULL_ROUND_KEYS.flat(), 0);
+  words.set(PARTIAL_ROUND_KEYS, 96);
+  words.set(INTERNAL_DIAGONAL, 117);
+  return { memory: new Uint8Array(exports.memory.buffer), hash: exports.hash };
+})();
+
+/** The Poseidon2 hash of `input` (any length; blocks of 32 bytes, the last left-padded). */
+export function poseidon2(input: Uint8Array): Uint8Array {
+  const length = input.length % 32 === 0 ? input.length : input.length + 32 - (input.length % 32);
+  if (WASM_IN + length > wasm.memory.length) return poseidon2Js(input);
+  const padded = length === input.length ? input : leftPadLastBlock(input);
+  wasm.memory.set(padded, WASM_IN);
+  wasm.hash(length);
+  return wasm.memory.slice(WASM_OUT, WASM_OUT + 32);
 }
 
 function leftPadLastBlock(input: Uint8Array): Uint8Array {

@@ -2,7 +2,8 @@ import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { poseidon2, poseidonSafe } from './poseidon2';
+import { poseidon2, poseidon2Js, poseidonSafe } from './poseidon2';
+import { POSEIDON2_WASM } from './poseidon2Wasm';
 import { decodeLeaf, rootOfProof, SparseMerkleNodes } from './sparseMerkleTrie';
 import type { LeafProof } from './sparseMerkleTrie';
 import { accountKey, accountValue, codeHashOf, hashAccountValue, slotKey } from './lineaState';
@@ -39,6 +40,22 @@ const asProof = (nodes: string[]): LeafProof => ({
 });
 
 describe('Poseidon2 over KoalaBear', () => {
+  test('the WebAssembly build hashes as the JavaScript one, and is the build of poseidon2.wat', async () => {
+    const random = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(Math.random() * 256));
+    for (let i = 0; i < 2000; i++) {
+      const input = random(1 + (i % 300));
+      expect(bytesToHex(poseidon2(input))).toBe(bytesToHex(poseidon2Js(input)));
+    }
+    // Longer than its memory: hashed in JavaScript.
+    const long = random(300_000);
+    expect(bytesToHex(poseidon2(long))).toBe(bytesToHex(poseidon2Js(long)));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const wabt = await require('wabt')();
+    const wat = readFileSync(join(__dirname, 'poseidon2.wat'), 'utf8');
+    const { buffer } = wabt.parseWat('poseidon2.wat', wat).toBinary({});
+    expect(Buffer.from(buffer).toString('base64')).toBe(POSEIDON2_WASM);
+  });
+
   test("hashes Linea's Poseidon2.sol test vectors exactly", () => {
     const data: { in: string; out: string }[] = vectors('poseidon2-test-data.json');
     expect(data.length).toBe(30);
