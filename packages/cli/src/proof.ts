@@ -163,15 +163,32 @@ export async function proofCommand(argv: string[], out: (text: string) => void):
     root = bytes(stateRoot, '--state-root');
   }
   const report = verifyAccountProof(proof, root);
-  const who = `account ${bytesToHex(proof.address)}`;
+  return verdict(out, 'proof', root, proof.address, report, proof.storageProof.length);
+}
+
+/**
+ * A verifier's report as the command prints it: one line when `what` holds, else one line per
+ * failure; the exit code.
+ */
+function verdict(
+  out: (text: string) => void,
+  what: string,
+  root: Uint8Array,
+  account: Uint8Array,
+  report: { ok: boolean; accountExists: boolean; failures: string[] },
+  slots: number,
+): number {
+  const who = `account ${bytesToHex(account)}`;
   if (report.ok) {
     out(
-      `proof holds against ${bytesToHex(root)}: ${who} ${report.accountExists ? 'exists' : 'is absent'}, ` +
-        `${proof.storageProof.length} storage proof(s) hold\n`,
+      `${what} holds against ${bytesToHex(root)}: ${who} ${report.accountExists ? 'exists' : 'is absent'}, ` +
+        `${slots} storage proof(s) hold\n`,
     );
     return 0;
   }
-  out(`proof does not hold against ${bytesToHex(root)} (${who}):\n${report.failures.map((f) => `  ${f}\n`).join('')}`);
+  out(
+    `${what} does not hold against ${bytesToHex(root)} (${who}):\n${report.failures.map((f) => `  ${f}\n`).join('')}`,
+  );
   return 1;
 }
 
@@ -210,16 +227,5 @@ async function lineaCommand(values: Json, positionals: string[], out: (text: str
     root = bytes(stateRoot, '--state-root');
   }
   const report = verifyLineaProof(proof, root);
-  const who = `account ${bytesToHex(proof.accountProof.key)}`;
-  if (report.ok) {
-    out(
-      `Linea proof holds against ${bytesToHex(root)}: ${who} ${report.accountExists ? 'exists' : 'is absent'}, ` +
-        `${proof.storageProofs.length} storage proof(s) hold\n`,
-    );
-    return 0;
-  }
-  out(
-    `Linea proof does not hold against ${bytesToHex(root)} (${who}):\n${report.failures.map((f) => `  ${f}\n`).join('')}`,
-  );
-  return 1;
+  return verdict(out, 'Linea proof', root, proof.accountProof.key, report, proof.storageProofs.length);
 }

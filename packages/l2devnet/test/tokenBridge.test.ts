@@ -82,6 +82,36 @@ async function eventually<T>(read: () => Promise<T>, wanted: T): Promise<T> {
 const status = async (hash: Hex) =>
   ((await devnet.provider.request({ method: 'l2_getMessageStatus', params: [hash] })) as { status: string }).status;
 
+/** `artifact` (an ERC-20 taking name, symbol and supply) deployed on the L1 by the test account: its address. */
+async function deployOnL1(artifact: { abi: Abi; bytecode: Hex }, name: string, symbol: string, supply: bigint) {
+  const hash = await c.l1Wallet.deployContract({
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
+    args: [name, symbol, supply],
+  });
+  return getAddress((await c.l1.waitForTransactionReceipt({ hash })).contractAddress!);
+}
+
+/** `amount` of `native` approved to the L1 bridge and bridged to `recipient` by the test account: the receipt. */
+async function bridgeFromL1(native: Hex, amount: bigint, recipient: Hex) {
+  await c.l1.waitForTransactionReceipt({
+    hash: await c.l1Wallet.writeContract({
+      address: native,
+      abi: erc20,
+      functionName: 'approve',
+      args: [L1_BRIDGE, amount],
+    }),
+  });
+  return c.l1.waitForTransactionReceipt({
+    hash: await c.l1Wallet.writeContract({
+      address: L1_BRIDGE,
+      abi: bridgeAbi,
+      functionName: 'bridgeToken',
+      args: [native, amount, recipient],
+    }),
+  });
+}
+
 beforeAll(async () => {
   devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
   c = clients(devnet);
@@ -108,30 +138,10 @@ test("the bridges sit at Linea's addresses, each knowing the other and both chai
 
 test("a user's ERC-20 crosses from the L1 to the L2 and back, its bridged token deployed on the first crossing", async () => {
   const l1Id = BigInt(c.l1Wallet.chain.id);
-  const deployHash = await c.l1Wallet.deployContract({
-    abi: token.abi,
-    bytecode: token.bytecode,
-    args: ['Dev Token', 'DEV', parseEther('1000')],
-  });
-  const native = getAddress((await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+  const native = await deployOnL1(token, 'Dev Token', 'DEV', parseEther('1000'));
   const recipient = '0x00000000000000000000000000000000000000b2';
   const amount = parseEther('10');
-  await c.l1.waitForTransactionReceipt({
-    hash: await c.l1Wallet.writeContract({
-      address: native,
-      abi: erc20,
-      functionName: 'approve',
-      args: [L1_BRIDGE, amount],
-    }),
-  });
-  const sent = await c.l1.waitForTransactionReceipt({
-    hash: await c.l1Wallet.writeContract({
-      address: L1_BRIDGE,
-      abi: bridgeAbi,
-      functionName: 'bridgeToken',
-      args: [native, amount, recipient],
-    }),
-  });
+  const sent = await bridgeFromL1(native, amount, recipient);
   const events = parseEventLogs({ abi: bridgeAbi, logs: sent.logs });
   expect(events.map((e) => e.eventName)).toEqual(['NewToken', 'MessageSent', 'BridgingInitiatedV2']);
   const message = events.find((e) => e.eventName === 'MessageSent')!.args as { _messageHash: Hex };
@@ -213,12 +223,7 @@ test("a user's ERC-20 crosses from the L1 to the L2 and back, its bridged token 
 }, 60_000);
 
 test('a reserved token refuses to cross', async () => {
-  const deployHash = await c.l1Wallet.deployContract({
-    abi: token.abi,
-    bytecode: token.bytecode,
-    args: ['Kept', 'KEPT', 1000n],
-  });
-  const kept = (await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!;
+  const kept = await deployOnL1(token, 'Kept', 'KEPT', 1000n);
   await c.l1.waitForTransactionReceipt({
     hash: await c.l1Operator.writeContract({
       address: L1_BRIDGE,
@@ -291,12 +296,7 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
   const permitToken = JSON.parse(
     readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'PermitToken.json'), 'utf8'),
   ) as { abi: Abi; bytecode: Hex };
-  const hash = await c.l1Wallet.deployContract({
-    abi: permitToken.abi,
-    bytecode: permitToken.bytecode,
-    args: ['Permit Token', 'PRM', parseEther('100')],
-  });
-  const tokenAddress = getAddress((await c.l1.waitForTransactionReceipt({ hash })).contractAddress!);
+  const tokenAddress = await deployOnL1(permitToken, 'Permit Token', 'PRM', parseEther('100'));
   const amount = parseEther('3');
   const deadline = 2n ** 40n;
   const signature = await c.l1Wallet.signTypedData({
@@ -351,29 +351,9 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
 
 test('a snapshot reverted takes a crossing back on both chains; the token then crosses again, to the same bridged address', async () => {
   const l1Id = BigInt(c.l1Wallet.chain.id);
-  const deployHash = await c.l1Wallet.deployContract({
-    abi: token.abi,
-    bytecode: token.bytecode,
-    args: ['Snap', 'SNAP', parseEther('100')],
-  });
-  const native = getAddress((await c.l1.waitForTransactionReceipt({ hash: deployHash })).contractAddress!);
+  const native = await deployOnL1(token, 'Snap', 'SNAP', parseEther('100'));
   const cross = async () => {
-    await c.l1.waitForTransactionReceipt({
-      hash: await c.l1Wallet.writeContract({
-        address: native,
-        abi: erc20,
-        functionName: 'approve',
-        args: [L1_BRIDGE, 5n],
-      }),
-    });
-    const sent = await c.l1.waitForTransactionReceipt({
-      hash: await c.l1Wallet.writeContract({
-        address: L1_BRIDGE,
-        abi: bridgeAbi,
-        functionName: 'bridgeToken',
-        args: [native, 5n, account.address],
-      }),
-    });
+    const sent = await bridgeFromL1(native, 5n, account.address);
     const { _messageHash } = parseEventLogs({ abi: bridgeAbi, logs: sent.logs, eventName: 'MessageSent' })[0].args;
     expect(await eventually(() => status(_messageHash), 'claimed')).toBe('claimed');
     return c.l2.readContract({

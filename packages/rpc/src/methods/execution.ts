@@ -4,9 +4,7 @@ import { formatBlock, formatLog, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, serviceRequired, withDefault } from '../method';
 import { blockRef, callObject, simulatePayload, stateOverrides } from '../params';
-import { stateBlock } from './resolve';
-
-const latest = () => ({ kind: 'latest' as const });
+import { latest, stateBlock, stateRef } from './resolve';
 
 export const executionMethods: Record<string, Method> = {
   /**
@@ -34,17 +32,14 @@ export const executionMethods: Record<string, Method> = {
   'eth_estimateGas': method(
     [
       required('transaction', callObject()),
-      withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
+      withDefault('block', stateRef, latest),
       optional('stateOverrides', stateOverrides),
     ],
     async (ctx, req, ref, overrides) =>
       quantity((await ctx.chain.calls.estimateGas(req, await stateBlock(ctx, ref), false, overrides)).gas),
   ),
   'eth_createAccessList': method(
-    [
-      required('transaction', callObject()),
-      withDefault('block', blockRef({ allowObject: true, orHash: true }), latest),
-    ],
+    [required('transaction', callObject()), withDefault('block', stateRef, latest)],
     async (ctx, req, ref) => {
       const { accessList, gasUsed, error } = await ctx.chain.calls.createAccessList(req, await stateBlock(ctx, ref));
       return {

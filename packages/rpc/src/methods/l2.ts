@@ -8,7 +8,6 @@ import { method, optional, required, serviceRequired, withDefault } from '../met
 import {
   address,
   arrayOf,
-  blockRef,
   bundleParams,
   callObject,
   data,
@@ -21,14 +20,10 @@ import {
   blockOrStateOverrides,
   tracesCountersRequest,
 } from '../params';
-import { stateBlock } from './resolve';
+import { latest, stateBlock, stateRef } from './resolve';
 import { TRACER_VERSIONS } from '@l2devnet/core';
 import type { Chain, ForcedItem, LineCounts } from '@l2devnet/core';
 import { hexToBytes } from '@ethereumjs/util';
-
-const latest = () => ({ kind: 'latest' as const });
-/** A block as the state methods take it: a number, a tag, a hash, or EIP-1898's object. */
-const stateRef = blockRef({ allowObject: true, orHash: true });
 
 /**
  * A line-count report: each module's count, its limit in force (null with checks off) and whether
@@ -153,10 +148,7 @@ export const l2Methods: Record<string, Method> = {
   }),
   /** l2_traceCallLineCounts(call, block?): a call's line counts as linea_estimateGas counts them, whatever its outcome. */
   'l2_traceCallLineCounts': method(
-    [
-      required('transaction', callObject()),
-      withDefault('block', blockRef({ allowObject: true, orHash: true }), () => ({ kind: 'latest' as const })),
-    ],
+    [required('transaction', callObject()), withDefault('block', stateRef, latest)],
     async (ctx, req, ref) =>
       lineReport(ctx.chain, await ctx.chain.lines.callLineCounts(req, await stateBlock(ctx, ref))),
   ),

@@ -6,15 +6,12 @@ import type { Chain } from '@l2devnet/core';
 import { formatProof, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, required, serviceRequired, withDefault } from '../method';
-import { address, arrayOf, blockRef, proofKey, storageKey, storageRequests } from '../params';
+import { address, arrayOf, proofKey, storageKey, storageRequests } from '../params';
 import { CLIENT_LIMIT_EXCEEDED, INVALID_PARAMS, RpcError } from '../errors';
-import { stateBlock } from './resolve';
+import { latest, stateBlock, stateRef } from './resolve';
 
-const latest = () => ({ kind: 'latest' as const });
 /** geth: at most 1,024 slots in one eth_getStorageValues request. */
 const MAX_STORAGE_VALUES = 1_024;
-/** geth's BlockNumberOrHash: on the devnet paths a bare block hash too. */
-const stateRef = blockRef({ allowObject: true, orHash: true });
 
 /** linea_getProof's answer at block `n` checked against Linea's state root, or why there is none. */
 async function lineaVerdict(chain: Chain, a: Uint8Array, keys: Uint8Array[], n: bigint) {

@@ -5,7 +5,7 @@
  * the value's hashes; an absent key lies between two leaves that are each other's neighbours. The
  * storage proofs are checked against the storage root in the proven account.
  */
-import { equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 
 import { accountKey, hashAccountValue, slotKey } from './lineaState';
 import type { LineaAccountProof } from './lineaState';
@@ -23,21 +23,28 @@ export interface LineaProofReport {
 export function verifyLineaProof(proof: LineaAccountProof, stateRoot: Uint8Array): LineaProofReport {
   const failures: string[] = [];
   const account = proof.accountProof;
-  checkKey(account, stateRoot, accountKey(account.key), hashAccountValue, 'account', failures);
+  checkKey(account, stateRoot, accountKey(account.key), { length: 192, hash: hashAccountValue }, 'account', failures);
   const accountExists = 'leafIndex' in account;
   if (accountExists) {
     const storageRoot = account.proof.value.subarray(64, 96);
     for (const s of proof.storageProofs)
-      checkKey(s, storageRoot, slotKey(s.key), (v) => poseidon2(poseidonSafe(v)), `slot ${hexOf(s.key)}`, failures);
+      checkKey(s, storageRoot, slotKey(s.key), SLOT_VALUE, `slot ${bytesToHex(s.key)}`, failures);
   } else if (proof.storageProofs.length > 0) failures.push('storage proofs for an account that does not exist');
   return { ok: failures.length === 0, accountExists, failures };
 }
+
+/** A leaf's value: its length (an account's 192 bytes, a slot's 32) and how its leaf hashes it. */
+interface ValueShape {
+  length: number;
+  hash: (value: Uint8Array) => Uint8Array;
+}
+const SLOT_VALUE: ValueShape = { length: 32, hash: (v) => poseidon2(poseidonSafe(v)) };
 
 function checkKey(
   p: LineaKeyProof,
   root: Uint8Array,
   hKey: Uint8Array,
-  hashValue: (value: Uint8Array) => Uint8Array,
+  value: ValueShape,
   what: string,
   failures: string[],
 ): void {
@@ -45,9 +52,8 @@ function checkKey(
     const leaf = checkLeaf(p.proof, p.leafIndex, root, what, failures);
     if (leaf === undefined) return;
     if (!equalsBytes(leaf.hKey, hKey)) failures.push(`${what}: the leaf holds another key`);
-    if (p.proof.value.length !== (what === 'account' ? 192 : 32))
-      failures.push(`${what}: the value is not well formed`);
-    else if (!equalsBytes(leaf.hValue, hashValue(p.proof.value)))
+    if (p.proof.value.length !== value.length) failures.push(`${what}: the value is not well formed`);
+    else if (!equalsBytes(leaf.hValue, value.hash(p.proof.value)))
       failures.push(`${what}: the leaf holds another value`);
     return;
   }
@@ -79,8 +85,4 @@ function checkLeaf(proof: LineaLeafProof, index: number, root: Uint8Array, what:
     return undefined;
   }
   return decodeLeaf(nodes[41]);
-}
-
-function hexOf(b: Uint8Array): string {
-  return `0x${Buffer.from(b).toString('hex')}`;
 }

@@ -11,7 +11,15 @@
  * rollback or a reorg is unbuilt first.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { createAccountFromRLP, equalsBytes, KECCAK256_NULL, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util';
+import {
+  bigIntToBytes,
+  bytesToBigInt,
+  createAccountFromRLP,
+  equalsBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+  setLengthLeft,
+} from '@ethereumjs/util';
 
 import { StateProofUnavailableError } from '../../errors';
 import { yieldIfBusy } from '../../support/eventLoop';
@@ -41,8 +49,11 @@ export interface LineaAccountProof {
   storageProofs: LineaKeyProof[];
 }
 
-/** Shomei's ZkAccount.EMPTY_CODE_HASH: the Poseidon2 hash of 32 zero bytes. */
-const EMPTY_CODE_HASH = poseidon2(new Uint8Array(32));
+/** A number as a 32-byte big-endian word. */
+const word = (value: bigint): Uint8Array => setLengthLeft(bigIntToBytes(value), 32);
+
+/** Shomei's ZkAccount.EMPTY_CODE_HASH: the Poseidon2 hash of 32 zero bytes (made at first use, not at start-up). */
+let emptyCodeHash: Uint8Array | undefined;
 
 /** The account as Shomei encodes it for proofs (ZkAccount's fields, 32 bytes each). */
 export function accountValue(
@@ -60,15 +71,6 @@ export function accountValue(
   out.set(codeHash, 96);
   out.set(keccakCodeHash, 128);
   out.set(word(BigInt(codeSize)), 160);
-  return out;
-}
-
-function word(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0 && value > 0n; i--) {
-    out[i] = Number(value & 0xffn);
-    value >>= 8n;
-  }
   return out;
 }
 
@@ -191,9 +193,13 @@ export class LineaState {
         await this.writeSlots(storage, oldStorageRoot, account.storageRoot);
         storageRoot = storage.root();
       }
-      let codeHash = existing?.value.subarray(96, 128) ?? EMPTY_CODE_HASH;
-      let codeSize = existing === undefined ? 0 : Number(readWord(existing.value, 160));
-      if (existing === undefined || !equalsBytes(existing.value.subarray(128, 160), account.codeHash)) {
+      // The code's Poseidon2 hash and size: the leaf's while its keccak hash is unchanged.
+      let codeHash: Uint8Array;
+      let codeSize: number;
+      if (existing !== undefined && equalsBytes(existing.value.subarray(128, 160), account.codeHash)) {
+        codeHash = existing.value.subarray(96, 128);
+        codeSize = Number(bytesToBigInt(existing.value.subarray(160, 192)));
+      } else {
         const code = equalsBytes(account.codeHash, KECCAK256_NULL)
           ? new Uint8Array()
           : await this.source.code(account.codeHash);
@@ -238,7 +244,7 @@ export class LineaState {
 
 /** A code's hash in Linea's account (Shomei's poseidonCodeHash; EMPTY_CODE_HASH for none). */
 export function codeHashOf(code: Uint8Array): Uint8Array {
-  return code.length === 0 ? EMPTY_CODE_HASH : poseidon2(poseidonSafe(code));
+  return code.length === 0 ? (emptyCodeHash ??= poseidon2(new Uint8Array(32))) : poseidon2(poseidonSafe(code));
 }
 
 /** An account's key hash: Poseidon2 of its Poseidon-safe address (Shomei's AccountKey). */
@@ -249,10 +255,4 @@ export function accountKey(address: Uint8Array): Uint8Array {
 /** A slot's key hash: Poseidon2 of its Poseidon-safe 32-byte key (Shomei's StorageSlotKey). */
 export function slotKey(slot: Uint8Array): Uint8Array {
   return poseidon2(poseidonSafe(setLengthLeft(slot, 32)));
-}
-
-function readWord(bytes: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(bytes[at + i]);
-  return v;
 }

@@ -11,15 +11,6 @@ export class NodeArena {
   private slots = new Int32Array(1 << 16);
   private count = 0;
 
-  get size(): number {
-    return this.count;
-  }
-
-  /** The bytes the arena holds (nodes and their hashes). */
-  get byteLength(): number {
-    return this.end;
-  }
-
   get(hash: Uint8Array): Uint8Array | undefined {
     const at = this.find(hash);
     if (this.slots[at] === 0) return undefined;

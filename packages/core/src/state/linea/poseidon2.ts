@@ -156,7 +156,7 @@ function fullRound(s: Float64Array, keys: number[]): void {
 }
 
 /** The permutation of 16 elements (each below p), in place. */
-export function permute(s: Float64Array): void {
+function permute(s: Float64Array): void {
   external(s);
   for (let r = 0; r < 3; r++) fullRound(s, FULL_ROUND_KEYS[r]);
   for (const key of PARTIAL_ROUND_KEYS) {
@@ -235,8 +235,9 @@ declare const WebAssembly: {
   Instance: new (module: object) => { exports: unknown };
 };
 
-/** The WebAssembly build, its constants written from this file's. */
-const wasm = (() => {
+/** The WebAssembly build, its constants written from this file's; compiled at the first hash, not at start-up. */
+let compiled: { memory: Uint8Array; hash: (length: number) => void } | undefined;
+const instantiate = () => {
   const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(POSEIDON2_WASM, 'base64')));
   const exports = instance.exports as { memory: { buffer: ArrayBuffer }; hash: (length: number) => void };
   const words = new Uint32Array(exports.memory.buffer, WASM_CONSTANTS, 6 * 16 + 21 + 16);
@@ -244,10 +245,11 @@ const wasm = (() => {
   words.set(PARTIAL_ROUND_KEYS, 96);
   words.set(INTERNAL_DIAGONAL, 117);
   return { memory: new Uint8Array(exports.memory.buffer), hash: exports.hash };
-})();
+};
 
 /** The Poseidon2 hash of `input` (any length; blocks of 32 bytes, the last left-padded). */
 export function poseidon2(input: Uint8Array): Uint8Array {
+  const wasm = (compiled ??= instantiate());
   const length = input.length % 32 === 0 ? input.length : input.length + 32 - (input.length % 32);
   if (WASM_IN + length > wasm.memory.length) return poseidon2Js(input);
   const padded = length === input.length ? input : leftPadLastBlock(input);
@@ -284,16 +286,6 @@ export function poseidonSafe(value: Uint8Array): Uint8Array {
       out[4 * i + 2] = value[src];
       out[4 * i + 3] = value[src + 1];
     }
-  }
-  return out;
-}
-
-/** The inverse of `poseidonSafe` for a 64-byte encoding of a 32-byte value (a leaf's prev/next). */
-export function fromPoseidonSafe32(value: Uint8Array): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 16; i++) {
-    out[2 * i] = value[4 * i + 2];
-    out[2 * i + 1] = value[4 * i + 3];
   }
   return out;
 }

@@ -11,6 +11,8 @@
  * Nodes are content-addressed and never deleted, so the trie at any root stays readable: a block's
  * root is all a proof at that block needs, with the flat leaves (`FlatLeaves`) kept by version.
  */
+import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
+
 import { NodeArena } from './nodeArena';
 import { poseidon2, poseidonSafe } from './poseidon2';
 
@@ -19,13 +21,7 @@ const ZERO32 = new Uint8Array(32);
 
 /** A number as the 64-byte Poseidon-safe encoding of its 32-byte big-endian form. */
 export function safeNumber(value: bigint | number): Uint8Array {
-  const word = new Uint8Array(32);
-  let v = BigInt(value);
-  for (let i = 31; i >= 0 && v > 0n; i--) {
-    word[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return poseidonSafe(word);
+  return poseidonSafe(setLengthLeft(bigIntToBytes(BigInt(value)), 32));
 }
 
 /** The number a 64-byte Poseidon-safe encoding holds (leaf indexes, below 2^53). */
@@ -98,11 +94,6 @@ export class SparseMerkleNodes {
       [1, encodeLeaf({ prev: 0, next: 1, hKey: TAIL_KEY, hValue: ZERO32 })],
     ]);
     this.emptyTrieRoot = this.writeTop(2, sub);
-  }
-
-  /** How many nodes are held, and their bytes (for the memory the tries cost). */
-  get size(): { nodes: number; bytes: number } {
-    return { nodes: this.nodes.size, bytes: this.nodes.byteLength };
   }
 
   private put(encoded: Uint8Array): Uint8Array {
