@@ -17,7 +17,7 @@
  */
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
-const { cpSync, mkdirSync, readdirSync, rmSync } = require('node:fs');
+const { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const esbuild = require('esbuild');
@@ -84,6 +84,12 @@ esbuild.buildSync({
   outfile: join(dist, 'testing.js'),
   external: [...common.external, './index'],
 });
+
+// bin/l2devnet.js reads the command as latin1, which is UTF-8 only while every byte is ASCII.
+if (readFileSync(join(dist, 'l2devnet.js')).some((b) => b > 0x7f)) {
+  console.error('dist/l2devnet.js has a byte outside ASCII: the command reads it as latin1');
+  process.exit(1);
+}
 
 // A start-up of the bundled command writes its code cache (see packages/l2devnet/bin/l2devnet.js):
 // an in-memory node on a free port, stopped as soon as it is ready. The old cache goes first: V8

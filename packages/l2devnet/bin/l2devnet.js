@@ -15,7 +15,9 @@ const cacheFile = `${bundle}.cache`;
 
 let source;
 try {
-  source = fs.readFileSync(bundle, 'utf8');
+  // The bundle is ASCII (esbuild escapes the rest), so latin1 reads it as UTF-8 would, without
+  // decoding: ~50 ms less of a start-up for its 4 MB.
+  source = fs.readFileSync(bundle).toString('latin1');
 } catch {
   require('../../cli/dist/main.js');
   return;

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Level } from 'level';
+import type * as LevelModule from 'level';
 import { MemoryLevel } from 'memory-level';
 
 import { ByteMap } from './byteMap';
@@ -68,6 +68,8 @@ export async function openKvStore(dataDir: string | undefined, memoryLimit?: num
   if (dataDir === undefined)
     return new MemoryKvStore(levelStore(new MemoryLevel(ENCODING) as unknown as BytesLevel), memoryLimit);
   refuseForeignFiles(dataDir);
+  // Loaded on use: LevelDB's native binding and its modules cost an in-memory start-up ~50 ms.
+  const { Level } = require('level') as typeof LevelModule;
   const db = new Level<Uint8Array, Uint8Array>(dataDir, ENCODING) as unknown as BytesLevel;
   try {
     await db.open();
