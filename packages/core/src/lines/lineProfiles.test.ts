@@ -6,6 +6,7 @@ import { hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
 
 import { Chain } from '../chain/chain';
+import { systemContractAddress } from '../config/systemContracts';
 import { signedTx } from '../../test/helpers';
 import { Conflation } from './conflation';
 import { LineCounter } from './lineCounter';
@@ -405,6 +406,30 @@ describe('the profiles on programs run through the chain', () => {
     expect(osaka.BLAKE_MODEXP_DATA).toBe(256 + 1);
     expect(osaka.PRECOMPILE_MODEXP_EFFECTIVE_CALLS).toBe(1);
     expect(osaka.PRECOMPILE_LARGE_MODEXP_EFFECTIVE_CALLS).toBe(0);
+  });
+  /**
+   * SimulationValidatorTest (linea-monorepo cb180134, linea-besu/plugins/linea-sequencer/sequencer/src/
+   * test/.../SimulationValidatorTest.java) expects HUB=18 from a ZkTracer(OSAKA) whose block starts on
+   * a mocked world (the system contracts have no code: their sections leave out the storage rows)
+   * and never ends (no traceEndBlock): 3 + 3 rows of EIP4788BeaconBlockRootSection and
+   * EIP2935HistoricalHash, and the spillage, 12. A block of this chain has the contracts and ends:
+   * 5 + 4 + 2 (SysfNoopSection) + 12 = 23.
+   */
+  test("an empty Osaka block's HUB: SimulationValidatorTest's 18 on its terms, 23 for a block of this chain", async () => {
+    const chain = await Chain.create({ tracer: 'osaka' });
+    try {
+      const { counter } = chain.lines;
+      const withCode = await counter.startBlock();
+      expect([withCode.counts().HUB, withCode.counts(true).HUB]).toEqual([5 + 4 + 12, 5 + 4 + 2 + 12]);
+      await chain.mine();
+      expect((await chain.lines.blockLineCounts(chain.headNumber))?.totals.HUB).toBe(23);
+      for (const address of [systemContractAddress(4788), systemContractAddress(2935)])
+        await chain.dev.setCode(address, new Uint8Array());
+      const mocked = await counter.startBlock();
+      expect([mocked.counts().HUB, mocked.counts(true).HUB]).toEqual([18, 20]);
+    } finally {
+      await chain.close();
+    }
   });
 });
 
