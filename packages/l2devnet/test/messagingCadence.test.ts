@@ -9,6 +9,7 @@ import {
   createPublicClient,
   createWalletClient,
   custom,
+  encodeFunctionData,
   keccak256,
   parseAbi,
   parseEther,
@@ -62,6 +63,10 @@ async function send(wallet: Wallet, reader: Client, to: Hex, fee: bigint, value:
   const [event] = parseEventLogs({ abi, logs: receipt.logs, eventName: 'MessageSent' });
   return { ...event.args, blockNumber: receipt.blockNumber };
 }
+
+/** A chain's head (viem's getBlockNumber answers from its cache for a few seconds). */
+const head = async (chain: Pick<Devnet, 'provider'>) =>
+  BigInt((await chain.provider.request({ method: 'eth_blockNumber' })) as string);
 
 const status = async (devnet: Devnet, hash: Hex) =>
   ((await devnet.provider.request({ method: 'l2_getMessageStatus', params: [hash] })) as { status: string }).status;
@@ -274,6 +279,67 @@ test('an anchoring undone by a rollback of the L2 alone is made again at the nex
     expect(await status(devnet, m._messageHash)).toBe('sent');
     await devnet.l1!.provider.request({ method: 'evm_mine' });
     expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('a rollback of the L1 alone below a message the L2 anchored takes the L2 back to before the anchoring; the next message is anchored', () =>
+  withDevnet({}, async (devnet) => {
+    const { l1, l2, l1Wallet } = clients(devnet);
+    const l1Provider = devnet.l1!.provider;
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    const anchoredAt = await head(devnet);
+    // The message's block goes; so does the L2's anchoring of it (and the L2 blocks after it).
+    expect(await l1Provider.request({ method: 'anvil_rollback', params: [1] })).toBeNull();
+    expect(await head(devnet)).toBe(anchoredAt - 1n);
+    expect(await devnet.provider.request({ method: 'l2_getMessageStatus', params: [m._messageHash] })).toBeNull();
+    // Without that, the L2 held message 1 anchored and this one, message 1 again, stayed "sent".
+    const again = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a2', 0n, 2n);
+    expect(again._nonce).toBe(m._nonce);
+    expect(await statusOnce(devnet, again._messageHash, 'claimable')).toBe('claimable');
+  }));
+
+test('a reorg of the L1 alone that replaces a message the L2 anchored: the L2 drops the anchoring and anchors the new one', () =>
+  withDevnet({}, async (devnet) => {
+    const { l1, l1Wallet } = clients(devnet);
+    const l1Provider = devnet.l1!.provider;
+    const m = await send(l1Wallet, l1, '0x00000000000000000000000000000000000000a1', 0n, 1n);
+    expect(await statusOnce(devnet, m._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    const data = encodeFunctionData({
+      abi,
+      functionName: 'sendMessage',
+      args: ['0x00000000000000000000000000000000000000a3', 0n, '0x'],
+    });
+    const replacement = { from: account.address, to: L1_SERVICE, data, value: '0x3', gas: '0x30d40' };
+    expect(await l1Provider.request({ method: 'anvil_reorg', params: [1, [[replacement, 0]]] })).toBeNull();
+    expect(await devnet.provider.request({ method: 'l2_getMessageStatus', params: [m._messageHash] })).toBeNull();
+    const logs = await l1.getContractEvents({ address: L1_SERVICE, abi, eventName: 'MessageSent', fromBlock: 0n });
+    expect(logs).toHaveLength(1);
+    const replaced = logs[0].args._messageHash!;
+    expect(replaced).not.toBe(m._messageHash);
+    await devnet.l1!.provider.request({ method: 'evm_mine' });
+    expect(await statusOnce(devnet, replaced, 'claimable')).toBe('claimable');
+  }));
+
+test('a rollback of the L2 alone below a block the L1 finalized takes the L1 back to before the finalization; the next message is finalized and claimed with its proof', () =>
+  withDevnet({}, async (devnet) => {
+    const { l1, l2, l1Wallet, l2Wallet } = clients(devnet);
+    const out = await send(l2Wallet, l2, '0x00000000000000000000000000000000000000d1', MIN_FEE, 1n);
+    expect(await statusOnce(devnet, out._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    const finalizedAt = await head(devnet.l1!);
+    // The message's block goes; so does the L1's finalization of it.
+    expect(await devnet.provider.request({ method: 'anvil_rollback', params: [1] })).toBeNull();
+    expect(await head(devnet.l1!)).toBe(finalizedAt - 1n);
+    expect(await devnet.provider.request({ method: 'l2_getMessageStatus', params: [out._messageHash] })).toBeNull();
+    // Without that, the L1 held this block number finalized: this message, sent in it again, was
+    // "claimable" but had no root on the L1 to be proven against.
+    const again = await send(l2Wallet, l2, '0x00000000000000000000000000000000000000d2', MIN_FEE, 2n);
+    expect(again.blockNumber).toBe(out.blockNumber);
+    expect(await statusOnce(devnet, again._messageHash, 'claimable')).toBe('claimable');
+    await devnet.l1!.idle();
+    expect(await claimOnL1(l1Wallet, l1, again, merkleTree([again._messageHash!]), 0)).toBe('success');
   }));
 
 test('a revert of the L2 takes the L1 back with it: the message it had anchored is gone from both', () =>

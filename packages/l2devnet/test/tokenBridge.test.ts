@@ -112,6 +112,22 @@ async function bridgeFromL1(native: Hex, amount: bigint, recipient: Hex) {
   });
 }
 
+/** `amount` of `native` bridged to the test account and auto-claimed on the L2: the L2's bridged token. */
+async function crossToL2(native: Hex, amount: bigint): Promise<Hex> {
+  const sent = await bridgeFromL1(native, amount, account.address);
+  const { _messageHash } = parseEventLogs({ abi: bridgeAbi, logs: sent.logs, eventName: 'MessageSent' })[0].args;
+  expect(await eventually(() => status(_messageHash), 'claimed')).toBe('claimed');
+  return c.l2.readContract({
+    address: L2_BRIDGE,
+    abi: bridgeAbi,
+    functionName: 'nativeToBridgedToken',
+    args: [BigInt(c.l1Wallet.chain.id), native],
+  });
+}
+
+const bridgedBalance = (bridged: Hex) =>
+  c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] });
+
 beforeAll(async () => {
   devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
   c = clients(devnet);
@@ -350,32 +366,39 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
 });
 
 test('a snapshot reverted takes a crossing back on both chains; the token then crosses again, to the same bridged address', async () => {
-  const l1Id = BigInt(c.l1Wallet.chain.id);
   const native = await deployOnL1(token, 'Snap', 'SNAP', parseEther('100'));
-  const cross = async () => {
-    const sent = await bridgeFromL1(native, 5n, account.address);
-    const { _messageHash } = parseEventLogs({ abi: bridgeAbi, logs: sent.logs, eventName: 'MessageSent' })[0].args;
-    expect(await eventually(() => status(_messageHash), 'claimed')).toBe('claimed');
-    return c.l2.readContract({
-      address: L2_BRIDGE,
-      abi: bridgeAbi,
-      functionName: 'nativeToBridgedToken',
-      args: [l1Id, native],
-    });
-  };
   // evm_snapshot on the L2's paths remembers both chains; evm_revert there takes both back.
   const snapshot = await devnet.provider.request({ method: 'evm_snapshot', params: [] });
-  const bridged = await cross();
-  expect(
-    await c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] }),
-  ).toBe(5n);
+  const bridged = await crossToL2(native, 5n);
+  expect(await bridgedBalance(bridged)).toBe(5n);
   expect(await devnet.provider.request({ method: 'evm_revert', params: [snapshot] })).toBe(true);
   expect(await c.l2.getCode({ address: bridged })).toBeUndefined();
   expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] })).toBe(
     0n,
   );
-  expect(await cross()).toBe(bridged);
-  expect(
-    await c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] }),
-  ).toBe(5n);
+  expect(await crossToL2(native, 5n)).toBe(bridged);
+  expect(await bridgedBalance(bridged)).toBe(5n);
+}, 60_000);
+
+// Last in the file: it resets both chains.
+test('a rollback of the L1 alone takes a crossing back on the L2 too, and the token crosses again; after anvil_reset on /l1 a token crosses on the new chains', async () => {
+  const native = await deployOnL1(token, 'Roll', 'ROLL', parseEther('100'));
+  const bridged = await crossToL2(native, 7n);
+  expect(await bridgedBalance(bridged)).toBe(7n);
+  await devnet.l1!.idle();
+  // The L1's bridging block goes: the L2's anchoring, claim and bridged token go with it.
+  expect(await devnet.l1!.provider.request({ method: 'anvil_rollback', params: [1] })).toBeNull();
+  expect(await c.l2.getCode({ address: bridged })).toBeUndefined();
+  expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] })).toBe(
+    0n,
+  );
+  expect(await crossToL2(native, 7n)).toBe(bridged);
+  expect(await bridgedBalance(bridged)).toBe(7n);
+
+  expect(await devnet.l1!.provider.request({ method: 'anvil_reset', params: [] })).toBeNull();
+  expect(await c.l2.getCode({ address: bridged })).toBeUndefined();
+  const again = await deployOnL1(token, 'Reset', 'RST', parseEther('100'));
+  const bridgedAgain = await crossToL2(again, 9n);
+  expect(await bridgedBalance(bridgedAgain)).toBe(9n);
+  expect(await c.l2.readContract({ address: bridgedAgain, abi: erc20, functionName: 'symbol', args: [] })).toBe('RST');
 }, 60_000);

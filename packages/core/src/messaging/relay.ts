@@ -15,6 +15,10 @@
  * a pool, else the L2 service's last anchored message and the L1 service's last finalized L2 block.
  * So a node that stopped picks up where the chains say at start, and a chain reverted to a snapshot
  * or rolled back at its next block (or timer).
+ * Blocks one chain drops (a rollback, a reorg, a revert of it alone) take with them what the other
+ * holds of them, as neither outlives the other's blocks on Linea: the L2 goes back to before it
+ * anchored a message of a dropped L1 block, the L1 to before it finalized a dropped L2 block
+ * (`agree`); what either then lacks is anchored or finalized again.
  * The L2's `finalized` and `safe` are the last L2 block finalized on the L1 as of the L1's `finalized`
  * block, as Linea's consensus client sets them (maru/linea-finalization-provider/.../
  * LineaFinalizationProvider.kt: LineaRollup's currentL2BlockNumber at the L1's `finalized`, both tags
@@ -125,6 +129,8 @@ export class MessageRelay {
   private readonly autoClaim: boolean;
   /** Per chain, its snapshot ids taken by `snapshot` and the other chain's taken with each. */
   private readonly partners = { l1: new Map<bigint, bigint>(), l2: new Map<bigint, bigint>() };
+  /** Per chain, the lowest block it dropped the blocks above since `agree` last looked. */
+  private dropped: { l1?: bigint; l2?: bigint } = {};
 
   constructor(
     readonly l1: Chain,
@@ -139,8 +145,8 @@ export class MessageRelay {
       this.finalizing !== 'manual' && 'blocks' in this.finalizing ? BigInt(Math.max(1, this.finalizing.blocks)) : 1n;
     l1.on('block', this.onL1Block);
     l2.on('block', this.onL2Block);
-    l1.on('reorg', this.onReorg);
-    l2.on('reorg', this.onReorg);
+    l1.on('reorg', this.onL1Reorg);
+    l2.on('reorg', this.onL2Reorg);
     this.background("following the L1's finality", () => this.followFinality());
     // What the chains say is left undone: done now if due, else when it is.
     if (this.anchoring !== 'manual') {
@@ -203,6 +209,19 @@ export class MessageRelay {
     });
   }
 
+  /**
+   * anvil_rollback or anvil_reorg on `on`'s paths (`job`): answered once the other chain dropped what
+   * it held of the dropped blocks and the L2's tags follow the L1.
+   */
+  rewind<T>(job: () => Promise<T>): Promise<T> {
+    return this.queue(async () => {
+      const answer = await job();
+      await this.agree();
+      await this.followFinality();
+      return answer;
+    });
+  }
+
   /** anvil_reset on either chain's paths: the other chain starts again too (`resetOne` resets the one asked; its answer). */
   reset<T>(on: 'l1' | 'l2', resetOne: () => Promise<T>): Promise<T> {
     return this.queue(async () => {
@@ -222,8 +241,8 @@ export class MessageRelay {
     this.timers.clear();
     this.l1.off('block', this.onL1Block);
     this.l2.off('block', this.onL2Block);
-    this.l1.off('reorg', this.onReorg);
-    this.l2.off('reorg', this.onReorg);
+    this.l1.off('reorg', this.onL1Reorg);
+    this.l2.off('reorg', this.onL2Reorg);
     await this.idle();
   }
 
@@ -249,16 +268,63 @@ export class MessageRelay {
     this.background('finalizing L2 blocks on the L1', () => this.finalizeDue());
   };
 
+  private readonly onL1Reorg = (n: bigint) => this.onReorg('l1', n);
+  private readonly onL2Reorg = (n: bigint) => this.onReorg('l2', n);
+
   /**
-   * Blocks were dropped (a snapshot reverted, a rollback): an anchoring or finalization may have gone
-   * with them. Looked for again at the next block or timer, not now: the other chain may be about to
-   * go back too (useDevnet reverts both), and what is read of it now could be gone then.
+   * `on` dropped its blocks above `n` (a snapshot reverted, a rollback, a reorg): the other chain
+   * drops what it held of them (`agree`, queued: a revert or reset of both in the relay's queue ends
+   * first, and leaves nothing to drop); an anchoring or finalization that went with them is made
+   * again at the next block or timer.
    */
-  private readonly onReorg = () => {
+  private onReorg(on: 'l1' | 'l2', n: bigint): void {
+    const lowest = this.dropped[on];
+    if (lowest === undefined || n < lowest) this.dropped[on] = n;
     this.l1Waiting = true;
     this.l2Waiting = true;
+    this.background('bringing the chains to agree', () => this.agree());
     this.background("following the L1's finality", () => this.followFinality());
-  };
+  }
+
+  /**
+   * Takes each chain back to where it agrees with the blocks the other dropped: the L2 to before its
+   * first anchoring of a message the L1 no longer holds below the blocks it dropped, the L1 to before
+   * its first finalization of an L2 block that was dropped. Each going back can drop what the other
+   * holds in turn: repeated until neither moves.
+   */
+  private async agree(): Promise<void> {
+    for (;;) {
+      const { l1, l2 } = this.dropped;
+      this.dropped = {};
+      if (l1 === undefined && l2 === undefined) return;
+      if (l1 !== undefined) {
+        // The L1 service's slot 1: nextMessageNumber; the L2 service's slot 3: lastAnchoredL1MessageNumber.
+        const kept = bytesToBigInt(await this.l1.reads.getStorage(L1_MESSAGE_SERVICE, word(1n), l1)) - 1n;
+        await this.dropAbove(this.l2, L2_MESSAGE_SERVICE, word(3n), kept, `anchored L1 message ${kept + 1n}`);
+      }
+      // The L1 service's slot 4: currentL2BlockNumber.
+      if (l2 !== undefined)
+        await this.dropAbove(this.l1, L1_MESSAGE_SERVICE, word(4n), l2, `finalized L2 block ${l2 + 1n}`);
+    }
+  }
+
+  /**
+   * Rolls `chain` back to before its first block whose `slot` of `service` holds more than `bound`
+   * (a number that only grows along the chain), when its head's does; `what` that block did, for the log.
+   */
+  private async dropAbove(chain: Chain, service: Uint8Array, slot: Uint8Array, bound: bigint, what: string) {
+    const at = async (n: bigint) => bytesToBigInt(await chain.reads.getStorage(service, slot, n));
+    let [lo, hi] = [chain.reads.firstNumber, chain.headNumber];
+    if ((await at(hi)) <= bound) return;
+    while (lo < hi) {
+      const mid = (lo + hi) / 2n;
+      if ((await at(mid)) > bound) hi = mid;
+      else lo = mid + 1n;
+    }
+    const name = chain === this.l1 ? 'the L1' : 'the L2';
+    this.log(`${name} goes back to block ${lo - 1n}: block ${lo} ${what}, which the other chain dropped`);
+    await chain.dev.rollback(chain.headNumber - (lo - 1n));
+  }
 
   /** Sets the L2's `finalized` and `safe` to the last L2 block the L1 has finalized as of its `finalized` block. */
   private async followFinality(): Promise<void> {

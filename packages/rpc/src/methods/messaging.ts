@@ -14,8 +14,9 @@ import { hash } from '../params';
 import { devnetMethods } from './devnet';
 
 export function messagingMethods(relay: MessageRelay, on: 'l1' | 'l2'): Record<string, Method> {
-  // Snapshots and resets cover both chains, so that what one holds of the other's messages stays
-  // true: devnet.ts's methods, their params as theirs, run through the relay.
+  // Snapshots and resets cover both chains, and a rollback of one takes from the other what it held
+  // of the dropped blocks, so that what one holds of the other's messages stays true: devnet.ts's
+  // methods, their params as theirs, run through the relay.
   const snapshot = method([], async () => quantity(await relay.snapshot(on)));
   const revert: Method = {
     params: devnetMethods.evm_revert.params,
@@ -25,6 +26,11 @@ export function messagingMethods(relay: MessageRelay, on: 'l1' | 'l2'): Record<s
     params: devnetMethods.anvil_reset.params,
     handler: (ctx, args) => relay.reset(on, async () => devnetMethods.anvil_reset.handler(ctx, args)),
   };
+  // A rollback or reorg of this chain alone answers once the other dropped what it held of its blocks.
+  const rewind = (name: 'anvil_rollback' | 'anvil_reorg'): Method => ({
+    params: devnetMethods[name].params,
+    handler: (ctx, args) => relay.rewind(async () => devnetMethods[name].handler(ctx, args)),
+  });
   return {
     'evm_snapshot': snapshot,
     'anvil_snapshot': snapshot,
@@ -32,6 +38,8 @@ export function messagingMethods(relay: MessageRelay, on: 'l1' | 'l2'): Record<s
     'anvil_revert': revert,
     'anvil_reset': reset,
     'hardhat_reset': reset,
+    'anvil_rollback': rewind('anvil_rollback'),
+    'anvil_reorg': rewind('anvil_reorg'),
     /**
      * l2_getMessageStatus(messageHash): `{ direction: 'L1->L2' | 'L2->L1', status: 'sent' | 'claimable'
      * | 'claimed', nonce, blockNumber }` (the block of the chain that sent it), or null for a hash
