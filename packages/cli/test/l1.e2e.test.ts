@@ -2,12 +2,12 @@
  * --l1: an L1 beside the L2 in one process, on the one port under /l1, driven by real clients (viem
  * over HTTP, a raw WebSocket), in open and keyed mode, resumed from a data directory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { LineaSDK, OnChainMessageStatus } from '@consensys/linea-sdk';
-import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers';
 
 import {
   concat,
@@ -34,6 +34,8 @@ const DEV0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 /** Linea mainnet's addresses, where a chain made with --l1 holds the message services. */
 const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
 const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
+const L1_BRIDGE = '0x051F1D88f0aF5763fB888eC4378b4D8B29ea3319';
+const L2_BRIDGE = '0x353012dc4a9A6cF55c941bADC267f82004A8ceB9';
 
 /** viem clients of the node at `url`: a reader and dev account 0's wallet on each chain. */
 function clientsOf(url: string) {
@@ -568,6 +570,75 @@ test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and clai
     );
     await (await claiming.claimMessage(again)).wait();
     expect(await claiming.getMessageStatus(again.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+  } finally {
+    await stop(node);
+  }
+});
+
+test("an ERC-20 crosses through the token bridge and back, each crossing claimed by hand with Linea's SDK", async () => {
+  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
+  try {
+    const sdk = new LineaSDK({
+      network: 'localhost',
+      l1RpcUrl: `${node.url}/l1`,
+      l2RpcUrl: node.url,
+      mode: 'read-write',
+      l1SignerPrivateKey: KEY0,
+      l2SignerPrivateKey: KEY0,
+    });
+    const onL1 = sdk.getL1Contract(L1_SERVICE, L2_SERVICE);
+    const onL2 = sdk.getL2Contract(L2_SERVICE);
+    // No cache: ethers answers a nonce asked for again within 250 ms from its cache.
+    const provider = (url: string) => new JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const l1Wallet = new Wallet(KEY0, provider(`${node.url}/l1`));
+    const l2Wallet = new Wallet(KEY0, provider(node.url));
+    const until = async (read: () => Promise<unknown>, want: unknown) => {
+      for (let i = 0; i < 100 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 20));
+      return read();
+    };
+    const bridgeAbi = [
+      'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
+      'function nativeToBridgedToken(uint256 chainId, address native) view returns (address)',
+    ];
+    const erc20 = [
+      'function approve(address, uint256) returns (bool)',
+      'function balanceOf(address) view returns (uint256)',
+    ];
+    const token = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'TestToken.json'), 'utf8'),
+    ) as { abi: object[]; bytecode: string };
+    const native = await (
+      await new ContractFactory(token.abi, token.bytecode, l1Wallet).deploy('Hand', 'HND', parseEther('100'))
+    ).getAddress();
+    /** Approves and bridges `amount` of `asset` on `wallet`'s chain to DEV0; the message the SDK reads from its transaction. */
+    const bridge = async (wallet: Wallet, bridgeAt: string, asset: string, amount: bigint, fee: bigint) => {
+      await (await new Contract(asset, erc20, wallet).approve(bridgeAt, amount)).wait();
+      const tx = await new Contract(bridgeAt, bridgeAbi, wallet).bridgeToken(asset, amount, DEV0, { value: fee });
+      return (await tx.wait())!.hash;
+    };
+
+    // To the L2: the SDK claims it (the claim deploys the bridged token and mints to DEV0).
+    const [toL2] = await onL1.getMessagesByTransactionHash(await bridge(l1Wallet, L1_BRIDGE, native, 30n, 0n));
+    expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+      OnChainMessageStatus.CLAIMABLE,
+    );
+    await (await onL2.claim(toL2, { gasLimit: 3_000_000n })).wait();
+    expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+    const l1ChainId = BigInt(await call(`${node.url}/l1`, 'eth_chainId'));
+    const bridged = await new Contract(L2_BRIDGE, bridgeAbi, l2Wallet).nativeToBridgedToken(l1ChainId, native);
+    expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(30n);
+
+    // Back to the L1: burned on the L2, finalized by the node, claimed with the proof the SDK builds.
+    const [toL1] = await onL2.getMessagesByTransactionHash(
+      await bridge(l2Wallet, L2_BRIDGE, bridged, 12n, parseEther('0.0001')),
+    );
+    expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+      OnChainMessageStatus.CLAIMABLE,
+    );
+    await (await onL1.claim(toL1)).wait();
+    expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+    expect(await new Contract(native, erc20, l1Wallet).balanceOf(L1_BRIDGE)).toBe(18n);
+    expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(18n);
   } finally {
     await stop(node);
   }
