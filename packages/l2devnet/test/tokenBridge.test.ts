@@ -19,7 +19,7 @@ import {
 import type { Abi, Hex } from 'viem';
 import { Interface } from 'ethers';
 import { privateKeyToAccount } from 'viem/accounts';
-import { encodeFunctionData, getAddress, keccak256, parseSignature, toBytes } from 'viem';
+import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, parseSignature, toBytes, zeroHash } from 'viem';
 
 import { createDevnet } from '../src';
 import type { Devnet } from '../src';
@@ -127,6 +127,36 @@ async function crossToL2(native: Hex, amount: bigint): Promise<Hex> {
 
 const bridgedBalance = (bridged: Hex) =>
   c.l2.readContract({ address: bridged, abi: erc20, functionName: 'balanceOf', args: [account.address] });
+
+const permitAbi = parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']);
+
+/** permit(...) calldata: the test account's EIP-2612 permit of `value` of `tokenAddress` (EIP-712 name `name`) to `spender`, signed with viem. */
+async function permitCalldata(
+  wallet: ReturnType<typeof clients>['l1Wallet'],
+  name: string,
+  tokenAddress: Hex,
+  spender: Hex,
+  value: bigint,
+  deadline: bigint,
+  nonce = 0n,
+) {
+  const signature = await wallet.signTypedData({
+    domain: { name, version: '1', chainId: wallet.chain.id, verifyingContract: tokenAddress },
+    types: {
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Permit',
+    message: { owner: account.address, spender, value, nonce, deadline },
+  });
+  const { r, s, v } = parseSignature(signature);
+  return encodeFunctionData({ abi: permitAbi, args: [account.address, spender, value, deadline, Number(v), r, s] });
+}
 
 beforeAll(async () => {
   devnet = await createDevnet({ l1: true, autoClaim: true, log: () => {} });
@@ -315,25 +345,7 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
   const tokenAddress = await deployOnL1(permitToken, 'Permit Token', 'PRM', parseEther('100'));
   const amount = parseEther('3');
   const deadline = 2n ** 40n;
-  const signature = await c.l1Wallet.signTypedData({
-    domain: { name: 'Permit Token', version: '1', chainId: c.l1Wallet.chain.id, verifyingContract: tokenAddress },
-    types: {
-      Permit: [
-        { name: 'owner', type: 'address' },
-        { name: 'spender', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-      ],
-    },
-    primaryType: 'Permit',
-    message: { owner: account.address, spender: L1_BRIDGE, value: amount, nonce: 0n, deadline },
-  });
-  const { r, s, v } = parseSignature(signature);
-  const permitData = encodeFunctionData({
-    abi: parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']),
-    args: [account.address, L1_BRIDGE, amount, deadline, Number(v), r, s],
-  });
+  const permitData = await permitCalldata(c.l1Wallet, 'Permit Token', tokenAddress, L1_BRIDGE, amount, deadline);
   const receipt = await c.l1.waitForTransactionReceipt({
     hash: await c.l1Wallet.writeContract({
       address: L1_BRIDGE,
@@ -347,10 +359,8 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
     await c.l1.readContract({ address: tokenAddress, abi: erc20, functionName: 'balanceOf', args: [L1_BRIDGE] }),
   ).toBe(amount);
   // A permit for someone else's tokens is refused as Linea's bridge refuses it.
-  const other = encodeFunctionData({
-    abi: parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']),
-    args: [L1_BRIDGE, L1_BRIDGE, amount, deadline, Number(v), r, s],
-  });
+  const [, , , , v, r, sig] = decodeFunctionData({ abi: permitAbi, data: permitData }).args;
+  const other = encodeFunctionData({ abi: permitAbi, args: [L1_BRIDGE, L1_BRIDGE, amount, deadline, v, r, sig] });
   await expect(
     c.l1.simulateContract({
       account,
@@ -364,6 +374,48 @@ test('bridgeTokenWithPermit: an EIP-2612 permit signed with viem lets the bridge
     }),
   ).rejects.toThrow(/PermitNotFromSender/);
 });
+
+test("the bridged token takes EIP-2612 permits as Linea's BridgedToken (ERC20PermitUpgradeable) does: bridgeTokenWithPermit sends it home without an approve", async () => {
+  const native = await deployOnL1(token, 'Home Token', 'HOME', parseEther('100'));
+  const bridged = await crossToL2(native, 20n);
+  const l2Wallet = createWalletClient({ account, chain: devnet.viemChain, transport: custom(devnet.provider) });
+  const domain = await c.l2.readContract({
+    address: bridged,
+    abi: parseAbi([
+      'function eip712Domain() view returns (bytes1, string, string, uint256, address, bytes32, uint256[])',
+    ]),
+    functionName: 'eip712Domain',
+  });
+  expect(domain).toEqual(['0x0f', 'Home Token', '1', BigInt(devnet.viemChain.id), bridged, zeroHash, []]);
+  const expired = await permitCalldata(l2Wallet, 'Home Token', bridged, L2_BRIDGE, 8n, 1n);
+  await expect(c.l2.call({ account: account.address, to: bridged, data: expired })).rejects.toThrow(
+    /ERC20Permit: expired deadline/,
+  );
+  const permitData = await permitCalldata(l2Wallet, 'Home Token', bridged, L2_BRIDGE, 8n, 2n ** 40n);
+  const home = '0x00000000000000000000000000000000000000b7';
+  const sent = await c.l2.waitForTransactionReceipt({
+    hash: await l2Wallet.writeContract({
+      address: L2_BRIDGE,
+      abi: parseAbi(['function bridgeTokenWithPermit(address,uint256,address,bytes) payable']),
+      functionName: 'bridgeTokenWithPermit',
+      args: [bridged, 8n, home, permitData],
+      value: MIN_FEE,
+    }),
+  });
+  expect(sent.status).toBe('success');
+  expect(
+    await c.l2.readContract({
+      address: bridged,
+      abi: parseAbi(['function nonces(address) view returns (uint256)']),
+      functionName: 'nonces',
+      args: [account.address],
+    }),
+  ).toBe(1n);
+  const { _messageHash } = parseEventLogs({ abi: bridgeAbi, logs: sent.logs, eventName: 'MessageSent' })[0].args;
+  expect(await eventually(() => status(_messageHash), 'claimed')).toBe('claimed');
+  expect(await c.l1.readContract({ address: native, abi: erc20, functionName: 'balanceOf', args: [home] })).toBe(8n);
+  expect(await bridgedBalance(bridged)).toBe(12n);
+}, 60_000);
 
 test('a snapshot reverted takes a crossing back on both chains; the token then crosses again, to the same bridged address', async () => {
   const native = await deployOnL1(token, 'Snap', 'SNAP', parseEther('100'));
