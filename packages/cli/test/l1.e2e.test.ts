@@ -504,23 +504,29 @@ test("an L2 message is finalized on the L1 after its L2 block, and claimed there
   }
 });
 
+/** Linea's SDK on `node`'s two chains, signing with the first dev account, and its two message services. */
+function lineaSdk(node: RunningCommand) {
+  const sdk = new LineaSDK({
+    network: 'localhost',
+    l1RpcUrl: `${node.url}/l1`,
+    l2RpcUrl: node.url,
+    mode: 'read-write',
+    l1SignerPrivateKey: KEY0,
+    l2SignerPrivateKey: KEY0,
+  });
+  return { sdk, onL1: sdk.getL1Contract(L1_SERVICE, L2_SERVICE), onL2: sdk.getL2Contract(L2_SERVICE) };
+}
+
+/** `read()` once it answers `want`, or what it answers after ~2 s. */
+async function until(read: () => Promise<unknown>, want: unknown): Promise<unknown> {
+  for (let i = 0; i < 100 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 20));
+  return read();
+}
+
 test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions", async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
   try {
-    const sdk = new LineaSDK({
-      network: 'localhost',
-      l1RpcUrl: `${node.url}/l1`,
-      l2RpcUrl: node.url,
-      mode: 'read-write',
-      l1SignerPrivateKey: KEY0,
-      l2SignerPrivateKey: KEY0,
-    });
-    const onL1 = sdk.getL1Contract(L1_SERVICE, L2_SERVICE);
-    const onL2 = sdk.getL2Contract(L2_SERVICE);
-    const until = async (read: () => Promise<unknown>, want: unknown) => {
-      for (let i = 0; i < 100 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 20));
-      return read();
-    };
+    const { sdk, onL1, onL2 } = lineaSdk(node);
     const send = async (url: string, service: string, fee: bigint, value: bigint) => {
       const wallet = new Wallet(KEY0, new JsonRpcProvider(url, undefined, { staticNetwork: true }));
       const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
@@ -578,24 +584,11 @@ test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and clai
 test("an ERC-20 crosses through the token bridge and back, each crossing claimed by hand with Linea's SDK", async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
   try {
-    const sdk = new LineaSDK({
-      network: 'localhost',
-      l1RpcUrl: `${node.url}/l1`,
-      l2RpcUrl: node.url,
-      mode: 'read-write',
-      l1SignerPrivateKey: KEY0,
-      l2SignerPrivateKey: KEY0,
-    });
-    const onL1 = sdk.getL1Contract(L1_SERVICE, L2_SERVICE);
-    const onL2 = sdk.getL2Contract(L2_SERVICE);
+    const { onL1, onL2 } = lineaSdk(node);
     // No cache: ethers answers a nonce asked for again within 250 ms from its cache.
     const provider = (url: string) => new JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const l1Wallet = new Wallet(KEY0, provider(`${node.url}/l1`));
     const l2Wallet = new Wallet(KEY0, provider(node.url));
-    const until = async (read: () => Promise<unknown>, want: unknown) => {
-      for (let i = 0; i < 100 && (await read()) !== want; i++) await new Promise((r) => setTimeout(r, 20));
-      return read();
-    };
     const bridgeAbi = [
       'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
       'function nativeToBridgedToken(uint256 chainId, address native) view returns (address)',
@@ -658,15 +651,11 @@ test('--auto-claim: the node claims each message once it can, in both directions
       await (await new Contract(service, abi, wallet).sendMessage(sink, fee, word, { value: fee + 3n })).wait();
     };
     const slot = (url: string) => call(url, 'eth_getStorageAt', [sink, '0x0', 'latest']);
-    const until = async (url: string) => {
-      for (let i = 0; i < 100 && (await slot(url)) !== word; i++) await new Promise((r) => setTimeout(r, 20));
-      return slot(url);
-    };
     await send(l1Url, L1_SERVICE, parseEther('0.001'));
-    expect(await until(node.url)).toBe(word);
+    expect(await until(() => slot(node.url), word)).toBe(word);
     expect(BigInt(await call(node.url, 'eth_getBalance', [sink, 'latest']))).toBe(3n);
     await send(node.url, L2_SERVICE, parseEther('0.0002'));
-    expect(await until(l1Url)).toBe(word);
+    expect(await until(() => slot(l1Url), word)).toBe(word);
     expect(BigInt(await call(l1Url, 'eth_getBalance', [sink, 'latest']))).toBe(3n);
     expect(node.stderr()).toBe('');
   } finally {
