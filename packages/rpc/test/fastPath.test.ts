@@ -330,6 +330,9 @@ test('the patched packages are the ones installed (patch-package applied patches
   expect(evmMain).toContain('is built when first read');
   // A top-level eth_call that moves no value writes no account (the simulator's `untouched` runs).
   expect(evmMain).toContain('this.untouchedCalls === true');
+  // rlp: encode writes into one array sized first.
+  const { RLP } = require('@ethereumjs/rlp') as typeof import('@ethereumjs/rlp');
+  expect(RLP.encode.toString()).toContain('encodedSize(input)');
   const { bytesToUnprefixedHex } = require('@ethereumjs/util') as typeof import('@ethereumjs/util');
   expect(bytesToUnprefixedHex.toString()).toContain('nativeHex');
   // Re-exported as values, not getters.

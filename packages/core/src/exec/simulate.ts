@@ -439,9 +439,12 @@ function simulatedTx(f: SimTxFields, common: VM['common']): TypedTransaction {
   (tx as { gasLimit: bigint }).gasLimit = f.gasLimit;
   (tx as { nonce: bigint }).nonce = f.nonce;
   // ethereumjs hashes signed transactions only; an unsigned one serializes with an empty signature,
-  // which is what geth hashes.
-  const hash = f.hash ?? keccak256(tx.serialize());
+  // which is what geth hashes. Its bytes are kept: the line counter, the block's transaction trie
+  // and its RLP read them again, and the transaction does not change after this.
+  const serialized = tx.serialize();
+  const hash = f.hash ?? keccak256(serialized);
   Object.defineProperty(tx, 'hash', { value: () => hash });
+  Object.defineProperty(tx, 'serialize', { value: () => serialized });
   return tx;
 }
 

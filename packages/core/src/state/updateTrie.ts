@@ -12,7 +12,7 @@ import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/ut
 import type { NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
-import { decodeRlp, encodeRlp } from '../support/rlp';
+import { decodeRlp } from '../support/rlp';
 
 /** Where the nodes are: read by hash, and written by hash. */
 export interface TrieNodeStore {
@@ -67,7 +67,7 @@ export async function updateTrie(
   if (node.kind === 'stored') return node.hash;
   const writes: Write[] = [];
   // The root is stored by its hash whatever its size.
-  const hash = stored(encodeRlp(raw(node, writes)), writes);
+  const hash = stored(RLP.encode(raw(node, writes)), writes);
   for (const [h, e] of writes) await store.put(h, e);
   return hash;
 }
@@ -301,7 +301,7 @@ function raw(node: TrieNode, writes: Write[]): NestedUint8Array {
 function reference(child: Child, writes: Write[]): Uint8Array | NestedUint8Array {
   if (child.kind === 'stored') return child.hash;
   const items = raw(child, writes);
-  const encoded = encodeRlp(items);
+  const encoded = RLP.encode(items);
   return encoded.length < 32 ? items : stored(encoded, writes);
 }
 

@@ -1,70 +1,12 @@
 /**
- * RLP for trie nodes (the hottest encoding of block building: every changed node is encoded once
- * and every node read is decoded) and for reading a stored block's header alone. The same bytes and items as @ethereumjs/rlp (the tests compare
- * them), without its allocations: an encoding is written into one array sized first (the library
- * concatenates a new array per item and per header, ~6 for a 17-item branch node's 2.75 µs), and a
- * decoding returns views into its input.
+ * RLP decoding for trie nodes (every node read is decoded) and for reading a stored block's header
+ * alone: the same items as @ethereumjs/rlp's decode (the tests compare them), as views into the input
+ * instead of copies. Encoding is @ethereumjs/rlp's, patched to write into one array sized first
+ * (patches/@ethereumjs+rlp+*.patch).
  */
 import type { NestedUint8Array } from '@ethereumjs/util';
 
 type Item = Uint8Array | NestedUint8Array;
-
-/** Bytes needed for `n` in big-endian without leading zeros. */
-function lengthOfLength(n: number): number {
-  let k = 0;
-  for (; n > 0; n = Math.floor(n / 256)) k++;
-  return k;
-}
-
-function headerSize(payload: number): number {
-  return payload <= 55 ? 1 : 1 + lengthOfLength(payload);
-}
-
-function payloadSize(item: Item): number {
-  if (item instanceof Uint8Array) return item.length === 1 && item[0] < 0x80 ? 0 : item.length;
-  let size = 0;
-  for (const child of item) size += encodedSize(child);
-  return size;
-}
-
-function encodedSize(item: Item): number {
-  if (item instanceof Uint8Array && item.length === 1 && item[0] < 0x80) return 1;
-  const payload = payloadSize(item);
-  return headerSize(payload) + payload;
-}
-
-function writeHeader(out: Uint8Array, at: number, payload: number, base: number): number {
-  if (payload <= 55) {
-    out[at] = base + payload;
-    return at + 1;
-  }
-  const k = lengthOfLength(payload);
-  out[at] = base + 55 + k;
-  for (let i = k, n = payload; i > 0; i--, n = Math.floor(n / 256)) out[at + i] = n % 256;
-  return at + 1 + k;
-}
-
-function write(item: Item, out: Uint8Array, at: number): number {
-  if (item instanceof Uint8Array) {
-    if (item.length === 1 && item[0] < 0x80) {
-      out[at] = item[0];
-      return at + 1;
-    }
-    at = writeHeader(out, at, item.length, 0x80);
-    out.set(item, at);
-    return at + item.length;
-  }
-  at = writeHeader(out, at, payloadSize(item), 0xc0);
-  for (const child of item) at = write(child, out, at);
-  return at;
-}
-
-/** RLP encoding of `item`, as RLP.encode of @ethereumjs/rlp. */
-export function encodeRlp(item: Item): Uint8Array {
-  const out = new Uint8Array(encodedSize(item));
-  write(item, out, 0);
-  return out;
-}
 
 function invalid(why: string): never {
   throw new Error(`invalid RLP: ${why}`);
