@@ -393,3 +393,28 @@ describe('prestateTracer before Byzantium', () => {
     expect(before[1].result[ALICE].nonce).toBe(1);
   });
 });
+
+test("a tracer's opcode hooks serve its own trace only: callTracer names each frame by its opcode however often the code was traced before", async () => {
+  await withTestRpc({}, async (node) => {
+    const CALLER = '0x0000000000000000000000000000000000000c00';
+    const CALLEE = '0x0000000000000000000000000000000000000c01';
+    const callee = `73${CALLEE.slice(2)}5a`; // PUSH20 CALLEE GAS
+    // A JUMP first (so the interpreter keeps the code's analysis), then STATICCALL, DELEGATECALL and
+    // CALL of CALLEE, each with no arguments, each result popped.
+    const four = '6000600060006000';
+    const code = `0x6003565b${four}${callee}fa50${four}${callee}f450${four}6000${callee}f15000`;
+    await node.call('anvil_setCode', CALLER, code);
+    await node.call('anvil_setCode', CALLEE, '0x00');
+    const hash = await node.call<string>('eth_sendTransaction', { from: ALICE, to: CALLER, gas: '0x30d40' });
+    const types = async () => {
+      const frame = await node.call<{ calls?: { type: string }[] }>('debug_traceTransaction', hash, {
+        tracer: 'callTracer',
+      });
+      return frame.calls?.map((c) => c.type);
+    };
+    expect(await types()).toEqual(['STATICCALL', 'DELEGATECALL', 'CALL']);
+    await node.call('debug_traceTransaction', hash, { tracer: '4byteTracer' });
+    expect(await types()).toEqual(['STATICCALL', 'DELEGATECALL', 'CALL']);
+    expect(await types()).toEqual(['STATICCALL', 'DELEGATECALL', 'CALL']);
+  });
+});

@@ -127,51 +127,91 @@ export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(
 type OpHandler = (state: OpcodeState, common: unknown) => unknown;
 type OpEntry = { opcodeInfo: { isAsync: boolean }; opHandler: OpHandler };
 
+type OpTable = (OpEntry | undefined)[];
+/** Whoever listens to a hooked table's opcodes now: the attached tracer and where its failures go. */
+interface HookSlot {
+  tracer?: EvmObserver;
+  fail: (e: unknown) => void;
+}
+
 /**
- * Wraps the handlers of `tracer.opcodes` in the EVM's opcode table until the returned function is
- * called (again after a fork change rebuilds the table), so that a tracer that needs a few opcodes
- * does not pay for the step event of every instruction.
+ * Per opcode table and set of opcodes: a copy of the table with those handlers calling the slot's
+ * tracer first. Kept, so that the interpreter's analyses of each code under the copy (the evm
+ * patch's jumpAnalyses, per table) serve every trace after the first.
+ */
+const hookedTables = new WeakMap<OpTable, Map<string, { copy: OpTable; slot: HookSlot }>>();
+
+function hookedTable(base: OpTable, opcodes: readonly number[]): { copy: OpTable; slot: HookSlot } {
+  const key = opcodes.join(',');
+  let perSet = hookedTables.get(base);
+  if (perSet === undefined) hookedTables.set(base, (perSet = new Map()));
+  const known = perSet.get(key);
+  if (known !== undefined && known.slot.tracer === undefined) return known;
+  const slot: HookSlot = { fail: () => {} };
+  const copy = base.slice();
+  for (const code of opcodes) {
+    const entry = copy[code];
+    if (entry === undefined) continue;
+    const inner = entry.opHandler;
+    const opHandler: OpHandler = entry.opcodeInfo.isAsync
+      ? async (state, common) => {
+          try {
+            await slot.tracer?.onOpcode?.(code, state);
+          } catch (e) {
+            slot.fail(e);
+          }
+          return inner(state, common);
+        }
+      : (state, common) => {
+          try {
+            void slot.tracer?.onOpcode?.(code, state);
+          } catch (e) {
+            slot.fail(e);
+          }
+          return inner(state, common);
+        };
+    copy[code] = { ...entry, opHandler };
+  }
+  const hooked = { copy, slot };
+  // A table already in use (a trace inside a trace) gets a copy of its own, not kept.
+  if (known === undefined) perSet.set(key, hooked);
+  return hooked;
+}
+
+/**
+ * Puts in the EVM's place a copy of its opcode table whose handlers of `tracer.opcodes` call the
+ * tracer first, until the returned function puts the table back (a copy of the new table after a
+ * fork change rebuilds it), so that a tracer that needs a few opcodes does not pay for the step
+ * event of every instruction. A copy, not the table changed in place: the interpreter keeps each
+ * code's analysed opcodes per table, which must not hold a handler of another tracer.
  */
 function hookOpcodes(evm: VM['evm'], tracer: EvmObserver, fail: (e: unknown) => void): () => void {
   const { opcodes, onOpcode } = tracer;
   if (opcodes === undefined || onOpcode === undefined) return () => {};
-  const internals = evm as unknown as { _opcodeMap: (OpEntry | undefined)[] };
-  /** Per opcode: our entry in the table, and the one it replaced. */
-  const ours = new Map<number, { wrapped: OpEntry; original: OpEntry }>();
+  const internals = evm as unknown as { _opcodeMap: OpTable };
+  /** The table the EVM had, and our copy in its place. */
+  let current: { base: OpTable; copy: OpTable; slot: HookSlot } | undefined;
+  const unhook = () => {
+    if (current === undefined) return;
+    current.slot.tracer = undefined;
+    if (internals._opcodeMap === current.copy) internals._opcodeMap = current.base;
+    current = undefined;
+  };
   const hook = () => {
-    const map = internals._opcodeMap;
-    for (const code of opcodes) {
-      const entry = map[code];
-      if (entry === undefined || ours.get(code)?.wrapped === entry) continue;
-      const inner = entry.opHandler;
-      const opHandler: OpHandler = entry.opcodeInfo.isAsync
-        ? async (state, common) => {
-            try {
-              await onOpcode.call(tracer, code, state);
-            } catch (e) {
-              fail(e);
-            }
-            return inner(state, common);
-          }
-        : (state, common) => {
-            try {
-              void onOpcode.call(tracer, code, state);
-            } catch (e) {
-              fail(e);
-            }
-            return inner(state, common);
-          };
-      const wrapped = { ...entry, opHandler };
-      map[code] = wrapped;
-      ours.set(code, { wrapped, original: entry });
-    }
+    if (current !== undefined && internals._opcodeMap === current.copy) return;
+    unhook();
+    const base = internals._opcodeMap;
+    const { copy, slot } = hookedTable(base, opcodes);
+    slot.tracer = tracer;
+    slot.fail = fail;
+    internals._opcodeMap = copy;
+    current = { base, copy, slot };
   };
   hook();
   evm.common.events.on('hardforkChanged', hook);
   return () => {
     evm.common.events.off('hardforkChanged', hook);
-    const map = internals._opcodeMap;
-    for (const [code, { wrapped, original }] of ours) if (map[code] === wrapped) map[code] = original;
+    unhook();
   };
 }
 

@@ -3,13 +3,13 @@
  * revert reasons; with `withLog`, the logs each frame emitted (none of a frame that failed).
  */
 import { decodeRevertReason } from '../revertReason';
-import { FrameTracker, gethError, logOfStep } from './tracer';
+import { FrameTracker, gethError, logOfOpcode } from './tracer';
 import type {
   CallFrame,
   CallLog,
   MessageEvent,
   MessageResult,
-  StepEvent,
+  OpcodeState,
   TraceResult,
   Tracer,
   TxSummary,
@@ -21,7 +21,6 @@ export interface CallTracerConfig {
 }
 
 export class CallTracer extends FrameTracker implements Tracer {
-  readonly steps = true;
   private readonly stack: CallFrame[] = [];
   private root: CallFrame | undefined;
   /** The logs seen, in the order they were emitted, for their index. */
@@ -29,13 +28,15 @@ export class CallTracer extends FrameTracker implements Tracer {
 
   constructor(private readonly config: CallTracerConfig) {
     super();
+    // SELFDESTRUCT for its frame; LOG0..LOG4 with `withLog`.
+    this.opcodes = [...this.opcodes, 0xff, ...(config.withLog === true ? [0xa0, 0xa1, 0xa2, 0xa3, 0xa4] : [])];
   }
 
-  override async onStep(step: StepEvent): Promise<void> {
-    super.onStep(step);
-    if (step.opcode.code === 0xff) return this.selfdestruct(step);
+  override onOpcode(code: number, state: OpcodeState): void | Promise<void> {
+    super.onOpcode(code, state);
+    if (code === 0xff) return this.selfdestruct(state);
     const frame = this.stack[this.stack.length - 1];
-    const log = this.config.withLog === true && frame !== undefined ? logOfStep(step) : undefined;
+    const log = this.config.withLog === true && frame !== undefined ? logOfOpcode(code, state) : undefined;
     if (frame === undefined || log === undefined) return;
     const entry: CallLog = { ...log, position: frame.calls?.length ?? 0, index: 0 };
     (frame.logs ??= []).push(entry);
@@ -43,14 +44,15 @@ export class CallTracer extends FrameTracker implements Tracer {
   }
 
   /** geth adds a SELFDESTRUCT frame: the contract's balance going to the beneficiary. */
-  private async selfdestruct(step: StepEvent): Promise<void> {
+  private async selfdestruct(state: OpcodeState): Promise<void> {
     const parent = this.stack[this.stack.length - 1];
-    if (parent === undefined || this.config.onlyTopCall === true || step.stack.length === 0) return;
-    const account = await step.stateManager.getAccount(step.address);
-    const beneficiary = step.stack[step.stack.length - 1] & ((1n << 160n) - 1n);
+    if (parent === undefined || this.config.onlyTopCall === true) return;
+    const address = state.interpreter.getAddress();
+    const account = await state.stateManager.getAccount(address);
+    const beneficiary = state.stack.peek(1)[0] & ((1n << 160n) - 1n);
     (parent.calls ??= []).push({
       type: 'SELFDESTRUCT',
-      from: step.address.bytes,
+      from: address.bytes,
       to: Uint8Array.from(Buffer.from(beneficiary.toString(16).padStart(40, '0'), 'hex')),
       value: account?.balance ?? 0n,
       gas: 0n,

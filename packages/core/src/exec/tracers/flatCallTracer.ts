@@ -6,7 +6,7 @@ import type {
   FlatTrace,
   MessageEvent,
   MessageResult,
-  StepEvent,
+  OpcodeState,
   TraceResult,
   Tracer,
   TxSummary,
@@ -31,16 +31,17 @@ const PARITY_ERRORS: Record<string, string> = {
 };
 
 export class FlatCallTracer implements Tracer {
-  readonly steps = true;
+  readonly steps = false;
   private readonly calls = new CallTracer({});
+  readonly opcodes = this.calls.opcodes;
 
   constructor(
     private readonly config: FlatCallTracerConfig,
     private readonly isPrecompile: (address: Uint8Array) => boolean,
   ) {}
 
-  onStep(step: StepEvent): Promise<void> {
-    return this.calls.onStep(step);
+  onOpcode(code: number, state: OpcodeState): void | Promise<void> {
+    return this.calls.onOpcode(code, state);
   }
   onEnter(message: MessageEvent): void {
     this.calls.onEnter(message);

@@ -3,7 +3,6 @@ import { FrameTracker } from './tracer';
 import type { MessageEvent, TraceResult, Tracer } from './tracer';
 
 export class FourByteTracer extends FrameTracker implements Tracer {
-  readonly steps = true;
   private readonly calls = new Map<string, { selector: Uint8Array; size: number; count: number }>();
 
   constructor(private readonly isPrecompile: (address: Uint8Array) => boolean) {

@@ -4,7 +4,6 @@ import { FrameTracker } from './tracer';
 import type { LineFrame, MessageEvent, MessageResult, TraceResult, Tracer, TxSummary } from './tracer';
 
 export class LineCountTracer extends FrameTracker implements Tracer {
-  readonly steps = true;
   private readonly stack: { frame: LineFrame; before: LineCounts }[] = [];
   private root: LineFrame | undefined;
 

@@ -303,15 +303,29 @@ function logOf(
   return { address, topics, data };
 }
 
-/** The opcodes that open a call frame. */
-const FRAME_OPCODES = new Set([0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa]);
+/** The opcodes that open a call frame, by name. */
+const FRAME_OPCODES = new Map([
+  [0xf0, 'CREATE'],
+  [0xf1, 'CALL'],
+  [0xf2, 'CALLCODE'],
+  [0xf4, 'DELEGATECALL'],
+  [0xf5, 'CREATE2'],
+  [0xfa, 'STATICCALL'],
+]);
 
-/** The frames of a transaction as the EVM enters them, named by the opcode that opened each. */
+/**
+ * The frames of a transaction as the EVM enters them, named by the opcode that opened each: seen
+ * through opcode hooks (`opcodes`, `onOpcode`), not the step event, which a tracer built on this
+ * does not need (its runs skip the interpreter's per-step event).
+ */
 export class FrameTracker {
   protected lastOp = 'CALL';
+  readonly steps: boolean = false;
+  opcodes: readonly number[] = [...FRAME_OPCODES.keys()];
 
-  onStep(step: StepEvent): void | Promise<void> {
-    if (FRAME_OPCODES.has(step.opcode.code)) this.lastOp = step.opcode.name;
+  onOpcode(code: number, _state: OpcodeState): void | Promise<void> {
+    const name = FRAME_OPCODES.get(code);
+    if (name !== undefined) this.lastOp = name;
   }
 
   protected frameType(message: MessageEvent): string {
