@@ -9,10 +9,10 @@ import { ConsensusType } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, calculateMinerReward, rewardAccount } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import { keccak256 } from 'ethereum-cryptography/keccak';
+import { keccak256 } from '../config/fastCrypto';
 
 import { beginBlock, requestsHash, requestsOf, sealBlock } from './blockBuilder';
 import { ChainError, gethAddress } from '../errors';
@@ -33,7 +33,7 @@ const MAX_NONCE = (1n << 64n) - 1n;
 const TIMESTAMP_INCREMENT = 12n;
 /** traceTransfers' logs come from this address, with the ERC-20 Transfer event's topics. */
 const TRANSFER_LOG_ADDRESS = new Uint8Array(20).fill(0xee);
-const TRANSFER_TOPIC = keccak256(new TextEncoder().encode('Transfer(address,address,uint256)'));
+const TRANSFER_TOPIC = hexToBytes('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
 
 /** A request eth_simulateV1 refuses as a whole, with the code the specification gives it. */
 export class SimulateError extends ChainError {
