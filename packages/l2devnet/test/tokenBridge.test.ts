@@ -130,7 +130,7 @@ const bridgedBalance = (bridged: Hex) =>
 
 const permitAbi = parseAbi(['function permit(address,address,uint256,uint256,uint8,bytes32,bytes32)']);
 
-/** permit(...) calldata: the test account's EIP-2612 permit of `value` of `tokenAddress` (EIP-712 name `name`) to `spender`, signed with viem. */
+/** permit(...) calldata: the test account's first EIP-2612 permit (nonce 0) of `value` of `tokenAddress` (EIP-712 name `name`) to `spender`, signed with viem. */
 async function permitCalldata(
   wallet: ReturnType<typeof clients>['l1Wallet'],
   name: string,
@@ -138,7 +138,6 @@ async function permitCalldata(
   spender: Hex,
   value: bigint,
   deadline: bigint,
-  nonce = 0n,
 ) {
   const signature = await wallet.signTypedData({
     domain: { name, version: '1', chainId: wallet.chain.id, verifyingContract: tokenAddress },
@@ -152,7 +151,7 @@ async function permitCalldata(
       ],
     },
     primaryType: 'Permit',
-    message: { owner: account.address, spender, value, nonce, deadline },
+    message: { owner: account.address, spender, value, nonce: 0n, deadline },
   });
   const { r, s, v } = parseSignature(signature);
   return encodeFunctionData({ abi: permitAbi, args: [account.address, spender, value, deadline, Number(v), r, s] });
