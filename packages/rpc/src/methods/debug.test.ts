@@ -418,3 +418,20 @@ test("a tracer's opcode hooks serve its own trace only: callTracer names each fr
     expect(await types()).toEqual(['STATICCALL', 'DELEGATECALL', 'CALL']);
   });
 });
+
+test("prestateTracer: an SLOAD that runs out of gas touches no slot, as geth's OnOpcode returns on its error", async () => {
+  await withTestRpc({}, async (node) => {
+    const READER = '0x0000000000000000000000000000000000000c02';
+    await node.call('anvil_setCode', READER, '0x60425400'); // PUSH1 0x42 SLOAD STOP
+    const trace = (gas: number) =>
+      node.call<Record<string, { storage?: Record<string, string> }>>(
+        'debug_traceCall',
+        { from: ALICE, to: READER, gas: `0x${gas.toString(16)}` },
+        'latest',
+        { tracer: 'prestateTracer' },
+      );
+    // 21,000 + PUSH1 (3) + a cold SLOAD (2,100) + STOP.
+    expect((await trace(23_103))[READER].storage).toEqual({ [`0x${'42'.padStart(64, '0')}`]: `0x${'0'.repeat(64)}` });
+    expect((await trace(22_000))[READER].storage).toBeUndefined();
+  });
+});

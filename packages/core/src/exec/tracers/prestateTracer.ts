@@ -4,7 +4,7 @@
  */
 import { bytesToBigInt, equalsBytes } from '@ethereumjs/util';
 
-import type { MessageResult, PrestateAccount, StateReader, StepEvent, TraceResult, Tracer } from './tracer';
+import type { MessageResult, OpcodeState, PrestateAccount, StateReader, TraceResult, Tracer } from './tracer';
 
 export interface PrestateTracerConfig {
   diffMode?: boolean;
@@ -16,7 +16,8 @@ type Read = { account: PrestateAccount; exists: boolean };
 const ADDRESS_MASK = (1n << 160n) - 1n;
 
 export class PrestateTracer implements Tracer {
-  readonly steps = true;
+  readonly steps = false;
+  readonly opcodes = [0x54, 0x55, 0x31, 0x3b, 0x3c, 0x3f, 0xff, 0xf1, 0xf2, 0xf4, 0xfa];
   /** Accounts touched (unprefixed hex) with the slots read or written. */
   private readonly touched = new Map<string, { address: Uint8Array; slots: Set<bigint> }>();
   private readonly states: Partial<Record<'pre' | 'post', Map<string, Read>>> = {};
@@ -39,26 +40,29 @@ export class PrestateTracer implements Tracer {
     if (slot !== undefined) entry.slots.add(slot);
   }
 
-  onStep(step: StepEvent): void {
-    const s = step.stack;
-    const top = (i: number) => s[s.length - 1 - i];
-    switch (step.opcode.code) {
+  /**
+   * The accounts and slots an instruction reaches, as geth's prestateTracer OnOpcode takes them: read
+   * as the instruction starts, its gas paid (one that fails before then touches nothing, as geth's
+   * hook returns on an error).
+   */
+  onOpcode(code: number, state: OpcodeState): void {
+    switch (code) {
       case 0x54: // SLOAD
       case 0x55: // SSTORE
-        if (s.length >= 1) this.touch(step.address.bytes, top(0));
+        this.touch(state.interpreter.getAddress().bytes, state.stack.peek(1)[0]);
         return;
       case 0x31: // BALANCE
       case 0x3b: // EXTCODESIZE
       case 0x3c: // EXTCODECOPY
       case 0x3f: // EXTCODEHASH
       case 0xff: // SELFDESTRUCT
-        if (s.length >= 1) this.touch(top(0));
+        this.touch(state.stack.peek(1)[0]);
         return;
       case 0xf1: // CALL
       case 0xf2: // CALLCODE
       case 0xf4: // DELEGATECALL
       case 0xfa: // STATICCALL
-        if (s.length >= 2) this.touch(top(1));
+        this.touch(state.stack.peek(2)[1]);
         return;
       default:
     }
