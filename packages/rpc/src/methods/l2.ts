@@ -8,6 +8,7 @@ import { method, optional, required, serviceRequired, withDefault } from '../met
 import {
   address,
   arrayOf,
+  blockOrStateOverrides,
   bundleParams,
   callObject,
   data,
@@ -17,7 +18,6 @@ import {
   lineLimitChanges,
   proofKey,
   stateOverrides,
-  blockOrStateOverrides,
   tracesCountersRequest,
 } from '../params';
 import { latest, stateBlock, stateRef } from './resolve';

@@ -18,6 +18,7 @@ import { address, amount, blockRef, count, hash } from '../params';
 import type { Parser } from '../params';
 import { blockResult, loadBlock, totalDifficultyOf } from './blocks';
 import { blockTraces } from './parity';
+import { stateRef } from './resolve';
 import type { Trace } from './parity';
 
 const CALLS: TraceOptions = { tracer: 'callTracer' };
@@ -36,7 +37,7 @@ const orJsonNumber =
 /** erigon_getHeaderByNumber's block: a number or a tag. */
 const numberOrTag = orJsonNumber(blockRef());
 /** ots_hasCode's block: any block reference eth_getCode takes. */
-const anyBlock = orJsonNumber(blockRef({ allowObject: true, orHash: true }));
+const anyBlock = orJsonNumber(stateRef);
 
 const numbered = (n: bigint): BlockRef => ({ kind: 'number', number: n });
 

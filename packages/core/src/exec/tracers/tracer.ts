@@ -265,42 +265,21 @@ export function gethError(error: string): string {
   return error;
 }
 
-/** The log a LOG0…LOG4 step is about to emit; none for another instruction, or a size no LOG could pay for. */
-export function logOfStep(step: StepEvent): Log | undefined {
-  const s = step.stack;
-  const read = (offset: number, size: number) => {
-    const data = new Uint8Array(size);
-    data.set(step.memory.subarray(offset, offset + size));
-    return data;
-  };
-  return logOf(step.opcode.code, (i) => s[s.length - 1 - i], read, step.address.bytes);
-}
-
-/** As logOfStep, from an opcode hook's interpreter state (EvmObserver.onOpcode). */
+/**
+ * The log a LOG0..LOG4 about to run emits, from an opcode hook's interpreter state
+ * (EvmObserver.onOpcode): its operands on the stack and its data in memory. None for another
+ * instruction, or a size no LOG could pay for.
+ */
 export function logOfOpcode(code: number, state: OpcodeState): Log | undefined {
   if (code < 0xa0 || code > 0xa4) return undefined;
-  const top = state.stack.peek(2 + code - 0xa0);
-  return logOf(
-    code,
-    (i) => top[i],
-    (offset, size) => state.memory.read(offset, size),
-    state.interpreter.getAddress().bytes,
-  );
-}
-
-/** The log a LOG0..LOG4 about to run emits, from its operands (`at(0)` the stack's top) and memory. */
-function logOf(
-  code: number,
-  at: (i: number) => bigint,
-  read: (offset: number, size: number) => Uint8Array,
-  address: Uint8Array,
-): Log | undefined {
-  if (code < 0xa0 || code > 0xa4) return undefined;
-  if (at(1) > MAX_TRACED_LOG_BYTES) return undefined;
-  const data = read(Number(at(0)), Number(at(1)));
-  const topics: Uint8Array[] = [];
-  for (let i = 0; i < code - 0xa0; i++) topics.push(setLengthLeft(bigIntToBytes(at(2 + i)), 32));
-  return { address, topics, data };
+  // offset, size, then the topics: the stack's top first.
+  const [offset, size, ...topics] = state.stack.peek(2 + code - 0xa0);
+  if (size > MAX_TRACED_LOG_BYTES) return undefined;
+  return {
+    address: state.interpreter.getAddress().bytes,
+    topics: topics.map((t) => setLengthLeft(bigIntToBytes(t), 32)),
+    data: state.memory.read(Number(offset), Number(size)),
+  };
 }
 
 /** The opcodes that open a call frame, by name. */
