@@ -21,7 +21,7 @@ import { Address, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { INITIAL_BASE_FEE } from '../config/genesis';
-import { lineaPrevRandao } from '../config/prevRandao';
+import { lineaPrevRandao, signAhead } from '../config/prevRandao';
 import { HeaderNotFoundError } from '../errors';
 import { DAO_FORK_EXTRA } from '../exec/blockBuilder';
 import type { CallRequest } from '../exec/simulator';
@@ -71,8 +71,6 @@ export class ChainHead {
   workingRoot: Uint8Array = new Uint8Array(32);
   /** The state the chain started with (anvil_reset goes back to it): its first block's, dev accounts funded. */
   startRoot: Uint8Array = new Uint8Array(32);
-  /** The last PREVRANDAO made by Linea's formula, for the block after a parent whose mix it was made from. */
-  private randao: { number: bigint; parent: Uint8Array; mix: Uint8Array } | undefined;
   /** Linea's sequencer rules beyond line counts, when they apply (--sequencer-rules). */
   rules: SequencerRules | undefined;
   /** A fixed gas cap for calls (--rpc-gas-cap); unset, the cap follows the gas limit. */
@@ -184,10 +182,9 @@ export class ChainHead {
     };
     // Linea's PREVRANDAO where its rules apply (config/prevRandao.ts).
     if (this.rules !== undefined) {
-      // One signature per block, however many times its header is made (the check at submission, the build).
-      if (this.randao?.number !== number || !equalsBytes(this.randao.parent, parent.header.mixHash))
-        this.randao = { number, parent: parent.header.mixHash, mix: lineaPrevRandao(parent.header.mixHash, number) };
-      header.mixHash = this.randao.mix;
+      // One signature per block number, however many times its header is made (the check at
+      // submission, the build), signed ahead once the block before is committed.
+      header.mixHash = lineaPrevRandao(parent.header.mixHash, number);
     }
     if (this.inDaoExtraRange(number)) header.extraData = DAO_FORK_EXTRA;
     // Linea's blocks carry the sequencer's pricing (SEQ/extradata/LineaExtraDataHandler.java, version 1).
@@ -317,6 +314,7 @@ export class ChainHead {
     }
     this.workingRoot = block.header.stateRoot;
     for (const ptx of removed) this.pool.remove(ptx.hash);
+    if (this.rules !== undefined) signAhead(block.header.number + 1n);
   }
 
   /**
