@@ -14,6 +14,12 @@ const DIR = join(__dirname, '..', '..', '..', 'fixtures', 'execution-apis');
 
 /** geth's miner moves the gas limit 1/1024 towards its 60M target: the block after the head's 200M. */
 const GETH_NEXT_GAS_LIMIT = 199_804_689n;
+/** ethereumjs's interpreter, made for every frame it runs (its prototype's methods are looked up at each call). */
+const { Interpreter } = require(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js')) as {
+  Interpreter: { prototype: { run: (...args: unknown[]) => unknown } };
+};
+/** The contract eth_call/call-callenv.io calls (it returns its call's environment). */
+const CALLED = '0x9344b07175800259691961298ca11c824e65032d';
 /** geth's default --rpc.gascap. */
 const GETH_RPC_GAS_CAP = 50_000_000n;
 
@@ -140,45 +146,69 @@ function vectors(): Vector[] {
   return out;
 }
 
-let node: TestNode;
-beforeAll(async () => {
-  node = await startTestNode({
-    chain: {
-      genesis: JSON.parse(readFileSync(join(DIR, 'genesis.json'), 'utf8')),
-      mining: { mode: 'manual' },
-      rpcGasCap: GETH_RPC_GAS_CAP,
-      // headfcu.json: the head is safe and finalized.
-      safeDepth: 0n,
-      finalizedDepth: 0n,
-      // The cases check answers, not the execution timeout: ethSimulate-run-gas-spending runs about 2 s
-      // alone and has gone past the default 5 s on a loaded two-core machine.
-      rpcEvmTimeoutMs: 30_000,
-    },
-  });
-  const imported = await node.chain.imports.importBlocks(new Uint8Array(readFileSync(join(DIR, 'chain.rlp'))));
-  expect(imported.imported).toBe(54);
-  node.chain.gasLimit = GETH_NEXT_GAS_LIMIT;
-});
-afterAll(() => node.close());
-
 const all = vectors();
 
 test('the vectors are all there', () => {
   expect(all.length).toBeGreaterThan(200);
 });
 
-// One node for all, in the vectors' order, as the specification's runner does: eth_sendRawTransaction's
-// vectors leave transactions in the pool that txpool_* and testing_buildBlockV1 see.
-test.each(all.map((v) => [v.name, v] as const))('%s answers as geth', async (name, vector) => {
-  const deviation = DEVIATIONS[name];
-  for (const { request, response } of vector.exchanges) {
-    const { json } = await node.post(request);
-    const ours = withoutExtensions(json) as any;
-    if (deviation !== undefined && JSON.stringify(ours) !== JSON.stringify(response)) {
-      deviation.check(ours, response);
-      return;
+/**
+ * Both engines, a node each: the node's own (the default) and ethereumjs (`--engine ethereumjs`),
+ * the reference it is held to. Each answers every vector as geth, so the two agree on the chain's
+ * import (its state roots, receipts and blocks) and on every recorded request.
+ */
+describe.each(['l2devnet', 'ethereumjs'] as const)('on the %s engine', (engine) => {
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startTestNode({
+      chain: {
+        genesis: JSON.parse(readFileSync(join(DIR, 'genesis.json'), 'utf8')),
+        mining: { mode: 'manual' },
+        rpcGasCap: GETH_RPC_GAS_CAP,
+        // headfcu.json: the head is safe and finalized.
+        safeDepth: 0n,
+        finalizedDepth: 0n,
+        // The cases check answers, not the execution timeout: ethSimulate-run-gas-spending runs about 2 s
+        // alone and has gone past the default 5 s on a loaded two-core machine.
+        rpcEvmTimeoutMs: 30_000,
+        engine,
+      },
+    });
+    const imported = await node.chain.imports.importBlocks(new Uint8Array(readFileSync(join(DIR, 'chain.rlp'))));
+    expect(imported.imported).toBe(54);
+    node.chain.gasLimit = GETH_NEXT_GAS_LIMIT;
+  });
+  afterAll(() => node.close());
+
+  test(`calls run on ${engine === 'l2devnet' ? "the node's engine" : "ethereumjs's interpreter"}`, async () => {
+    const run = jest.spyOn(Interpreter.prototype, 'run');
+    try {
+      const { json } = await node.post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_call',
+        params: [{ to: CALLED, data: '0x' }, 'latest'],
+      });
+      expect(json.error).toBeUndefined();
+      expect(run.mock.calls.length > 0).toBe(engine === 'ethereumjs');
+    } finally {
+      run.mockRestore();
     }
-    if (vector.speconly) expect(shape(ours)).toEqual(shape(response));
-    else expect(ours).toEqual(response);
-  }
+  });
+
+  // One node for all, in the vectors' order, as the specification's runner does: eth_sendRawTransaction's
+  // vectors leave transactions in the pool that txpool_* and testing_buildBlockV1 see.
+  test.each(all.map((v) => [v.name, v] as const))('%s answers as geth', async (name, vector) => {
+    const deviation = DEVIATIONS[name];
+    for (const { request, response } of vector.exchanges) {
+      const { json } = await node.post(request);
+      const ours = withoutExtensions(json) as any;
+      if (deviation !== undefined && JSON.stringify(ours) !== JSON.stringify(response)) {
+        deviation.check(ours, response);
+        return;
+      }
+      if (vector.speconly) expect(shape(ours)).toEqual(shape(response));
+      else expect(ours).toEqual(response);
+    }
+  });
 });
