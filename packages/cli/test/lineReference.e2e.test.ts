@@ -22,6 +22,11 @@ import type { RunningCommand } from './command';
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
 const ALICE_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const CHAIN_ID = 59144;
+/**
+ * Every reference below runs on both engines, a node each: the node's own and ethereumjs, the
+ * reference it is held to. Each must give Linea's numbers, so every module's count is the same on both.
+ */
+const ENGINES = ['l2devnet', 'ethereumjs'] as const;
 const artifact = (name: string) =>
   JSON.parse(readFileSync(join(FIXTURES, 'contracts', 'linea', `${name}.json`), 'utf8')) as {
     abi: unknown[];
@@ -98,7 +103,7 @@ function nodeClient(url: () => string) {
   };
 }
 
-describe("Linea's reference line counts (--tracer london --hardfork london)", () => {
+describe.each(ENGINES)("Linea's reference line counts (--tracer london --hardfork london --engine %s)", (engine) => {
   let node: RunningCommand;
   let dir: string;
   let mulmod: string;
@@ -114,7 +119,7 @@ describe("Linea's reference line counts (--tracer london --hardfork london)", ()
     writeFileSync(limits, acceptance.replace(/= *[0-9_]+/g, '= 1000000000'));
     node = await runCommand([
       ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID)],
-      ...['--tracer', 'london', '--hardfork', 'london', '--limits', limits],
+      ...['--tracer', 'london', '--hardfork', 'london', '--limits', limits, '--engine', engine],
     ]);
     const deploy = async (bytecode: string) => {
       const address = getCreateAddress({ from: wallet.address, nonce: client.nonce() });
@@ -421,7 +426,9 @@ const FP_INPUTS = [
 const TEST_BRIDGE = '0x7e577e577e577e577e577e577e577e577e577e57';
 const MESSAGE_SENT = 'e856c2b8bd4eb0027ce32eeaf595c21b0b6b4644b326e5b7bd80a1cf8db72e6c';
 
-describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts today (--counter %s)", (counter) => {
+describe.each(
+  (['tracer', 'limitless'] as const).flatMap((counter) => ENGINES.map((engine) => [counter, engine] as const)),
+)("Linea's reference line counts today (--counter %s --engine %s)", (counter, engine) => {
   let node: RunningCommand;
   let dir: string;
   let excluded: string;
@@ -439,7 +446,7 @@ describe.each(['tracer', 'limitless'] as const)("Linea's reference line counts t
     writeFileSync(file, mainnet.replace(/= *[0-9_]+/g, '= 1000000000'));
     node = await runCommand([
       ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID), '--no-mining', '-v'],
-      ...['--counter', counter, '--limits', file],
+      ...['--counter', counter, '--limits', file, '--engine', engine],
       // LineaL1L2BridgeSharedConfiguration.TEST_DEFAULT, the bridge of Linea's tracer tests.
       ...['--l1l2-bridge-contract', TEST_BRIDGE, '--l1l2-bridge-topic', MESSAGE_SENT],
     ]);
