@@ -100,19 +100,34 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-describe('a fork of the upstream at its block N', () => {
+/**
+ * The upstream as the fork found it (an evm_snapshot): the first engine's run below mines on it, the
+ * second's starts from it again.
+ */
+let upstreamAtFork: string | undefined;
+
+// On both engines, a node each: the node's own and ethereumjs, the reference it is held to.
+describe.each(['l2devnet', 'ethereumjs'] as const)('a fork of the upstream at its block N (--engine %s)', (engine) => {
   let node: RunningCommand;
   /** The upstream's block N+1, built after the fork from these signed transactions. */
   let replayed: { block: any; raws: string[] };
+  /** The first engine's node fills the cache later tests start from; the second has one of its own, and fetches as the first did. */
+  let cache: string;
 
   beforeAll(async () => {
+    if (upstreamAtFork === undefined) upstreamAtFork = await anvil.call('evm_snapshot');
+    else expect(await anvil.call('evm_revert', [upstreamAtFork])).toBe(true);
+    cache = engine === 'l2devnet' ? cacheDir : mkdtempSync(join(tmpdir(), 'l2devnet-fork-cache-'));
     proxy.reset();
     node = await fork([
-      ...['--fork-block-number', String(forkBlock), '--fork-cache', cacheDir],
+      ...['--fork-block-number', String(forkBlock), '--fork-cache', cache, '--engine', engine],
       ...['--accounts', '0', '--no-mining', '--order', 'fifo'],
     ]);
   });
-  afterAll(() => stop(node));
+  afterAll(async () => {
+    await stop(node);
+    if (cache !== cacheDir) rmSync(cache, { recursive: true, force: true });
+  });
 
   test('starts at the fork block: its number, hash and chain id are the upstream', async () => {
     expect(BigInt(await call(node.url, 'eth_blockNumber'))).toBe(forkBlock);
