@@ -31,6 +31,11 @@ import type { RunningCommand } from './command';
 const KEY0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const DEV0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
+/**
+ * The messages' and the token bridge's round trips run on both engines (both chains on each): the
+ * node's own and ethereumjs, the reference it is held to.
+ */
+const ENGINES = ['l2devnet', 'ethereumjs'] as const;
 /** Linea mainnet's addresses, where a chain made with --l1 holds the message services. */
 const L1_SERVICE = '0xd19d4B5d358258f05D7B411E21A1460D11B0876F';
 const L2_SERVICE = '0x508Ca82Df566dCD1B0DE8296e70a96332cD644ec';
@@ -350,159 +355,165 @@ test('createDevnet({ l1: true }) gives the L1 a provider of its own', async () =
   await none.close();
 });
 
-test('an L1 message is anchored on the L2 after its L1 block, and claimed there with viem', async () => {
-  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
-  try {
-    const l1Abi = parseAbi([
-      'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
-      'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
-    ]);
-    const l2Abi = parseAbi([
-      'function inboxL1L2MessageStatus(bytes32) view returns (uint256)',
-      'function minimumFeeInWei() view returns (uint256)',
-      'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
-    ]);
-    const l1Url = `${node.url}/l1`;
-    const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
-    expect(await l2.readContract({ address: L2_SERVICE, abi: l2Abi, functionName: 'minimumFeeInWei' })).toBe(
-      10n ** 14n,
-    );
+test.each(ENGINES)(
+  'an L1 message is anchored on the L2 after its L1 block, and claimed there with viem (--engine %s)',
+  async (engine) => {
+    const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    try {
+      const l1Abi = parseAbi([
+        'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+        'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+      ]);
+      const l2Abi = parseAbi([
+        'function inboxL1L2MessageStatus(bytes32) view returns (uint256)',
+        'function minimumFeeInWei() view returns (uint256)',
+        'function claimMessage(address _from, address _to, uint256 _fee, uint256 _value, address _feeRecipient, bytes _calldata, uint256 _nonce)',
+      ]);
+      const l1Url = `${node.url}/l1`;
+      const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
+      expect(await l2.readContract({ address: L2_SERVICE, abi: l2Abi, functionName: 'minimumFeeInWei' })).toBe(
+        10n ** 14n,
+      );
 
-    const to = '0x00000000000000000000000000000000000000bb';
-    const [fee, value] = [parseEther('0.001'), parseEther('3')];
-    const sent = await l1Wallet.writeContract({
-      address: L1_SERVICE,
-      abi: l1Abi,
-      functionName: 'sendMessage',
-      args: [to, fee, '0x'],
-      value: value + fee,
-    });
-    const receipt = await l1.waitForTransactionReceipt({ hash: sent });
-    const [event] = parseEventLogs({ abi: l1Abi, logs: receipt.logs, eventName: 'MessageSent' });
-    const status = () =>
-      l2.readContract({
-        address: L2_SERVICE,
-        abi: l2Abi,
-        functionName: 'inboxL1L2MessageStatus',
-        args: [event.args._messageHash],
-      });
-    for (let i = 0; i < 100 && (await status()) !== 1n; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await status()).toBe(1n);
-
-    const claim = await l2Wallet.writeContract({
-      address: L2_SERVICE,
-      abi: l2Abi,
-      functionName: 'claimMessage',
-      args: [DEV0, to, fee, value, '0x0000000000000000000000000000000000000000', '0x', event.args._nonce],
-      gas: 300_000n,
-    });
-    expect((await l2.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
-    expect(await status()).toBe(2n);
-    expect(await l2.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
-    // l2_getMessageStatus, on either chain's path.
-    for (const url of [node.url, l1Url])
-      expect(await call(url, 'l2_getMessageStatus', [event.args._messageHash])).toEqual({
-        direction: 'L1->L2',
-        status: 'claimed',
-        nonce: '0x1',
-        blockNumber: `0x${receipt.blockNumber.toString(16)}`,
-      });
-    expect(await call(node.url, 'l2_getMessageStatus', [`0x${'12'.repeat(32)}`])).toBeNull();
-    expect((await rpcCall(node.url, 'l2_getMessageStatus', ['0x12'])).error.code).toBe(-32602);
-  } finally {
-    await stop(node);
-  }
-});
-
-test("an L2 message is finalized on the L1 after its L2 block, and claimed there with the proof Linea's SDK builds", async () => {
-  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
-  try {
-    const l2Abi = parseAbi([
-      'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
-      'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
-    ]);
-    const l1Abi = parseAbi([
-      'function l2MerkleRootsDepths(bytes32) view returns (uint256)',
-      'function isMessageClaimed(uint256) view returns (bool)',
-      'event L2MessagingBlockAnchored(uint256 indexed l2Block)',
-      'function claimMessageWithProof((bytes32[] proof, uint256 messageNumber, uint32 leafIndex, address from, address to, uint256 fee, uint256 value, address feeRecipient, bytes32 merkleRoot, bytes data) _params)',
-    ]);
-    const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
-
-    const to = '0x00000000000000000000000000000000000000cc';
-    const [fee, value] = [parseEther('0.0011'), parseEther('4')];
-    const sent = await l2Wallet.writeContract({
-      address: L2_SERVICE,
-      abi: l2Abi,
-      functionName: 'sendMessage',
-      args: [to, fee, '0x'],
-      value: value + fee,
-    });
-    const receipt = await l2.waitForTransactionReceipt({ hash: sent });
-    const [event] = parseEventLogs({ abi: l2Abi, logs: receipt.logs, eventName: 'MessageSent' });
-    // The sequencer's bridge setting is the L2 service: its MessageSent is an L2-to-L1 log in the line counts.
-    expect((await call(node.url, 'l2_traceLineCounts', [sent])).modules.BLOCK_L2_L1_LOGS.count).toBe(1);
-    // The SDK's tree: 2^5 leaves, the block's messages then zero hashes, keccak(left ‖ right).
-    let level: `0x${string}`[] = [event.args._messageHash, ...Array<`0x${string}`>(31).fill(`0x${'00'.repeat(32)}`)];
-    const proof: `0x${string}`[] = [];
-    while (level.length > 1) {
-      proof.push(level[1]);
-      const next: `0x${string}`[] = [];
-      for (let i = 0; i < level.length; i += 2) next.push(keccak256(concat([level[i], level[i + 1]])));
-      level = next;
-    }
-    const root = level[0];
-    const depth = () =>
-      l1.readContract({ address: L1_SERVICE, abi: l1Abi, functionName: 'l2MerkleRootsDepths', args: [root] });
-    for (let i = 0; i < 100 && (await depth()) !== 5n; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await depth()).toBe(5n);
-    const anchored = await l1.getContractEvents({
-      address: L1_SERVICE,
-      abi: l1Abi,
-      eventName: 'L2MessagingBlockAnchored',
-      fromBlock: 0n,
-    });
-    expect(anchored.map((e) => e.args.l2Block)).toEqual([receipt.blockNumber]);
-    expect((await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).status).toBe('claimable');
-
-    const claim = await l1Wallet.writeContract({
-      address: L1_SERVICE,
-      abi: l1Abi,
-      functionName: 'claimMessageWithProof',
-      args: [
-        {
-          proof,
-          messageNumber: event.args._nonce,
-          leafIndex: 0,
-          from: DEV0,
-          to,
-          fee: event.args._fee,
-          value,
-          feeRecipient: '0x0000000000000000000000000000000000000000',
-          merkleRoot: root,
-          data: '0x',
-        },
-      ],
-      gas: 300_000n,
-    });
-    expect((await l1.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
-    expect(
-      await l1.readContract({
+      const to = '0x00000000000000000000000000000000000000bb';
+      const [fee, value] = [parseEther('0.001'), parseEther('3')];
+      const sent = await l1Wallet.writeContract({
         address: L1_SERVICE,
         abi: l1Abi,
-        functionName: 'isMessageClaimed',
-        args: [event.args._nonce],
-      }),
-    ).toBe(true);
-    expect(await l1.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
-    expect(await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).toMatchObject({
-      direction: 'L2->L1',
-      status: 'claimed',
-    });
-  } finally {
-    await stop(node);
-  }
-});
+        functionName: 'sendMessage',
+        args: [to, fee, '0x'],
+        value: value + fee,
+      });
+      const receipt = await l1.waitForTransactionReceipt({ hash: sent });
+      const [event] = parseEventLogs({ abi: l1Abi, logs: receipt.logs, eventName: 'MessageSent' });
+      const status = () =>
+        l2.readContract({
+          address: L2_SERVICE,
+          abi: l2Abi,
+          functionName: 'inboxL1L2MessageStatus',
+          args: [event.args._messageHash],
+        });
+      for (let i = 0; i < 100 && (await status()) !== 1n; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await status()).toBe(1n);
+
+      const claim = await l2Wallet.writeContract({
+        address: L2_SERVICE,
+        abi: l2Abi,
+        functionName: 'claimMessage',
+        args: [DEV0, to, fee, value, '0x0000000000000000000000000000000000000000', '0x', event.args._nonce],
+        gas: 300_000n,
+      });
+      expect((await l2.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+      expect(await status()).toBe(2n);
+      expect(await l2.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+      // l2_getMessageStatus, on either chain's path.
+      for (const url of [node.url, l1Url])
+        expect(await call(url, 'l2_getMessageStatus', [event.args._messageHash])).toEqual({
+          direction: 'L1->L2',
+          status: 'claimed',
+          nonce: '0x1',
+          blockNumber: `0x${receipt.blockNumber.toString(16)}`,
+        });
+      expect(await call(node.url, 'l2_getMessageStatus', [`0x${'12'.repeat(32)}`])).toBeNull();
+      expect((await rpcCall(node.url, 'l2_getMessageStatus', ['0x12'])).error.code).toBe(-32602);
+    } finally {
+      await stop(node);
+    }
+  },
+);
+
+test.each(ENGINES)(
+  "an L2 message is finalized on the L1 after its L2 block, and claimed there with the proof Linea's SDK builds (--engine %s)",
+  async (engine) => {
+    const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    try {
+      const l2Abi = parseAbi([
+        'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
+        'event MessageSent(address indexed _from, address indexed _to, uint256 _fee, uint256 _value, uint256 _nonce, bytes _calldata, bytes32 indexed _messageHash)',
+      ]);
+      const l1Abi = parseAbi([
+        'function l2MerkleRootsDepths(bytes32) view returns (uint256)',
+        'function isMessageClaimed(uint256) view returns (bool)',
+        'event L2MessagingBlockAnchored(uint256 indexed l2Block)',
+        'function claimMessageWithProof((bytes32[] proof, uint256 messageNumber, uint32 leafIndex, address from, address to, uint256 fee, uint256 value, address feeRecipient, bytes32 merkleRoot, bytes data) _params)',
+      ]);
+      const { l1, l2, l1Wallet, l2Wallet } = clientsOf(node.url);
+
+      const to = '0x00000000000000000000000000000000000000cc';
+      const [fee, value] = [parseEther('0.0011'), parseEther('4')];
+      const sent = await l2Wallet.writeContract({
+        address: L2_SERVICE,
+        abi: l2Abi,
+        functionName: 'sendMessage',
+        args: [to, fee, '0x'],
+        value: value + fee,
+      });
+      const receipt = await l2.waitForTransactionReceipt({ hash: sent });
+      const [event] = parseEventLogs({ abi: l2Abi, logs: receipt.logs, eventName: 'MessageSent' });
+      // The sequencer's bridge setting is the L2 service: its MessageSent is an L2-to-L1 log in the line counts.
+      expect((await call(node.url, 'l2_traceLineCounts', [sent])).modules.BLOCK_L2_L1_LOGS.count).toBe(1);
+      // The SDK's tree: 2^5 leaves, the block's messages then zero hashes, keccak(left ‖ right).
+      let level: `0x${string}`[] = [event.args._messageHash, ...Array<`0x${string}`>(31).fill(`0x${'00'.repeat(32)}`)];
+      const proof: `0x${string}`[] = [];
+      while (level.length > 1) {
+        proof.push(level[1]);
+        const next: `0x${string}`[] = [];
+        for (let i = 0; i < level.length; i += 2) next.push(keccak256(concat([level[i], level[i + 1]])));
+        level = next;
+      }
+      const root = level[0];
+      const depth = () =>
+        l1.readContract({ address: L1_SERVICE, abi: l1Abi, functionName: 'l2MerkleRootsDepths', args: [root] });
+      for (let i = 0; i < 100 && (await depth()) !== 5n; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await depth()).toBe(5n);
+      const anchored = await l1.getContractEvents({
+        address: L1_SERVICE,
+        abi: l1Abi,
+        eventName: 'L2MessagingBlockAnchored',
+        fromBlock: 0n,
+      });
+      expect(anchored.map((e) => e.args.l2Block)).toEqual([receipt.blockNumber]);
+      expect((await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).status).toBe('claimable');
+
+      const claim = await l1Wallet.writeContract({
+        address: L1_SERVICE,
+        abi: l1Abi,
+        functionName: 'claimMessageWithProof',
+        args: [
+          {
+            proof,
+            messageNumber: event.args._nonce,
+            leafIndex: 0,
+            from: DEV0,
+            to,
+            fee: event.args._fee,
+            value,
+            feeRecipient: '0x0000000000000000000000000000000000000000',
+            merkleRoot: root,
+            data: '0x',
+          },
+        ],
+        gas: 300_000n,
+      });
+      expect((await l1.waitForTransactionReceipt({ hash: claim })).status).toBe('success');
+      expect(
+        await l1.readContract({
+          address: L1_SERVICE,
+          abi: l1Abi,
+          functionName: 'isMessageClaimed',
+          args: [event.args._nonce],
+        }),
+      ).toBe(true);
+      expect(await l1.getBalance({ address: to })).toBeGreaterThanOrEqual(value);
+      expect(await call(node.url, 'l2_getMessageStatus', [event.args._messageHash])).toMatchObject({
+        direction: 'L2->L1',
+        status: 'claimed',
+      });
+    } finally {
+      await stop(node);
+    }
+  },
+);
 
 /** Linea's SDK on `node`'s two chains, signing with the first dev account, and its two message services. */
 function lineaSdk(node: RunningCommand) {
@@ -523,119 +534,125 @@ async function until(read: () => Promise<unknown>, want: unknown): Promise<unkno
   return read();
 }
 
-test("Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions", async () => {
-  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
-  try {
-    const { sdk, onL1, onL2 } = lineaSdk(node);
-    const send = async (url: string, service: string, fee: bigint, value: bigint) => {
-      const wallet = new Wallet(KEY0, new JsonRpcProvider(url, undefined, { staticNetwork: true }));
-      const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
-      const tx = await new Contract(service, abi, wallet).sendMessage(
-        '0x00000000000000000000000000000000000000ee',
-        fee,
-        '0x',
-        {
-          value: value + fee,
-        },
+test.each(ENGINES)(
+  "Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions (--engine %s)",
+  async (engine) => {
+    const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    try {
+      const { sdk, onL1, onL2 } = lineaSdk(node);
+      const send = async (url: string, service: string, fee: bigint, value: bigint) => {
+        const wallet = new Wallet(KEY0, new JsonRpcProvider(url, undefined, { staticNetwork: true }));
+        const abi = ['function sendMessage(address _to, uint256 _fee, bytes _calldata) payable'];
+        const tx = await new Contract(service, abi, wallet).sendMessage(
+          '0x00000000000000000000000000000000000000ee',
+          fee,
+          '0x',
+          {
+            value: value + fee,
+          },
+        );
+        return (await tx.wait())!.hash;
+      };
+
+      // L1 to L2: anchored by the node, claimable on the L2, claimed there through the SDK.
+      const [toL2] = await onL1.getMessagesByTransactionHash(
+        await send(`${node.url}/l1`, L1_SERVICE, parseEther('0.01'), parseEther('1')),
       );
-      return (await tx.wait())!.hash;
-    };
+      expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+        OnChainMessageStatus.CLAIMABLE,
+      );
+      // With a gas limit: an estimate made without a gas price (as geth makes it) leaves out the fee's payment.
+      await (await onL2.claim(toL2, { gasLimit: 300_000n })).wait();
+      expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
 
-    // L1 to L2: anchored by the node, claimable on the L2, claimed there through the SDK.
-    const [toL2] = await onL1.getMessagesByTransactionHash(
-      await send(`${node.url}/l1`, L1_SERVICE, parseEther('0.01'), parseEther('1')),
-    );
-    expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
-      OnChainMessageStatus.CLAIMABLE,
-    );
-    // With a gas limit: an estimate made without a gas price (as geth makes it) leaves out the fee's payment.
-    await (await onL2.claim(toL2, { gasLimit: 300_000n })).wait();
-    expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+      // L2 to L1: finalized by the node, its proof rebuilt by the SDK from the chains' events, claimed on the L1.
+      const [toL1] = await onL2.getMessagesByTransactionHash(
+        await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('2')),
+      );
+      expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+        OnChainMessageStatus.CLAIMABLE,
+      );
+      const proof = await onL1.getMessageProof(toL1.messageHash);
+      expect([proof.leafIndex, proof.proof.length]).toEqual([0, 5]);
+      await (await onL1.claim(toL1)).wait();
+      expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
 
-    // L2 to L1: finalized by the node, its proof rebuilt by the SDK from the chains' events, claimed on the L1.
-    const [toL1] = await onL2.getMessagesByTransactionHash(
-      await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('2')),
-    );
-    expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
-      OnChainMessageStatus.CLAIMABLE,
-    );
-    const proof = await onL1.getMessageProof(toL1.messageHash);
-    expect([proof.leafIndex, proof.proof.length]).toEqual([0, 5]);
-    await (await onL1.claim(toL1)).wait();
-    expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+      // The SDK's claiming service: it claims with proofs once the L2 service says it moved to them
+      // (ServiceVersionMigrated(2), which the L2 service emits with its first message).
+      const claiming = sdk.getL1ClaimingService(L1_SERVICE, L2_SERVICE);
+      expect(await claiming.isClaimingNeedingProof(toL1.messageHash)).toBe(true);
+      const [again] = await onL2.getMessagesByTransactionHash(
+        await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('3')),
+      );
+      expect(await until(() => claiming.getMessageStatus(again.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+        OnChainMessageStatus.CLAIMABLE,
+      );
+      await (await claiming.claimMessage(again)).wait();
+      expect(await claiming.getMessageStatus(again.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+    } finally {
+      await stop(node);
+    }
+  },
+);
 
-    // The SDK's claiming service: it claims with proofs once the L2 service says it moved to them
-    // (ServiceVersionMigrated(2), which the L2 service emits with its first message).
-    const claiming = sdk.getL1ClaimingService(L1_SERVICE, L2_SERVICE);
-    expect(await claiming.isClaimingNeedingProof(toL1.messageHash)).toBe(true);
-    const [again] = await onL2.getMessagesByTransactionHash(
-      await send(node.url, L2_SERVICE, parseEther('0.0011'), parseEther('3')),
-    );
-    expect(await until(() => claiming.getMessageStatus(again.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
-      OnChainMessageStatus.CLAIMABLE,
-    );
-    await (await claiming.claimMessage(again)).wait();
-    expect(await claiming.getMessageStatus(again.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
-  } finally {
-    await stop(node);
-  }
-});
+test.each(ENGINES)(
+  "an ERC-20 crosses through the token bridge and back, each crossing claimed by hand with Linea's SDK (--engine %s)",
+  async (engine) => {
+    const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    try {
+      const { onL1, onL2 } = lineaSdk(node);
+      // No cache: ethers answers a nonce asked for again within 250 ms from its cache.
+      const provider = (url: string) => new JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+      const l1Wallet = new Wallet(KEY0, provider(`${node.url}/l1`));
+      const l2Wallet = new Wallet(KEY0, provider(node.url));
+      const bridgeAbi = [
+        'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
+        'function nativeToBridgedToken(uint256 chainId, address native) view returns (address)',
+      ];
+      const erc20 = [
+        'function approve(address, uint256) returns (bool)',
+        'function balanceOf(address) view returns (uint256)',
+      ];
+      const token = JSON.parse(
+        readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'TestToken.json'), 'utf8'),
+      ) as { abi: object[]; bytecode: string };
+      const native = await (
+        await new ContractFactory(token.abi, token.bytecode, l1Wallet).deploy('Hand', 'HND', parseEther('100'))
+      ).getAddress();
+      /** Approves and bridges `amount` of `asset` on `wallet`'s chain to DEV0; the message the SDK reads from its transaction. */
+      const bridge = async (wallet: Wallet, bridgeAt: string, asset: string, amount: bigint, fee: bigint) => {
+        await (await new Contract(asset, erc20, wallet).approve(bridgeAt, amount)).wait();
+        const tx = await new Contract(bridgeAt, bridgeAbi, wallet).bridgeToken(asset, amount, DEV0, { value: fee });
+        return (await tx.wait())!.hash;
+      };
 
-test("an ERC-20 crosses through the token bridge and back, each crossing claimed by hand with Linea's SDK", async () => {
-  const node = await runCommand(['--in-memory', '--port', '0', '--l1']);
-  try {
-    const { onL1, onL2 } = lineaSdk(node);
-    // No cache: ethers answers a nonce asked for again within 250 ms from its cache.
-    const provider = (url: string) => new JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
-    const l1Wallet = new Wallet(KEY0, provider(`${node.url}/l1`));
-    const l2Wallet = new Wallet(KEY0, provider(node.url));
-    const bridgeAbi = [
-      'function bridgeToken(address _token, uint256 _amount, address _recipient) payable',
-      'function nativeToBridgedToken(uint256 chainId, address native) view returns (address)',
-    ];
-    const erc20 = [
-      'function approve(address, uint256) returns (bool)',
-      'function balanceOf(address) view returns (uint256)',
-    ];
-    const token = JSON.parse(
-      readFileSync(join(__dirname, '..', '..', '..', 'fixtures', 'contracts', 'TestToken.json'), 'utf8'),
-    ) as { abi: object[]; bytecode: string };
-    const native = await (
-      await new ContractFactory(token.abi, token.bytecode, l1Wallet).deploy('Hand', 'HND', parseEther('100'))
-    ).getAddress();
-    /** Approves and bridges `amount` of `asset` on `wallet`'s chain to DEV0; the message the SDK reads from its transaction. */
-    const bridge = async (wallet: Wallet, bridgeAt: string, asset: string, amount: bigint, fee: bigint) => {
-      await (await new Contract(asset, erc20, wallet).approve(bridgeAt, amount)).wait();
-      const tx = await new Contract(bridgeAt, bridgeAbi, wallet).bridgeToken(asset, amount, DEV0, { value: fee });
-      return (await tx.wait())!.hash;
-    };
+      // To the L2: the SDK claims it (the claim deploys the bridged token and mints to DEV0).
+      const [toL2] = await onL1.getMessagesByTransactionHash(await bridge(l1Wallet, L1_BRIDGE, native, 30n, 0n));
+      expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+        OnChainMessageStatus.CLAIMABLE,
+      );
+      await (await onL2.claim(toL2, { gasLimit: 3_000_000n })).wait();
+      expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+      const l1ChainId = BigInt(await call(`${node.url}/l1`, 'eth_chainId'));
+      const bridged = await new Contract(L2_BRIDGE, bridgeAbi, l2Wallet).nativeToBridgedToken(l1ChainId, native);
+      expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(30n);
 
-    // To the L2: the SDK claims it (the claim deploys the bridged token and mints to DEV0).
-    const [toL2] = await onL1.getMessagesByTransactionHash(await bridge(l1Wallet, L1_BRIDGE, native, 30n, 0n));
-    expect(await until(() => onL2.getMessageStatus(toL2.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
-      OnChainMessageStatus.CLAIMABLE,
-    );
-    await (await onL2.claim(toL2, { gasLimit: 3_000_000n })).wait();
-    expect(await onL2.getMessageStatus(toL2.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
-    const l1ChainId = BigInt(await call(`${node.url}/l1`, 'eth_chainId'));
-    const bridged = await new Contract(L2_BRIDGE, bridgeAbi, l2Wallet).nativeToBridgedToken(l1ChainId, native);
-    expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(30n);
-
-    // Back to the L1: burned on the L2, finalized by the node, claimed with the proof the SDK builds.
-    const [toL1] = await onL2.getMessagesByTransactionHash(
-      await bridge(l2Wallet, L2_BRIDGE, bridged, 12n, parseEther('0.0001')),
-    );
-    expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
-      OnChainMessageStatus.CLAIMABLE,
-    );
-    await (await onL1.claim(toL1)).wait();
-    expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
-    expect(await new Contract(native, erc20, l1Wallet).balanceOf(L1_BRIDGE)).toBe(18n);
-    expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(18n);
-  } finally {
-    await stop(node);
-  }
-});
+      // Back to the L1: burned on the L2, finalized by the node, claimed with the proof the SDK builds.
+      const [toL1] = await onL2.getMessagesByTransactionHash(
+        await bridge(l2Wallet, L2_BRIDGE, bridged, 12n, parseEther('0.0001')),
+      );
+      expect(await until(() => onL1.getMessageStatus(toL1.messageHash), OnChainMessageStatus.CLAIMABLE)).toBe(
+        OnChainMessageStatus.CLAIMABLE,
+      );
+      await (await onL1.claim(toL1)).wait();
+      expect(await onL1.getMessageStatus(toL1.messageHash)).toBe(OnChainMessageStatus.CLAIMED);
+      expect(await new Contract(native, erc20, l1Wallet).balanceOf(L1_BRIDGE)).toBe(18n);
+      expect(await new Contract(bridged, erc20, l2Wallet).balanceOf(DEV0)).toBe(18n);
+    } finally {
+      await stop(node);
+    }
+  },
+);
 
 test('--auto-claim: the node claims each message once it can, in both directions, calldata and all', async () => {
   const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--auto-claim']);
