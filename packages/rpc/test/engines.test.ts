@@ -1,0 +1,129 @@
+/**
+ * The node's own engine against ethereumjs, the reference it is held to: two chains in one process,
+ * one on each engine (`engine: 'l2devnet'` and `'ethereumjs'`), sent the same requests; every answer
+ * must be the same. For every hardfork the node supports, PROGRAMS seeded random programs
+ * (programs.ts) run as calls (eth_call of the program as a creation, and calls into a store whose
+ * slots earlier blocks wrote) and as transactions, PER_BLOCK to a block: return data and errors,
+ * receipts (status, gas, logs, created contracts, which later programs call), and every block (state,
+ * receipts and transactions roots, bloom, gas). A difference fails with the request that shows it.
+ *
+ * fastPath.test.ts puts fewer programs through every method (estimates, access lists, simulations,
+ * line counts, the call workers) against ethereumjs as published.
+ */
+import { Chain, NodeClock } from '@l2devnet/core';
+
+import { prng } from '../../core/test/prng';
+import { createRpc } from '../src';
+import { KV_STORE, program } from './programs';
+
+const SEED = Number(process.env.ENGINES_SEED ?? 20261128);
+const FORKS = ['spuriousDragon', 'byzantium', 'istanbul', 'berlin', 'london', 'shanghai', 'cancun', 'prague', 'osaka'];
+const PROGRAMS = Number(process.env.ENGINES_PROGRAMS ?? 2000);
+const PER_BLOCK = 50;
+const ENGINES = ['l2devnet', 'ethereumjs'] as const;
+const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+const PROGRAM_GAS = '0x30d40'; // 200,000: loops end soon
+/** The addresses programs call (pushed as operands): at most this many, the newest contracts replacing older ones. */
+const MAX_ADDRESSES = 48;
+
+/** ethereumjs's interpreter, made for every frame it runs (its prototype's methods are looked up at each call). */
+const { Interpreter } = require(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js')) as {
+  Interpreter: { prototype: { run: (...args: unknown[]) => unknown } };
+};
+
+const word = (n: number) => n.toString(16).padStart(64, '0');
+
+type Node = { chain: Chain; rpc: ReturnType<typeof createRpc> };
+
+describe.each(FORKS)('%s', (fork) => {
+  test(`${PROGRAMS} random programs, as calls and as transactions, answer alike on both engines`, async () => {
+    const seed = SEED + FORKS.indexOf(fork);
+    const nodes: Node[] = await Promise.all(
+      ENGINES.map(async (engine) => {
+        const chain = await Chain.create({
+          hardfork: fork,
+          engine,
+          clock: new NodeClock(() => 1_750_000_000_000),
+          mining: { mode: 'manual' },
+        });
+        return { chain, rpc: createRpc(chain, { logError: () => undefined }) };
+      }),
+    );
+    let id = 1;
+    const ask = async (node: Node, method: string, params: unknown[]) => {
+      const r = (await node.rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
+      return 'error' in r ? { error: r.error } : r.result;
+    };
+    /** The same request to both chains: their answers must be the same. */
+    const both = async (method: string, ...params: unknown[]): Promise<any> => {
+      const [ours, reference] = [await ask(nodes[0], method, params), await ask(nodes[1], method, params)];
+      if (JSON.stringify(ours) !== JSON.stringify(reference))
+        throw new Error(
+          `seed ${seed}, ${fork}, ${JSON.stringify({ method, params })}:\nl2devnet   ${JSON.stringify(ours)}\nethereumjs ${JSON.stringify(reference)}`,
+        );
+      return ours;
+    };
+    try {
+      // Each chain runs calls where it says: the node's engine runs no ethereumjs interpreter, the other does.
+      const run = jest.spyOn(Interpreter.prototype, 'run');
+      const frames = [];
+      for (const node of nodes) {
+        run.mockClear();
+        await ask(node, 'eth_call', [{ from: ALICE, data: '0x600160015500' }, 'latest']);
+        frames.push(run.mock.calls.length);
+      }
+      run.mockRestore();
+      expect(frames[0]).toBe(0);
+      expect(frames[1]).toBeGreaterThan(0);
+
+      const kvHash = await both('eth_sendTransaction', { from: ALICE, data: KV_STORE, gas: PROGRAM_GAS });
+      await both('evm_mine');
+      const kv = (await both('eth_getTransactionReceipt', kvHash)).contractAddress as string;
+      const bytesOf = (address: string) => Array.from(Buffer.from(address.slice(2), 'hex'));
+      const addresses: number[][] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x0b, 0x11, 0x100].map((n) => [n >> 8, n & 0xff]);
+      addresses.push(bytesOf(ALICE), bytesOf(kv));
+      const rand = prng(seed);
+      const seen = { succeeded: 0, failed: 0, logged: 0, created: 0 };
+      let pending: string[] = [];
+      for (let i = 0; i < PROGRAMS; i++) {
+        const code = program(rand, addresses, i % 256);
+        await both('eth_call', { from: ALICE, data: code, gas: PROGRAM_GAS }, 'latest');
+        const hash = await both('eth_sendTransaction', { from: ALICE, data: code, gas: PROGRAM_GAS });
+        if (typeof hash === 'string') pending.push(hash);
+        // The store: a write sent now, a read of what earlier blocks wrote.
+        if (i % 8 === 0) {
+          await both('eth_sendTransaction', { from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}` });
+          await both('eth_call', { from: ALICE, to: kv, data: `0x${word(i % 5)}` }, 'latest');
+        }
+        if ((i + 1) % PER_BLOCK !== 0 && i !== PROGRAMS - 1) continue;
+        await both('evm_mine');
+        await both('eth_getBlockByNumber', 'latest', false);
+        for (const h of pending) {
+          const receipt = await both('eth_getTransactionReceipt', h);
+          if (receipt === null) continue;
+          // Before Byzantium a receipt has the state root after its transaction instead of a status.
+          if (receipt.status === '0x0') seen.failed++;
+          else seen.succeeded++;
+          if (receipt.logs.length > 0) seen.logged++;
+          if (typeof receipt.contractAddress === 'string') {
+            seen.created++;
+            addresses.push(bytesOf(receipt.contractAddress));
+            if (addresses.length > MAX_ADDRESSES) addresses.splice(15, 1);
+          }
+        }
+        pending = [];
+      }
+      // The programs did run: some succeeded, some failed, some logged, some left contracts behind (the
+      // older the fork, the more of them meet an opcode it does not have).
+      expect(seen.succeeded).toBeGreaterThan(PROGRAMS / 20);
+      if (fork !== 'spuriousDragon') expect(seen.failed).toBeGreaterThan(PROGRAMS / 20);
+      expect(seen.logged).toBeGreaterThan(0);
+      expect(seen.created).toBeGreaterThan(0);
+    } finally {
+      for (const node of nodes) {
+        node.rpc.close();
+        await node.chain.close();
+      }
+    }
+  });
+});
