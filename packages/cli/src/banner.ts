@@ -39,6 +39,7 @@ export async function banner(
     'Chain',
     rule,
     `Hardfork:          ${chain.hardfork}`,
+    `Engine:            ${chain.engine === 'l2devnet' ? "l2devnet (the node's own EVM)" : 'ethereumjs'}`,
     `Block gas limit:   ${chain.gasLimit}`,
     `Next base fee:     ${await chain.reads.nextBaseFee()}`,
     `Head block:        ${head.header.number}`,

@@ -193,6 +193,7 @@ test('prints chain id, accounts, keys, mnemonic, data dir and address, then a re
     "Sequencer rules:   Linea's: calldata 60000/tx, 109000/block; gas 24000000/tx, 55000000/block; no blob transactions, no precompile recipients",
   );
   expect(out).toContain("Line counts:       Linea's osaka tracer, full tracer (ZkTracer)\n");
+  expect(out).toContain("Engine:            l2devnet (the node's own EVM)\n");
   expect(out).toContain(
     'Linea methods:     linea_estimateGas, linea_getTransactionExclusionStatusV1, linea_sendBundle,',
   );

@@ -123,6 +123,7 @@ describe.each(['l2devnet', 'ethereumjs'] as const)('a fork of the upstream at it
       ...['--fork-block-number', String(forkBlock), '--fork-cache', cache, '--engine', engine],
       ...['--accounts', '0', '--no-mining', '--order', 'fifo'],
     ]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
   });
   afterAll(async () => {
     await stop(node);

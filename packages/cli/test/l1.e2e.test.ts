@@ -359,6 +359,7 @@ test.each(ENGINES)(
   'an L1 message is anchored on the L2 after its L1 block, and claimed there with viem (--engine %s)',
   async (engine) => {
     const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     try {
       const l1Abi = parseAbi([
         'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
@@ -426,6 +427,7 @@ test.each(ENGINES)(
   "an L2 message is finalized on the L1 after its L2 block, and claimed there with the proof Linea's SDK builds (--engine %s)",
   async (engine) => {
     const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     try {
       const l2Abi = parseAbi([
         'function sendMessage(address _to, uint256 _fee, bytes _calldata) payable',
@@ -538,6 +540,7 @@ test.each(ENGINES)(
   "Linea's SDK (@consensys/linea-sdk 0.3.0, unchanged) finds, proves and claims messages in both directions (--engine %s)",
   async (engine) => {
     const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     try {
       const { sdk, onL1, onL2 } = lineaSdk(node);
       const send = async (url: string, service: string, fee: bigint, value: bigint) => {
@@ -599,6 +602,7 @@ test.each(ENGINES)(
   "an ERC-20 crosses through the token bridge and back, each crossing claimed by hand with Linea's SDK (--engine %s)",
   async (engine) => {
     const node = await runCommand(['--in-memory', '--port', '0', '--l1', '--engine', engine]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     try {
       const { onL1, onL2 } = lineaSdk(node);
       // No cache: ethers answers a nonce asked for again within 250 ms from its cache.

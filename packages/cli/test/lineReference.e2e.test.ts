@@ -121,6 +121,7 @@ describe.each(ENGINES)("Linea's reference line counts (--tracer london --hardfor
       ...['--in-memory', '--port', '0', '--chain-id', String(CHAIN_ID)],
       ...['--tracer', 'london', '--hardfork', 'london', '--limits', limits, '--engine', engine],
     ]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     const deploy = async (bytecode: string) => {
       const address = getCreateAddress({ from: wallet.address, nonce: client.nonce() });
       const answer = await send({ data: bytecode });
@@ -450,6 +451,7 @@ describe.each(
       // LineaL1L2BridgeSharedConfiguration.TEST_DEFAULT, the bridge of Linea's tracer tests.
       ...['--l1l2-bridge-contract', TEST_BRIDGE, '--l1l2-bridge-topic', MESSAGE_SENT],
     ]);
+    expect(node.stdout()).toContain(`Engine:            ${engine}`);
     excluded = getCreateAddress({ from: wallet.address, nonce: 0 });
     caller = getCreateAddress({ from: wallet.address, nonce: 1 });
     adder = getCreateAddress({ from: wallet.address, nonce: 2 });

@@ -24,6 +24,8 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { DevAccount } from '../config/accounts';
 import { initFastCrypto } from '../config/fastCrypto';
 import { ChainError, DatabaseOpenError, InvalidArgumentError } from '../errors';
+import { ownEngine } from '../evm/engine';
+import type { EngineName } from '../evm/engine';
 import type { ForkOptions, ForkState } from '../fork/forkState';
 import type { LineLimits } from '../lines/lineLimits';
 import type { SequencerRulesConfig } from '../pool/sequencerRules';
@@ -246,6 +248,15 @@ export class Chain {
 
   get headNumber(): bigint {
     return this.head.number;
+  }
+
+  /**
+   * Which EVM runs the chain's calls and blocks: the node's own (`l2devnet`; ethereumjs still runs
+   * what it does not: docs/benchmarks.md) or ethereumjs throughout (`--engine ethereumjs`, or the
+   * process's L2DEVNET_ENGINE=ethereumjs).
+   */
+  get engine(): EngineName {
+    return ownEngine(this.opts.engine) ? 'l2devnet' : 'ethereumjs';
   }
 
   /** The fork of the block about to be built. */
