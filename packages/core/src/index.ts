@@ -54,7 +54,7 @@ export { decodeRevertReason } from './exec/revertReason';
 export type { CallRequest, CallResult, StateOverride } from './exec/simulator';
 export { effectiveTip, maxFeeOf, maxTipOf } from './pool/txPool';
 export type { PoolTx } from './pool/txPool';
-export { matchesLog } from './store/chainStore';
+export { blockSize, matchesLog } from './store/chainStore';
 export type { KvOp, KvStore } from './store/kvStore';
 export type { AccountProof, BlockRef, LocatedLog, Log, LogFilter, Receipt, TxLocation } from './types';
 export { parseDuration, parseEther } from './config/units';

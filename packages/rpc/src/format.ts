@@ -21,7 +21,7 @@ import type {
   StructLog,
   TraceResult,
 } from '@l2devnet/core';
-import { effectiveGasPrice } from '@l2devnet/core';
+import { blockSize, effectiveGasPrice } from '@l2devnet/core';
 
 export type Hex = `0x${string}`;
 
@@ -232,42 +232,78 @@ export interface RpcReceipt {
 
 /** Receipt `index` of `block`; `receipts` are the block's, to number its logs within the block. */
 export function formatReceipt(block: Block, receipts: Receipt[], index: number): RpcReceipt {
-  const r = receipts[index];
   let logIndex = 0;
   for (let i = 0; i < index; i++) logIndex += receipts[i].logs.length;
-  const blockHash = block.hash();
+  return receiptJson(blockFields(block), receipts[index], index, logIndex);
+}
+
+/** Every receipt of `block` (eth_getBlockReceipts), its block's fields written once for them all. */
+export function formatReceipts(block: Block, receipts: Receipt[]): RpcReceipt[] {
+  const fields = blockFields(block);
+  let logIndex = 0;
+  return receipts.map((r, index) => {
+    const out = receiptJson(fields, r, index, logIndex);
+    logIndex += r.logs.length;
+    return out;
+  });
+}
+
+/** What every receipt and log of a block repeats. */
+interface BlockFields {
+  blockHash: Hex;
+  blockNumber: Hex;
+  blockTimestamp: Hex;
+  /** From Cancun: the block's blob gas price. */
+  blobGasPrice: Hex | undefined;
+}
+
+function blockFields(block: Block): BlockFields {
+  const h = block.header;
   return {
-    blockHash: hex(blockHash),
-    blockNumber: quantity(block.header.number),
+    blockHash: hex(block.hash()),
+    blockNumber: quantity(h.number),
+    blockTimestamp: quantity(h.timestamp),
+    blobGasPrice: h.excessBlobGas === undefined ? undefined : quantity(h.getBlobGasPrice()),
+  };
+}
+
+/** The receipt at `index`, whose first log is the block's `logIndex`th. */
+function receiptJson(b: BlockFields, r: Receipt, index: number, logIndex: number): RpcReceipt {
+  const transactionHash = hex(r.txHash);
+  const transactionIndex = quantity(index);
+  return {
+    blockHash: b.blockHash,
+    blockNumber: b.blockNumber,
     contractAddress: r.contractAddress === undefined ? null : hex(r.contractAddress),
     cumulativeGasUsed: quantity(r.cumulativeGasUsed),
     effectiveGasPrice: quantity(r.effectiveGasPrice),
     from: hex(r.from),
     gasUsed: quantity(r.gasUsed),
-    logs: r.logs.map((log, i) =>
-      formatLog({
-        ...log,
-        blockNumber: block.header.number,
-        blockHash,
-        blockTimestamp: block.header.timestamp,
-        transactionHash: r.txHash,
-        transactionIndex: index,
-        logIndex: logIndex + i,
-        removed: false,
-      }),
-    ),
+    // Fresh objects, formatted here rather than through formatLog, whose cache is for logs kept.
+    logs: r.logs.map((log, i) => ({
+      address: hex(log.address),
+      topics: log.topics.map(hex),
+      data: hex(log.data),
+      blockNumber: b.blockNumber,
+      transactionHash,
+      transactionIndex,
+      blockHash: b.blockHash,
+      blockTimestamp: b.blockTimestamp,
+      logIndex: quantity(logIndex + i),
+      removed: false,
+    })),
     logsBloom: hex(r.logsBloom),
     ...(r.root === undefined ? { status: quantity(r.status) } : { root: hex(r.root) }),
     // A blob transaction's blob gas; from Cancun every receipt carries its block's blob gas price, as
     // Anvil's do (geth's only a blob transaction's).
     ...(r.blobGasUsed === undefined
-      ? block.header.excessBlobGas === undefined
+      ? b.blobGasPrice === undefined
         ? {}
-        : { blobGasPrice: quantity(block.header.getBlobGasPrice()) }
+        : { blobGasPrice: b.blobGasPrice }
       : { blobGasUsed: quantity(r.blobGasUsed), blobGasPrice: quantity(r.blobGasPrice ?? 0n) }),
     to: r.to === undefined ? null : hex(r.to),
-    transactionHash: hex(r.txHash),
-    transactionIndex: quantity(index),
+    transactionHash,
+    transactionIndex,
     type: quantity(r.type),
   };
 }
@@ -302,7 +338,7 @@ export function formatBlock(
     difficulty: quantity(h.difficulty),
     ...(totalDifficulty !== undefined && { totalDifficulty: quantity(totalDifficulty) }),
     extraData: hex(h.extraData),
-    size: quantity(block.serialize().length),
+    size: quantity(blockSize(block)),
     gasLimit: quantity(h.gasLimit),
     gasUsed: quantity(h.gasUsed),
     timestamp: quantity(h.timestamp),

@@ -51,6 +51,21 @@ const CACHED_TRANSACTIONS = 20_000;
 /** Below this many (candidate × key) pairs, a constraint is checked by point reads, not a range scan. */
 const POINT_LOOKUP_LIMIT = 512;
 
+/** Blocks' sizes in bytes (their RLP's), known when they are stored or read: no block is encoded again for its size. */
+const sizes = new WeakMap<Block, number>();
+
+/** `block` as RLP, its size kept. */
+function serialized(block: Block): Uint8Array {
+  const rlp = block.serialize();
+  sizes.set(block, rlp.length);
+  return rlp;
+}
+
+/** The size of `block`'s RLP (a block's `size`): known for a block stored or read, else encoded. */
+export function blockSize(block: Block): number {
+  return sizes.get(block) ?? serialized(block).length;
+}
+
 export function u64(n: bigint): Uint8Array {
   const out = new Uint8Array(8);
   new DataView(out.buffer).setBigUint64(0, n);
@@ -202,7 +217,7 @@ export class ChainStore {
       ...(preState === undefined ? [] : [{ type: 'put' as const, key: key(P_PRE_STATE, num), value: preState }]),
       { type: 'put', key: key(P_HASH_BY_NUMBER, num), value: hash },
       { type: 'put', key: key(P_NUMBER_BY_HASH, hash), value: num },
-      { type: 'put', key: key(P_BLOCK, num), value: block.serialize() },
+      { type: 'put', key: key(P_BLOCK, num), value: serialized(block) },
       { type: 'put', key: key(P_RECEIPTS, num), value: encodeReceipts(receipts) },
       { type: 'put', key: HEAD_KEY, value: num },
       { type: 'put', key: key(P_TOTAL_DIFFICULTY, num), value: bigIntToUnpaddedBytes(this.tdOf(block)) },
@@ -329,6 +344,7 @@ export class ChainStore {
     const bytes = await this.kv.get(key(P_BLOCK, u64(n)));
     if (bytes === undefined) return undefined;
     const block = createBlockFromRLP(bytes, storedBlockOptions(this.common, this.scheduled));
+    sizes.set(block, bytes.length);
     this.blocks.set(n, block);
     return block;
   }

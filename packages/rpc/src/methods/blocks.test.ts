@@ -1,11 +1,12 @@
 /** Blocks and their receipts: the methods of methods/blocks.ts, on a node with a short history (seededTestRpc). */
-import { ALICE, ZERO32, seededTestRpc } from '../../test/helpers';
+import { ALICE, BOB, INCREMENT, ZERO32, seededTestRpc } from '../../test/helpers';
 import type { TestRpc, RpcReceiptShape } from '../../test/helpers';
 
 let t: TestRpc;
 let incrementHash: string;
+let counterAddress: string;
 beforeAll(async () => {
-  ({ t, incrementHash } = await seededTestRpc());
+  ({ t, incrementHash, counterAddress } = await seededTestRpc());
 });
 afterAll(() => t.close());
 
@@ -73,4 +74,21 @@ test('eth_getBlockReceipts takes hex, decimal, tags (safe too) and pending as la
   expect((await t.call<RpcReceiptShape[]>('eth_getBlockReceipts', 'safe'))[0].blockNumber).toBe('0x2');
   expect(await t.call('eth_getBlockReceipts', 'earliest')).toEqual([]);
   expect(await t.call('eth_getBlockReceipts', '0x99')).toBeNull();
+});
+
+// Last: it mines a block.
+test("a block's receipts are each transaction's receipt, in order, their logs numbered across the block", async () => {
+  await t.call('evm_setAutomine', false);
+  const hashes = [];
+  for (const from of [ALICE, BOB, ALICE])
+    hashes.push(await t.call<string>('eth_sendTransaction', { from, to: counterAddress, data: INCREMENT }));
+  hashes.push(await t.call<string>('eth_sendTransaction', { from: BOB, to: ALICE, value: '0x1' }));
+  hashes.push(await t.call<string>('eth_sendTransaction', { from: BOB, to: counterAddress, data: INCREMENT }));
+  await t.call('evm_mine');
+  await t.call('evm_setAutomine', true);
+  const receipts = await t.call<RpcReceiptShape[]>('eth_getBlockReceipts', 'latest');
+  expect(receipts).toEqual(await Promise.all(hashes.map((h) => t.call('eth_getTransactionReceipt', h))));
+  const logs = receipts.flatMap((r) => r.logs as { logIndex: string; transactionIndex: string }[]);
+  expect(logs.map((l) => l.logIndex)).toEqual(['0x0', '0x1', '0x2', '0x3']);
+  expect(logs.map((l) => l.transactionIndex)).toEqual(['0x0', '0x1', '0x2', '0x4']);
 });

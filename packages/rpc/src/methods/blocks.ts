@@ -3,7 +3,7 @@ import { Block as BlockClass } from '@ethereumjs/block';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { BlockRef, Receipt } from '@l2devnet/core';
 
-import { formatBlock, formatReceipt, quantity } from '../format';
+import { formatBlock, formatReceipts, quantity } from '../format';
 import type { Method, RpcContext } from '../method';
 import { method, required } from '../method';
 import { blockRef, bool, hash, smallQuantity } from '../params';
@@ -104,7 +104,7 @@ export const blockMethods: Record<string, Method> = {
     async (ctx, ref) => {
       const found = await loadBlock(ctx, ref.kind === 'pending' ? { kind: 'latest' } : ref);
       if (found === undefined) return null;
-      return found.receipts.map((_, i) => formatReceipt(found.block, found.receipts, i));
+      return formatReceipts(found.block, found.receipts);
     },
   ),
 };
