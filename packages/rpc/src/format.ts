@@ -95,6 +95,7 @@ export function logsJson(logs: readonly LocatedLog[]): JsonText {
   return new JsonText(pieces, () => logs.map(formatLog));
 }
 
+/** A log the node keeps (a mined block's): formatted once, and the same object after. */
 export function formatLog(log: LocatedLog): RpcLog {
   let out = formattedLogs.get(log);
   if (out === undefined) {
@@ -104,7 +105,11 @@ export function formatLog(log: LocatedLog): RpcLog {
   return out;
 }
 
-function encodeLog(log: LocatedLog): RpcLog {
+/**
+ * A log made for one answer (a simulated call's): formatted without being kept, as a key of
+ * formatLog's WeakMap that is never asked for again costs the garbage collector more than its format.
+ */
+export function encodeLog(log: LocatedLog): RpcLog {
   return {
     address: hex(log.address),
     topics: log.topics.map(hex),

@@ -1,6 +1,6 @@
 /** Simulated execution: eth_call (spec), eth_estimateGas, eth_createAccessList. */
 import { invalidParams } from '../errors';
-import { formatBlock, formatLog, hex, quantity } from '../format';
+import { encodeLog, formatBlock, hex, quantity } from '../format';
 import type { Method } from '../method';
 import { method, optional, required, serviceRequired, withDefault } from '../method';
 import { blockRef, callObject, simulatePayload, stateOverrides } from '../params';
@@ -72,7 +72,7 @@ export const executionMethods: Record<string, Method> = {
           const overflow = ctx.chain.lines.limits?.txOverflow(c.lineCounts);
           return {
             returnData: hex(c.returnData),
-            logs: c.logs.map(formatLog),
+            logs: c.logs.map(encodeLog),
             gasUsed: quantity(c.gasUsed),
             maxUsedGas: quantity(c.maxUsedGas),
             status: quantity(BigInt(c.status)),
