@@ -16,6 +16,7 @@ import type {
   FlatTrace,
   LineFrame,
   LocatedLog,
+  Log,
   PrestateAccount,
   Receipt,
   StructLog,
@@ -110,10 +111,7 @@ export function formatLog(log: LocatedLog): RpcLog {
  * formatLog's WeakMap that is never asked for again costs the garbage collector more than its format.
  */
 export function encodeLog(log: LocatedLog): RpcLog {
-  return {
-    address: hex(log.address),
-    topics: log.topics.map(hex),
-    data: hex(log.data),
+  return logJson(log, {
     blockNumber: quantity(log.blockNumber),
     transactionHash: hex(log.transactionHash),
     transactionIndex: quantity(log.transactionIndex),
@@ -121,6 +119,25 @@ export function encodeLog(log: LocatedLog): RpcLog {
     blockTimestamp: quantity(log.blockTimestamp),
     logIndex: quantity(log.logIndex),
     removed: log.removed,
+  });
+}
+
+/** Where a log sits, written already (a receipt's logs share all of it but their index). */
+type LogPlace = Omit<RpcLog, 'address' | 'data' | 'topics'>;
+
+/** A log's JSON, its fields in their order: the one place it is laid out. */
+function logJson(log: Log, at: LogPlace): RpcLog {
+  return {
+    address: hex(log.address),
+    topics: log.topics.map(hex),
+    data: hex(log.data),
+    blockNumber: at.blockNumber,
+    transactionHash: at.transactionHash,
+    transactionIndex: at.transactionIndex,
+    blockHash: at.blockHash,
+    blockTimestamp: at.blockTimestamp,
+    logIndex: at.logIndex,
+    removed: at.removed,
   };
 }
 
@@ -284,19 +301,18 @@ function receiptJson(b: BlockFields, r: Receipt, index: number, logIndex: number
     effectiveGasPrice: quantity(r.effectiveGasPrice),
     from: hex(r.from),
     gasUsed: quantity(r.gasUsed),
-    // Fresh objects, formatted here rather than through formatLog, whose cache is for logs kept.
-    logs: r.logs.map((log, i) => ({
-      address: hex(log.address),
-      topics: log.topics.map(hex),
-      data: hex(log.data),
-      blockNumber: b.blockNumber,
-      transactionHash,
-      transactionIndex,
-      blockHash: b.blockHash,
-      blockTimestamp: b.blockTimestamp,
-      logIndex: quantity(logIndex + i),
-      removed: false,
-    })),
+    // Written here, not through formatLog, whose cache is for logs kept.
+    logs: r.logs.map((log, i) =>
+      logJson(log, {
+        blockNumber: b.blockNumber,
+        transactionHash,
+        transactionIndex,
+        blockHash: b.blockHash,
+        blockTimestamp: b.blockTimestamp,
+        logIndex: quantity(logIndex + i),
+        removed: false,
+      }),
+    ),
     logsBloom: hex(r.logsBloom),
     ...(r.root === undefined ? { status: quantity(r.status) } : { root: hex(r.root) }),
     // A blob transaction's blob gas; from Cancun every receipt carries its block's blob gas price, as

@@ -12,6 +12,7 @@
  */
 import { Chain, NodeClock } from '@l2devnet/core';
 
+import { ethereumjsFrames } from '../../core/test/ethereumjsFrames';
 import { prng } from '../../core/test/prng';
 import { createRpc } from '../src';
 import { KV_STORE, program } from './programs';
@@ -25,11 +26,6 @@ const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const PROGRAM_GAS = '0x30d40'; // 200,000: loops end soon
 /** The addresses programs call (pushed as operands): at most this many, the newest contracts replacing older ones. */
 const MAX_ADDRESSES = 48;
-
-/** ethereumjs's interpreter, made for every frame it runs (its prototype's methods are looked up at each call). */
-const { Interpreter } = require(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js')) as {
-  Interpreter: { prototype: { run: (...args: unknown[]) => unknown } };
-};
 
 const word = (n: number) => n.toString(16).padStart(64, '0');
 
@@ -65,14 +61,11 @@ describe.each(FORKS)('%s', (fork) => {
     };
     try {
       // Each chain runs calls where it says: the node's engine runs no ethereumjs interpreter, the other does.
-      const run = jest.spyOn(Interpreter.prototype, 'run');
       const frames = [];
-      for (const node of nodes) {
-        run.mockClear();
-        await ask(node, 'eth_call', [{ from: ALICE, data: '0x600160015500' }, 'latest']);
-        frames.push(run.mock.calls.length);
-      }
-      run.mockRestore();
+      for (const node of nodes)
+        frames.push(
+          await ethereumjsFrames(() => ask(node, 'eth_call', [{ from: ALICE, data: '0x600160015500' }, 'latest'])),
+        );
       expect(frames[0]).toBe(0);
       expect(frames[1]).toBeGreaterThan(0);
 

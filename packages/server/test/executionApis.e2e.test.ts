@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { ethereumjsFrames } from '../../core/test/ethereumjsFrames';
 import { startTestNode } from './testNode';
 import type { TestNode } from './testNode';
 
@@ -14,10 +15,6 @@ const DIR = join(__dirname, '..', '..', '..', 'fixtures', 'execution-apis');
 
 /** geth's miner moves the gas limit 1/1024 towards its 60M target: the block after the head's 200M. */
 const GETH_NEXT_GAS_LIMIT = 199_804_689n;
-/** ethereumjs's interpreter, made for every frame it runs (its prototype's methods are looked up at each call). */
-const { Interpreter } = require(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js')) as {
-  Interpreter: { prototype: { run: (...args: unknown[]) => unknown } };
-};
 /** The contract eth_call/call-callenv.io calls (it returns its call's environment). */
 const CALLED = '0x9344b07175800259691961298ca11c824e65032d';
 /** geth's default --rpc.gascap. */
@@ -181,8 +178,7 @@ describe.each(['l2devnet', 'ethereumjs'] as const)('on the %s engine', (engine) 
   afterAll(() => node.close());
 
   test(`calls run on ${engine === 'l2devnet' ? "the node's engine" : "ethereumjs's interpreter"}`, async () => {
-    const run = jest.spyOn(Interpreter.prototype, 'run');
-    try {
+    const frames = await ethereumjsFrames(async () => {
       const { json } = await node.post({
         jsonrpc: '2.0',
         id: 1,
@@ -190,10 +186,8 @@ describe.each(['l2devnet', 'ethereumjs'] as const)('on the %s engine', (engine) 
         params: [{ to: CALLED, data: '0x' }, 'latest'],
       });
       expect(json.error).toBeUndefined();
-      expect(run.mock.calls.length > 0).toBe(engine === 'ethereumjs');
-    } finally {
-      run.mockRestore();
-    }
+    });
+    expect(frames > 0).toBe(engine === 'ethereumjs');
   });
 
   // One node for all, in the vectors' order, as the specification's runner does: eth_sendRawTransaction's
