@@ -15,3 +15,21 @@ export async function ethereumjsFrames(run: () => Promise<unknown>): Promise<num
     spy.mockRestore();
   }
 }
+
+/**
+ * How many transactions ethereumjs's runTx ran while `run` ran: 0 where the node's engine ran them
+ * whole. runTx looks up the VM's `beforeTx` listeners for each (its VM's EventEmitter's `listeners`).
+ */
+export async function ethereumjsTransactions(run: () => Promise<unknown>): Promise<number> {
+  const vmDir = require('node:path').dirname(require.resolve('@ethereumjs/vm')) as string;
+  const { EventEmitter } = require(require.resolve('eventemitter3', { paths: [vmDir] })) as {
+    EventEmitter: { prototype: { listeners: (name: string) => unknown[] } };
+  };
+  const spy = jest.spyOn(EventEmitter.prototype, 'listeners');
+  try {
+    await run();
+    return spy.mock.calls.filter(([name]) => name === 'beforeTx').length;
+  } finally {
+    spy.mockRestore();
+  }
+}

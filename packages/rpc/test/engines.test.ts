@@ -3,7 +3,8 @@
  * one on each engine (`engine: 'l2devnet'` and `'ethereumjs'`), sent the same requests; every answer
  * must be the same. For every hardfork the node supports, PROGRAMS seeded random programs
  * (programs.ts) run as calls (eth_call of the program as a creation, and calls into a store whose
- * slots earlier blocks wrote) and as transactions, PER_BLOCK to a block: return data and errors,
+ * slots earlier blocks wrote) and as transactions of each type the fork has, PER_BLOCK to a block
+ * (on the node's engine whole, without ethereumjs's runTx): return data and errors,
  * receipts (status, gas, logs, created contracts, which later programs call), and every block (state,
  * receipts and transactions roots, bloom, gas). A difference fails with the request that shows it.
  *
@@ -12,7 +13,7 @@
  */
 import { Chain, NodeClock } from '@l2devnet/core';
 
-import { ethereumjsFrames } from '../../core/test/ethereumjsFrames';
+import { ethereumjsFrames, ethereumjsTransactions } from '../../core/test/ethereumjsFrames';
 import { prng } from '../../core/test/prng';
 import { createRpc } from '../src';
 import { KV_STORE, program } from './programs';
@@ -24,6 +25,9 @@ const PER_BLOCK = 50;
 const ENGINES = ['l2devnet', 'ethereumjs'] as const;
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const PROGRAM_GAS = '0x30d40'; // 200,000: loops end soon
+const GAS_PRICE = '0x174876e800'; // 100 gwei, above any base fee these chains reach
+/** Creates a contract whose code self-destructs to its caller (CALLER SELFDESTRUCT). */
+const SELF_DESTRUCTING = '0x6002600c60003960026000f333ff';
 /** The addresses programs call (pushed as operands): at most this many, the newest contracts replacing older ones. */
 const MAX_ADDRESSES = 48;
 
@@ -68,24 +72,75 @@ describe.each(FORKS)('%s', (fork) => {
         );
       expect(frames[0]).toBe(0);
       expect(frames[1]).toBeGreaterThan(0);
+      // ... and transactions: the node's engine without ethereumjs's runTx (in the block and in the
+      // line check before it), the other with it. Before Byzantium (a receipt holds the state root
+      // after its transaction) runTx runs them on both.
+      const runTxs = [];
+      for (const node of nodes)
+        runTxs.push(
+          await ethereumjsTransactions(async () => {
+            await ask(node, 'eth_sendTransaction', [{ from: ALICE, to: ALICE, value: '0x1' }]);
+            await ask(node, 'evm_mine', []);
+          }),
+        );
+      if (fork === 'spuriousDragon') expect(runTxs[0]).toBe(runTxs[1]);
+      else expect(runTxs[0]).toBe(0);
+      expect(runTxs[1]).toBeGreaterThan(0);
 
       const kvHash = await both('eth_sendTransaction', { from: ALICE, data: KV_STORE, gas: PROGRAM_GAS });
+      const doomedHash = await both('eth_sendTransaction', { from: ALICE, data: SELF_DESTRUCTING, gas: PROGRAM_GAS });
       await both('evm_mine');
       const kv = (await both('eth_getTransactionReceipt', kvHash)).contractAddress as string;
+      const doomed = (await both('eth_getTransactionReceipt', doomedHash)).contractAddress as string;
+      // What random programs seldom meet, in a block of its own: each is a receipt and the block's
+      // state root on both engines.
+      const edges = [
+        // A slot set and cleared: a refund over the cap (maxRefundQuotient) since London.
+        { data: '0x600160005560006000556000', gas: PROGRAM_GAS },
+        // A creation that self-destructs: its account goes.
+        { data: '0x33ff', gas: PROGRAM_GAS },
+        // A contract of an earlier transaction self-destructs: it goes before Cancun, keeps its code after (EIP-6780).
+        { to: doomed, value: '0x5', gas: PROGRAM_GAS },
+        // Calldata and nothing run: the EIP-7623 floor from Prague on.
+        { to: `0x${'ab'.repeat(20)}`, data: `0x${'ff'.repeat(1000)}`, gas: '0x186a0' },
+        // Nothing sent to an account that does not exist (EIP-161: touched, still none).
+        { to: `0x${'cd'.repeat(20)}`, gas: PROGRAM_GAS },
+      ];
+      const edgeHashes = [];
+      for (const tx of edges) edgeHashes.push(await both('eth_sendTransaction', { from: ALICE, ...tx }));
+      await both('evm_mine');
+      await both('eth_getBlockByNumber', 'latest', false);
+      for (const h of edgeHashes) expect((await both('eth_getTransactionReceipt', h)).transactionHash).toBe(h);
+      await both('eth_getCode', doomed, 'latest');
+      await both('eth_getBalance', doomed, 'latest');
       const bytesOf = (address: string) => Array.from(Buffer.from(address.slice(2), 'hex'));
       const addresses: number[][] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x0b, 0x11, 0x100].map((n) => [n >> 8, n & 0xff]);
       addresses.push(bytesOf(ALICE), bytesOf(kv));
       const rand = prng(seed);
       const seen = { succeeded: 0, failed: 0, logged: 0, created: 0 };
       let pending: string[] = [];
+      // Transactions of each type the fork has: the default (EIP-1559 from London on), legacy with a
+      // gas price (its tip the whole price over the base fee), EIP-2930 with an access list.
+      const accessLists = FORKS.indexOf(fork) >= FORKS.indexOf('berlin');
+      const kind = (i: number) =>
+        i % 3 === 1
+          ? { gasPrice: GAS_PRICE }
+          : i % 3 === 2 && accessLists
+            ? { type: '0x1', gasPrice: GAS_PRICE, accessList: [{ address: kv, storageKeys: [`0x${word(i % 7)}`] }] }
+            : {};
       for (let i = 0; i < PROGRAMS; i++) {
         const code = program(rand, addresses, i % 256);
         await both('eth_call', { from: ALICE, data: code, gas: PROGRAM_GAS }, 'latest');
-        const hash = await both('eth_sendTransaction', { from: ALICE, data: code, gas: PROGRAM_GAS });
+        const hash = await both('eth_sendTransaction', { from: ALICE, data: code, gas: PROGRAM_GAS, ...kind(i) });
         if (typeof hash === 'string') pending.push(hash);
         // The store: a write sent now, a read of what earlier blocks wrote.
         if (i % 8 === 0) {
-          await both('eth_sendTransaction', { from: ALICE, to: kv, data: `0x${word(i % 7)}${word(i)}` });
+          await both('eth_sendTransaction', {
+            from: ALICE,
+            to: kv,
+            data: `0x${word(i % 7)}${word(i)}`,
+            ...kind(i + 1),
+          });
           await both('eth_call', { from: ALICE, to: kv, data: `0x${word(i % 5)}` }, 'latest');
         }
         if ((i + 1) % PER_BLOCK !== 0 && i !== PROGRAMS - 1) continue;

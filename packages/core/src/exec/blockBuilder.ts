@@ -40,7 +40,6 @@ import {
   Bloom,
   calculateMinerReward,
   rewardAccount,
-  runTx,
 } from '@ethereumjs/vm';
 import type { VM, RunTxResult } from '@ethereumjs/vm';
 
@@ -55,6 +54,7 @@ import { STOCK_EVM } from '../state/flatState';
 import { SYSTEM_CONTRACTS } from '../config/systemContracts';
 import { orderedTrieRoot } from '../state/updateTrie';
 import type { Receipt } from '../types';
+import { runTransaction } from './onEngine';
 
 export interface BuildInput {
   vm: VM;
@@ -265,7 +265,11 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     lineCounter.beginTx();
     let result: RunTxResult;
     try {
-      result = await runTx(vm, { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true });
+      result = await runTransaction(
+        vm,
+        { tx: ptx.tx, block: context, blockGasUsed: gasUsed, skipHardForkValidation: true },
+        ptx.sender,
+      );
     } catch (error) {
       await vm.evm.journal.revert();
       lineCounter.popTx();

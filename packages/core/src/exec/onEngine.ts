@@ -1,16 +1,29 @@
 /**
  * The node's own engine (evm/) inside an ethereumjs VM: the state it reads, the block it runs in, and
- * transactions. For a transaction, ethereumjs's runTx keeps everything around its execution (checks,
- * fees, nonce, EIP-7702 authorizations, refunds, the miner's fee, self-destructs, EIP-161's cleanup,
- * the receipt); the message it hands to `evm.runCall` runs on the engine, and what it changed is
- * written back through the VM's journal, so checkpoints, reverts and the line counter's transaction
- * rows stay ethereumjs's.
+ * transactions. A legacy, EIP-2930 or EIP-1559 transaction runs whole here (runTransaction), in
+ * runTx's steps: checks, fees, nonce, the message on the engine, refunds, the fee recipient's tip,
+ * self-destructs, EIP-161's cleanup, the receipt. Any other keeps ethereumjs's runTx around its
+ * execution (blob and EIP-7702 transactions, a check that fails), and the message it hands to
+ * `evm.runCall` runs on the engine. Either way what the message changed is written back through the
+ * VM's journal, so checkpoints, reverts and the line counter's transaction rows stay ethereumjs's.
  */
 import type { Block } from '@ethereumjs/block';
+import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import type { EVMResult } from '@ethereumjs/evm';
-import { Account, Address, bigIntToBytes, equalsBytes, hexToBytes, KECCAK256_RLP } from '@ethereumjs/util';
-import type { VM } from '@ethereumjs/vm';
+import { Capability, getCalldataFloorGas, TransactionType } from '@ethereumjs/tx';
+import type { AccessList2930Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx';
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  equalsBytes,
+  hexToBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+} from '@ethereumjs/util';
+import { Bloom, runTx } from '@ethereumjs/vm';
+import type { RunTxOpts, RunTxResult, VM } from '@ethereumjs/vm';
 
 import { FramePool, MAX_ENGINE_GAS, rulesOf, runMessage, World } from '../evm/engine';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
@@ -94,11 +107,31 @@ type Journal = {
   putAccount(address: Address, account: Account): Promise<void>;
 };
 
+/** Addresses and slots warm as a transaction starts (EIP-2929), besides the precompiles. */
+interface WarmSet {
+  addresses: Uint8Array[];
+  slots: [address: Uint8Array, slots: Uint8Array[]][];
+}
+
+/** Each VM's transactions on the engine, for runTransaction. */
+const onEngine = new WeakMap<VM, EngineTransactions>();
+
 /**
- * Runs the transactions of `vm` (runTx's message) on the engine where it can: no tracer listens to
- * the EVM, the fork is one it implements. Installed on the VM before its line counter and its
- * guard, which wrap `evm.runCall` around it (so the counter's transaction-level hooks stay where
- * they are); `connect` gives it theirs once they exist.
+ * Runs a transaction as ethereumjs's runTx does (the same state after it, the same result and
+ * receipt, the same errors), on the node's engine where `vm` has one (EngineTransactions.runTx).
+ * `sender`: the transaction's, when known (else it is recovered).
+ */
+export function runTransaction(vm: VM, opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
+  const engine = onEngine.get(vm);
+  return engine === undefined ? runTx(vm, opts) : engine.runTx(opts, sender);
+}
+
+/**
+ * Runs the transactions of `vm` on the engine where it can: no tracer listens to the EVM, the fork
+ * is one it implements. A common transaction runs whole without runTx (runTx below); any other
+ * runs on runTx, whose message to `evm.runCall` runs on the engine. Installed on the VM before its
+ * line counter and its guard, which wrap `evm.runCall` around it (so the counter's
+ * transaction-level hooks stay where they are); `connect` gives it theirs once they exist.
  */
 export class EngineTransactions {
   /** The execution guard's check (evm/engine.ts EngineOptions.check). */
@@ -109,11 +142,15 @@ export class EngineTransactions {
   /** The engine's stacks and memories, reused by this VM's transactions (one at a time). */
   private readonly pool = new FramePool();
 
+  /** The warm set of the transaction runTx below is running (else runTx's, read from the journal). */
+  private warm: WarmSet | undefined;
+
   /** `own`: false runs every transaction on ethereumjs (`--engine ethereumjs`). */
   constructor(
     private readonly vm: VM,
-    own: boolean,
+    private readonly own: boolean,
   ) {
+    onEngine.set(vm, this);
     const evm = vm.evm as unknown as { runCall(opts: unknown): Promise<EVMResult> };
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
@@ -128,7 +165,7 @@ export class EngineTransactions {
         return runCall(opts);
       const rules = engineRules(vm);
       if (rules === null) return runCall(opts);
-      return this.run(m, rules);
+      return this.run(m, rules, this.warm ?? this.journalWarmSet());
     };
   }
 
@@ -138,21 +175,196 @@ export class EngineTransactions {
     this.hooks = (baseFee) => counter.engineHooks(baseFee, false);
   }
 
-  private async run(m: TxMessage, rules: ForkRules): Promise<EVMResult> {
-    const vm = this.vm;
-    const journal = vm.evm.journal as unknown as Journal;
-    const precompiles = (vm.evm as unknown as { _precompiles: Map<string, Precompile> })._precompiles;
-    // Warm as runTx left the journal: the sender, the recipient, the coinbase, the access list, the
-    // authorities (the precompiles it lists are warm through their map already).
-    const warmAddresses: Uint8Array[] = [];
-    const warmSlots: [Uint8Array, Uint8Array[]][] = [];
+  /**
+   * A transaction as ethereumjs's runTx runs it (vm/src/runTx.ts: checks, gas bought, nonce, the
+   * message, refunds capped by maxRefundQuotient, the EIP-7623 floor, the fee recipient's tip,
+   * self-destructs (EIP-6780), EIP-161's cleanup, the receipt), without runTx, when the engine takes
+   * it whole: a legacy, EIP-2930 or EIP-1559 transaction that passes runTx's checks, from Byzantium
+   * on, with no tracer or transaction listener. Any other (a blob or EIP-7702 transaction, a check
+   * that fails, whose error is runTx's) runs on runTx. The message goes through `evm.runCall` all
+   * the same, where the line counter and the guard wrap it and the engine runs it.
+   */
+  async runTx(opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
+    const { vm } = this;
+    const { tx, block } = opts;
+    if (block === undefined || !this.takesWhole(opts)) return runTx(vm, opts);
+    const common = vm.common;
+    const sm = vm.stateManager;
+    const header = block.header;
+    const caller = sender === undefined ? tx.getSenderAddress() : new Address(sender);
+    const baseFee = header.baseFeePerGas ?? 0n;
+    const london = common.isActivatedEIP(1559);
+    const feeMarket = tx.supports(Capability.EIP1559FeeMarket);
+    const feeCap = feeMarket ? (tx as FeeMarket1559Tx).maxFeePerGas : (tx as LegacyTx).gasPrice;
+    const intrinsic = tx.getIntrinsicGas();
+    const floor = getCalldataFloorGas(tx, caller);
+    const account = (await sm.getAccount(caller)) ?? new Account();
+    if (
+      header.gasLimit < tx.gasLimit ||
+      tx.gasLimit < (intrinsic > floor ? intrinsic : floor) ||
+      (london && feeCap < baseFee) ||
+      !equalsBytes(account.codeHash, KECCAK256_NULL) ||
+      account.balance < tx.getUpfrontCost(baseFee) ||
+      account.balance < tx.value + (feeMarket ? tx.gasLimit * feeCap : 0n) ||
+      (opts.skipNonce !== true && account.nonce !== tx.nonce)
+    )
+      return runTx(vm, opts); // which throws its error
+    const journal = vm.evm.journal;
+    await journal.cleanup();
+    await journal.checkpoint();
+    try {
+      const results = await this.runWhole(opts, block, caller, account, intrinsic, floor);
+      await journal.commit();
+      return results;
+    } catch (e) {
+      await journal.revert();
+      throw e;
+    } finally {
+      if (common.isActivatedEIP(2929)) journal.cleanJournal();
+      sm.originalStorageCache.clear();
+    }
+  }
+
+  /** Whether runTx below takes `opts` whole (its other checks aside). */
+  private takesWhole(opts: RunTxOpts): boolean {
+    const { vm } = this;
+    const { tx } = opts;
+    const common = vm.common;
+    const events = vm.events as unknown as { listenerCount(name: string): number };
+    return (
+      this.own &&
+      (tx.type === TransactionType.Legacy ||
+        (tx.type === TransactionType.AccessListEIP2930 && common.isActivatedEIP(2930)) ||
+        (tx.type === TransactionType.FeeMarketEIP1559 && common.isActivatedEIP(1559))) &&
+      opts.skipHardForkValidation === true &&
+      opts.skipBalance !== true &&
+      opts.skipBlockGasLimitValidation !== true &&
+      opts.reportAccessList !== true &&
+      opts.reportPreimages !== true &&
+      tx.gasLimit <= MAX_ENGINE_GAS &&
+      common.gteHardfork(Hardfork.Byzantium) &&
+      common.consensusType() !== ConsensusType.ProofOfAuthority &&
+      !common.isActivatedEIP(7778) &&
+      events.listenerCount('beforeTx') === 0 &&
+      events.listenerCount('afterTx') === 0 &&
+      !tracerListening(vm) &&
+      engineRules(vm) !== null
+    );
+  }
+
+  /** runTx's _runTx from the gas purchase on, for a transaction whose checks have passed. */
+  private async runWhole(
+    opts: RunTxOpts,
+    block: Block,
+    caller: Address,
+    sender: Account,
+    intrinsic: bigint,
+    floor: bigint,
+  ): Promise<RunTxResult> {
+    const { vm } = this;
+    const { tx } = opts;
+    const common = vm.common;
+    const sm = vm.stateManager;
+    const journal = vm.evm.journal;
+    const header = block.header;
+    const baseFee = header.baseFeePerGas ?? 0n;
+    const london = common.isActivatedEIP(1559);
+    let gasPrice: bigint;
+    let tip = 0n;
+    if (tx.supports(Capability.EIP1559FeeMarket)) {
+      tip = (tx as FeeMarket1559Tx).getEffectivePriorityFee(baseFee);
+      gasPrice = tip + baseFee;
+    } else {
+      gasPrice = (tx as LegacyTx).gasPrice;
+      if (london) tip = gasPrice - baseFee;
+    }
+    // The gas bought and the nonce taken, before the message runs.
+    sender.balance -= tx.gasLimit * gasPrice;
+    sender.nonce += 1n;
+    await journal.putAccount(caller, sender);
+    this.warm = common.isActivatedEIP(2929)
+      ? warmSet(tx, caller, common.isActivatedEIP(3651) ? header.coinbase : undefined)
+      : { addresses: [], slots: [] };
+    let results: RunTxResult;
+    try {
+      results = (await vm.evm.runCall({
+        block,
+        gasPrice,
+        caller,
+        gasLimit: tx.gasLimit - intrinsic,
+        to: tx.to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      })) as RunTxResult;
+    } finally {
+      this.warm = undefined;
+    }
+    const exec = results.execResult;
+    let spent = exec.executionGasUsed + intrinsic;
+    const refund = exec.gasRefund ?? 0n;
+    results.gasRefund = refund;
+    if (refund !== 0n) {
+      const max = spent / common.param('maxRefundQuotient');
+      spent -= refund < max ? refund : max;
+    }
+    if (common.isActivatedEIP(7623) && spent < floor) {
+      results.gasRefund = 0n;
+      spent = floor;
+    }
+    results.totalGasSpent = spent;
+    results.blockGasSpent = spent;
+    results.amountSpent = spent * gasPrice;
+    // The gas not used back to the sender, the tip (or, before London, the whole fee) to the fee recipient.
+    const after = (await sm.getAccount(caller)) ?? new Account();
+    after.balance += (tx.gasLimit - spent) * gasPrice;
+    await journal.putAccount(caller, after);
+    const miner = (await sm.getAccount(header.coinbase)) ?? new Account();
+    results.minerValue = london ? spent * tip : results.amountSpent;
+    miner.balance += results.minerValue;
+    await journal.putAccount(header.coinbase, miner);
+    // Self-destructed accounts go, since EIP-6780 only those created in the transaction.
+    for (const key of [...(exec.selfdestruct?.keys() ?? [])].sort()) {
+      if (common.isActivatedEIP(6780) && exec.createdAddresses?.has(key) !== true) continue;
+      await journal.deleteAccount(new Address(hexToBytes(key as `0x${string}`)));
+    }
+    const bloom = new Bloom(undefined, common);
+    for (const [address, topics] of exec.logs ?? []) {
+      bloom.add(address);
+      for (const topic of topics) bloom.add(topic);
+    }
+    results.bloom = bloom;
+    // EIP-161: the touched accounts left empty are deleted.
+    await journal.cleanup();
+    sm.originalStorageCache.clear();
+    results.receipt = {
+      status: exec.exceptionError === undefined ? 1 : 0,
+      cumulativeBlockGasUsed: (opts.blockGasUsed ?? header.gasUsed) + spent,
+      bitvector: bloom.bitvector,
+      logs: exec.logs ?? [],
+    };
+    return results;
+  }
+
+  /** Warm as runTx left the journal: the sender, the recipient, the coinbase, the access list, the authorities. */
+  private journalWarmSet(): WarmSet {
+    const journal = this.vm.evm.journal as unknown as Journal;
+    const precompiles = (this.vm.evm as unknown as { _precompiles: Map<string, Precompile> })._precompiles;
+    // (The precompiles it lists are warm through their map already.)
+    const warm: WarmSet = { addresses: [], slots: [] };
     for (const map of [journal.alwaysWarmJournal, journal.journal])
       for (const [key, slots] of map) {
         if (slots.size === 0 && precompiles.has(key)) continue;
         const address = hexToBytes(`0x${key}`);
-        if (slots.size === 0) warmAddresses.push(address);
-        else warmSlots.push([address, [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
+        if (slots.size === 0) warm.addresses.push(address);
+        else warm.slots.push([address, [...slots].map((s) => hexToBytes(`0x${s.padStart(64, '0')}`))]);
       }
+    return warm;
+  }
+
+  private async run(m: TxMessage, rules: ForkRules, warm: WarmSet): Promise<EVMResult> {
+    const vm = this.vm;
+    const precompiles = (vm.evm as unknown as { _precompiles: Map<string, Precompile> })._precompiles;
     const backend = stateBackend(vm);
     const world = new World(backend);
     const run = await runMessage(
@@ -174,8 +386,8 @@ export class EngineTransactions {
         value: m.value,
         data: m.data,
         gasLimit: m.gasLimit,
-        warmAddresses,
-        warmSlots,
+        warmAddresses: warm.addresses,
+        warmSlots: warm.slots,
         nonceTaken: true,
       },
       world,
@@ -222,4 +434,16 @@ export async function writeBack(vm: VM, world: World): Promise<void> {
       await sm.putStorage(address, wordBytes(slot), value === 0n ? new Uint8Array() : bigIntToBytes(value));
   }
   for (const key of world.touched) if (!written.has(key)) journal.touchAccount(key);
+}
+
+/** runTx's warm set (EIP-2929, EIP-3651), the precompiles aside. */
+function warmSet(tx: RunTxOpts['tx'], caller: Address, coinbase: Address | undefined): WarmSet {
+  const warm: WarmSet = { addresses: [caller.bytes], slots: [] };
+  if (tx.to !== undefined) warm.addresses.push(tx.to.bytes);
+  if (coinbase !== undefined) warm.addresses.push(coinbase.bytes);
+  if (tx.type !== TransactionType.Legacy)
+    for (const [address, slots] of (tx as AccessList2930Tx).accessList)
+      if (slots.length === 0) warm.addresses.push(address);
+      else warm.slots.push([address, slots]);
+  return warm;
 }

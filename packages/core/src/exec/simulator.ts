@@ -10,7 +10,7 @@ import type { Common } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';
-import { createVM, runTx } from '@ethereumjs/vm';
+import { createVM } from '@ethereumjs/vm';
 import type { RunTxResult } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, UpfrontCostError } from '../errors';
@@ -26,7 +26,7 @@ import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
 import { ownEngine } from '../evm/engine';
-import { EngineTransactions } from './onEngine';
+import { EngineTransactions, runTransaction } from './onEngine';
 import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
@@ -288,7 +288,12 @@ export class Simulator extends ScratchVm {
       const context = createBlock({ header }, { common: this.vm.common });
       await this.counter.begin();
       try {
-        const result = await runTx(this.vm, { tx, block: context, skipNonce: true, skipHardForkValidation: true });
+        const result = await runTransaction(this.vm, {
+          tx,
+          block: context,
+          skipNonce: true,
+          skipHardForkValidation: true,
+        });
         return this.counter.end(tx, result);
       } catch {
         // It cannot run on the pending state (yet); the sequencer stage still checks it.
@@ -362,7 +367,7 @@ export class Simulator extends ScratchVm {
           if (only !== undefined && i > only) break;
           const start = [senders[i], ...(tx.to === undefined ? [] : [tx.to.bytes]), block.header.coinbase.bytes];
           const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext(start)) : undefined;
-          const run = () => runTx(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+          const run = () => runTransaction(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
           this.counter.beginTx();
           const withState = tracer?.capture !== undefined;
           // Before Byzantium a receipt holds the state root after its transaction: runTx flushes the
