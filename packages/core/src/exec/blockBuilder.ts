@@ -279,7 +279,7 @@ export async function buildBlock(input: BuildInput): Promise<BuildResult> {
     // the block's cumulative count whether the block is full.
     const counts = lineCounter.endTx(ptx.tx, result);
     const added: LineCounts = {};
-    for (const [module, n] of Object.entries(counts)) added[module] = n - (out.lineTotals[module] ?? 0);
+    for (const module in counts) added[module] = counts[module] - (out.lineTotals[module] ?? 0);
     const own = limits?.txOverflow(added);
     const full = own === undefined ? limits?.blockOverflow(counts) : undefined;
     const userGas =
