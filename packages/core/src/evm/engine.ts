@@ -11,7 +11,7 @@ import { createAddressOf, FramePool, Machine } from './machine';
 import type { BlockEnv, Message, Precompile, TxEnv } from './machine';
 import type { ForkRules } from './rules';
 import type { Log, StateBackend } from './world';
-import { keyOf, World } from './world';
+import { keyOf, wordOf, World } from './world';
 
 export type { BlockEnv, Precompile, TxEnv } from './machine';
 export { FramePool } from './machine';
@@ -99,7 +99,7 @@ export async function runMessage(
     if (input.accessed !== undefined) world.record(key);
     const account = await world.account(key, address);
     for (const bytes of slots) {
-      const slot = toBigInt(bytes);
+      const slot = wordOf(bytes);
       world.preWarmSlot(account, slot);
       if (input.accessed !== undefined) world.record(key, slot);
     }
@@ -166,10 +166,4 @@ function message(caller: Uint8Array, callerKey: string, to: Uint8Array, input: R
     depth: 0,
     delegate: false,
   };
-}
-
-function toBigInt(bytes: Uint8Array): bigint {
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  return v;
 }

@@ -15,7 +15,7 @@ import type { EngineHooks, MemoryView, MessageStart, RunState, StackView } from 
 import { Memory } from './memory';
 import type { ForkRules } from './rules';
 import type { Account, Log, World } from './world';
-import { hasCode, keyOf, wordBytes } from './world';
+import { hasCode, keyOf, wordBytes, wordOf } from './world';
 
 /** What a block gives the code that runs in it. */
 export interface BlockEnv {
@@ -120,12 +120,6 @@ interface Frame {
   view?: StackView;
   /** Its address and memory as hooks read them (made when first asked for). */
   hookFrame?: { address: Uint8Array; memory: MemoryView };
-}
-
-function toBigInt(bytes: Uint8Array, from = 0, to = bytes.length): bigint {
-  let v = 0n;
-  for (let i = from; i < to; i++) v = (v << 8n) | BigInt(bytes[i]);
-  return v;
 }
 
 function addressOf(v: bigint): Uint8Array {
@@ -384,7 +378,7 @@ export class Machine {
       balance: async (address) => (await world.account(keyOf(address), address)).balance,
       storage: async (address, slot) => {
         const account = await world.account(keyOf(address), address);
-        return wordBytes(await world.sload(account, toBigInt(slot)));
+        return wordBytes(await world.sload(account, wordOf(slot)));
       },
     };
   }
@@ -626,11 +620,11 @@ export class Machine {
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
           f.sp--;
           const data = b === 0n ? EMPTY : f.memory.buf.subarray(Number(a), Number(a + b));
-          stack[f.sp - 1] = toBigInt(keccak256(data));
+          stack[f.sp - 1] = wordOf(keccak256(data));
           break;
         }
         case 0x30: // ADDRESS
-          push(toBigInt(msg.to));
+          push(wordOf(msg.to));
           break;
         case 0x31: // BALANCE
         case 0x3b: // EXTCODESIZE
@@ -645,14 +639,14 @@ export class Machine {
           const acct = await world.account(key, target);
           if (op === 0x31) stack[f.sp - 1] = acct.balance;
           else if (op === 0x3b) stack[f.sp - 1] = BigInt((await world.code(acct)).code.length);
-          else stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : toBigInt(acct.codeHash);
+          else stack[f.sp - 1] = !acct.exists || acct.empty ? 0n : wordOf(acct.codeHash);
           break;
         }
         case 0x32: // ORIGIN
-          push(toBigInt(tx.origin));
+          push(wordOf(tx.origin));
           break;
         case 0x33: // CALLER
-          push(toBigInt(msg.caller));
+          push(wordOf(msg.caller));
           break;
         case 0x34: // CALLVALUE
           push(msg.apparentValue);
@@ -665,9 +659,13 @@ export class Machine {
           if (a >= BigInt(data.length)) stack[f.sp - 1] = 0n;
           else {
             const at = Number(a);
-            let v = 0n;
-            for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(at + i < data.length ? data[at + i] : 0);
-            stack[f.sp - 1] = v;
+            if (at + 32 <= data.length) stack[f.sp - 1] = wordOf(data, at, at + 32);
+            else {
+              // Past the end of the data: zeros.
+              const word = new Uint8Array(32);
+              word.set(data.subarray(at));
+              stack[f.sp - 1] = wordOf(word);
+            }
           }
           break;
         }
@@ -740,11 +738,11 @@ export class Machine {
           need(1);
           a = stack[f.sp - 1];
           const n = block.number;
-          stack[f.sp - 1] = a >= n || n - a > 256n ? 0n : toBigInt(await block.blockHash(a));
+          stack[f.sp - 1] = a >= n || n - a > 256n ? 0n : wordOf(await block.blockHash(a));
           break;
         }
         case 0x41: // COINBASE
-          push(toBigInt(block.coinbase));
+          push(wordOf(block.coinbase));
           break;
         case 0x42: // TIMESTAMP
           push(block.timestamp);
@@ -753,7 +751,7 @@ export class Machine {
           push(block.number);
           break;
         case 0x44: // DIFFICULTY / PREVRANDAO
-          push(rules.paris ? toBigInt(block.prevRandao) : block.difficulty);
+          push(rules.paris ? wordOf(block.prevRandao) : block.difficulty);
           break;
         case 0x45: // GASLIMIT
           push(block.gasLimit);
@@ -771,7 +769,7 @@ export class Machine {
           // BLOBHASH
           need(1);
           a = stack[f.sp - 1];
-          stack[f.sp - 1] = a < BigInt(tx.blobHashes.length) ? toBigInt(tx.blobHashes[Number(a)]) : 0n;
+          stack[f.sp - 1] = a < BigInt(tx.blobHashes.length) ? wordOf(tx.blobHashes[Number(a)]) : 0n;
           break;
         }
         case 0x4a: // BLOBBASEFEE
@@ -788,7 +786,7 @@ export class Machine {
           this.useGas(f, base);
           this.expand(f, a, 32n);
           if (hooks !== undefined) await this.opcodeHook(f, hooks);
-          stack[f.sp - 1] = toBigInt(f.memory.buf, Number(a), Number(a) + 32);
+          stack[f.sp - 1] = wordOf(f.memory.buf, Number(a), Number(a) + 32);
           break;
         }
         case 0x52: // MSTORE
@@ -924,8 +922,9 @@ export class Machine {
             // PUSH1..PUSH32
             const n = op - 0x5f;
             const end = f.pc + n;
-            let v = 0n;
-            for (let i = f.pc; i < end; i++) v = (v << 8n) | BigInt(i < code.length ? code[i] : 0);
+            // Past the end of the code: zeros.
+            const v =
+              end <= code.length ? wordOf(code, f.pc, end) : wordOf(code, f.pc) << BigInt(8 * (end - code.length));
             f.pc = end;
             push(v);
           } else if (op >= 0x80 && op <= 0x8f) {
@@ -1264,7 +1263,7 @@ export class Machine {
     );
     f.gas += out.gasLeft;
     if (out.error === 'revert') f.returnData = out.returnData;
-    s[f.sp++] = out.error === undefined ? toBigInt(address) : 0n;
+    s[f.sp++] = out.error === undefined ? wordOf(address) : 0n;
   }
 }
 
