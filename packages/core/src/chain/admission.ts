@@ -36,7 +36,7 @@ import {
 import { blobGasOf } from '../exec/blockBuilder';
 import { intrinsicGas } from '../pool/intrinsicGas';
 import { putPoolRow } from '../pool/poolRows';
-import { ethereumjsReason, impersonationKey, peekTransaction, withSender } from '../pool/txCodec';
+import { ethereumjsReason, impersonationKey, peekTransaction, senderOf, withSender } from '../pool/txCodec';
 import { bundleHash, uuidBytes } from '../pool/bundlePool';
 import type { ForcedOutcome } from '../pool/forcedQueue';
 import { decodeExtraData } from '../pool/profitability';
@@ -143,7 +143,7 @@ export class Admission {
   recoverSender(tx: TypedTransaction): Uint8Array {
     try {
       if (!tx.isSigned() || !tx.verifySignature()) throw new InvalidSenderError();
-      return tx.getSenderAddress().bytes;
+      return senderOf(tx);
     } catch {
       throw new InvalidSenderError();
     }
