@@ -378,17 +378,23 @@ function hexOf(bytes: Uint8Array): string {
   return s;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Hex digit values by character code. */
 const HEX_DIGIT = new Uint8Array(128);
 for (let d = 0; d < 16; d++) HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
 
 /**
- * `v` (below 2^256) as a 32-byte word. Through its hex digits, which the engine makes natively: a
- * byte at a time by BigInt shifts cost ~5x more for a hash-sized value.
+ * `v` (below 2^256) as a 32-byte word. Through its hex digits, which the engine makes natively, or
+ * as a Number when it is one: a byte at a time by BigInt shifts cost ~5x more for a hash-sized value.
  */
 export function wordBytes(v: bigint): Uint8Array {
   const out = new Uint8Array(32);
-  if (v === 0n) return out;
+  if (v <= MAX_SAFE) {
+    // A small value (an offset, a length, an amount) in Number arithmetic.
+    for (let n = Number(v), i = 31; n > 0; i--, n = Math.floor(n / 256)) out[i] = n % 256;
+    return out;
+  }
   const hex = v.toString(16);
   for (let i = 31, j = hex.length; j > 0; i--) {
     const low = HEX_DIGIT[hex.charCodeAt(--j)];
@@ -398,11 +404,14 @@ export function wordBytes(v: bigint): Uint8Array {
 }
 
 /**
- * The big-endian value of `bytes[from, to)`: six bytes at a time as an exact Number, one BigInt
- * shift and or per six (a byte at a time cost ~3x more for a 32-byte word).
+ * The big-endian value of `bytes[from, to)`: from its first byte not zero, six bytes at a time as an
+ * exact Number, one BigInt shift and or per six (a byte at a time cost ~3x more for a 32-byte word).
  */
 export function wordOf(bytes: Uint8Array, from = 0, to = bytes.length): bigint {
   let i = from;
+  // Leading zeros skipped: a small value (a memory pointer, an amount) is one chunk.
+  while (i < to && bytes[i] === 0) i++;
+  from = i;
   let v = 0n;
   let head = (to - from) % 6;
   if (head > 0) {
