@@ -12,7 +12,11 @@ import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/ut
 import type { NestedUint8Array } from '@ethereumjs/util';
 
 import { keccak256 } from '../config/fastCrypto';
+import { LruCache } from '../support/lru';
 import { decodeRlp } from '../support/rlp';
+
+/** Nodes kept decoded (readTrieNode): a trie's upper levels and more, ~3 MiB at most. */
+const RECENT_NODES = 2_048;
 
 /** Where the nodes are: read by hash, and written by hash. */
 export interface TrieNodeStore {
@@ -97,11 +101,24 @@ function commonPrefix(a: number[], b: number[], bFrom: number): number {
   return n;
 }
 
-/** The node stored by `hash`, as RLP items. */
+/**
+ * Nodes recently read, as RLP items, by hash (content-addressed: the same for every store that holds
+ * them). A trie's upper nodes are on every key's path: reads of keys not read before (a new holder's
+ * balance) walk them again and again, each a lookup and a decode. eth_call of balanceOf at random
+ * holders, 64 connections, A/B 6 runs each: 12,450 -> 13,400/s (medians).
+ */
+const recentNodes = new LruCache<string, NestedUint8Array>(RECENT_NODES);
+
+/** The node stored by `hash`, as RLP items (not to be changed). */
 export async function readTrieNode(store: Pick<TrieNodeStore, 'get'>, hash: Uint8Array): Promise<NestedUint8Array> {
+  const key = bytesToUnprefixedHex(hash);
+  const recent = recentNodes.get(key);
+  if (recent !== undefined) return recent;
   const encoded = await store.get(hash);
   if (encoded === undefined) throw new MissingTrieNodeError(hash);
-  return decodeRlp(encoded) as NestedUint8Array;
+  const items = decodeRlp(encoded) as NestedUint8Array;
+  recentNodes.set(key, items);
+  return items;
 }
 
 /**
