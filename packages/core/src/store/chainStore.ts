@@ -247,12 +247,12 @@ export class ChainStore {
     return (block.header.number === 0n ? 0n : this.headTd) + block.header.difficulty;
   }
 
-  /** Writes `ops` (which include `blockOps(block, receipts)`) in one batch and advances the head. */
   /** The rows that put `block` in the place of genesis block `old` (the same state, another header). */
   replaceGenesisOps(old: Block, block: Block): KvOp[] {
     return [{ type: 'del', key: key(P_NUMBER_BY_HASH, old.hash()) }, ...this.blockOps(block, [])];
   }
 
+  /** Writes `ops` (which include `blockOps(block, receipts)`) in one batch and advances the head. */
   async commit(ops: KvOp[], block: Block, receipts: Receipt[]): Promise<void> {
     await this.kv.batch(ops);
     const n = block.header.number;
