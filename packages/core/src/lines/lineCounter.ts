@@ -1,7 +1,8 @@
 /**
  * Counts prover lines per module as Linea's sequencer does, with either of its counters: the full
  * tracer (ZkTracer, London's or today's) or the light one (ZkCounter, `limitless`). Rules and
- * sources in lineProfiles.ts and precompileRows.ts.
+ * sources in lineProfiles.ts, precompileRows.ts (precompile calls) and transactionRows.ts (a
+ * transaction's rows as a whole).
  *
  * The model is the tracer's own:
  *  - counts accumulate over a conflation, which in the sequencer is the block being built (a new
@@ -19,9 +20,8 @@
  * frames at `runInterpreter`, messages (a CALL or CREATE's outcome, ZkCounter's context exits) at
  * `runCall`. The node's own engine calls the same rules at the same points (engineHooks, evm/hooks.ts).
  */
-import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToBigInt, bytesToUnprefixedHex, createAddressFromBigInt, equalsBytes } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToUnprefixedHex, createAddressFromBigInt } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { keccak256 } from 'ethereum-cryptography/keccak';
 
@@ -35,23 +35,21 @@ import {
   byteLen,
   eucRows,
   extRows,
-  logDataRows,
-  logInfoRows,
   modRows,
   mulRows,
   profileOf,
-  rlpReceiptRows,
-  rlpTxnRows,
   romRows,
   shakiraRows,
   shfRows,
   stackDeltaAlpha,
   wcpRows,
 } from './lineProfiles';
-import type { CounterName, LogShape, TracerProfile, TracerProfileName } from './lineProfiles';
+import type { CounterName, TracerProfile, TracerProfileName } from './lineProfiles';
 import { Conflation } from './conflation';
 import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
+import { foldTransaction } from './transactionRows';
+import type { TransactionCounting } from './transactionRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
 export const MESSAGE_SENT_TOPIC = keccak256(
@@ -149,9 +147,6 @@ const LAST_PRECOMPILE = 9n;
 const MAX_STACK = 1024n;
 /** G_callstipend: an SSTORE needs more gas than this (EIP-2200). */
 const STIPEND = 2300n;
-/** EIP-2681's largest nonce, and EIP-3529's refund quotient. */
-const MAX_NONCE = (1n << 64n) - 1n;
-const MAX_REFUND_QUOTIENT = 5n;
 
 /** Stack operands beyond this are capped: the instruction would have run out of gas first. */
 const SIZE_CAP = 1n << 40n;
@@ -302,59 +297,19 @@ export class LineCounter {
   }
 
   private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {
-    const c = this.c;
-    const london = this.mode === 'london';
-    let hub = this.instructionHubRows();
-    const failed = result !== undefined && result.execResult.exceptionError !== undefined;
-    // TX_SKIP, or TX_WARM + TX_INIT (its 2 undo rows when the transaction fails) + TX_FINL
-    // (hub/section/Tx*Section.java); ZkCounter: NB_ROWS_HUB_SKIP, NB_ROWS_HUB_INIT + NB_ROWS_HUB_FINL.
-    if (this.codeFrames === 0) hub += london ? 4 : 6;
-    else {
-      const warm = tx !== undefined && 'accessList' in tx ? accessListRows(tx) : 0;
-      const failing = failed ? 2 : 0;
-      hub += warm + { london: 6 + failing + 3, osaka: 8 + failing + 4, limitless: 10 + 4 }[this.mode];
-    }
-    // EIP-7702 (ZkCounter.traceStartTransaction): each delegation 2 HUB rows, an ECRECOVER on its
-    // signature (EC_DATA 10, an effective call), 7 SHAKIRA rows and a keccak; then 1 HUB row.
-    const delegations = tx !== undefined && 'authorizationList' in tx ? (tx.authorizationList as unknown[]).length : 0;
-    if (delegations > 0) {
-      hub += 2 * delegations + 1;
-      c.add('EC_DATA', 10 * delegations);
-      c.add('PRECOMPILE_ECRECOVER_EFFECTIVE_CALLS', delegations);
-      c.add('SHAKIRA_DATA', 7 * delegations);
-      c.add('BLOCK_KECCAK', 2 * delegations);
-    }
-    c.add('HUB', hub);
-
-    const logs: LogShape[] = [];
-    const { contract, topic } = this.bridge;
-    for (const [address, topics, data] of (result?.execResult.logs ?? []) as [Uint8Array, Uint8Array[], Uint8Array][]) {
-      logs.push({ topics: topics.length, dataSize: data.length });
-      if (topics.length > 0 && equalsBytes(address, contract) && equalsBytes(topics[0], topic))
-        c.add('BLOCK_L2_L1_LOGS', 1);
-    }
-    c.add('RLP_TXN_RCPT', rlpReceiptRows(logs));
-    c.add('LOG_DATA', logDataRows(logs));
-    c.add('LOG_INFO', logInfoRows(logs));
-    c.add('BLOCK_TRANSACTIONS', 1);
-    if (tx === undefined) return;
-    c.add('TXN_DATA', london ? (tx.type === 0 ? 8 : 9) : tx.type >= 2 ? 17 : 15);
-    if (london) {
-      // London trims each address its access list warms (TxPreWarmingMacroSection).
-      if ('accessList' in tx)
-        for (const [address] of tx.accessList as [Uint8Array, Uint8Array[]][]) this.trm(bytesToBigInt(address));
-      this.txnDataComparisons(tx, result);
-    }
-    c.add('RLP_TXN', rlpTxnRows(txShape(tx)));
-    const encoded = tx.serialize();
-    c.add('BLOCK_L1_SIZE', encoded.length + 20);
-    const preimage = tx.getMessageToSign();
-    const preimageLength = (Array.isArray(preimage) ? RLP.encode(preimage) : preimage).length;
-    c.add('BLOCK_KECCAK', Math.ceil(encoded.length / 136) + Math.ceil(preimageLength / 136) + 1);
-    if (tx.to === undefined) {
-      c.add('RLP_ADDR', 8);
-      c.add('BLOCK_KECCAK', 1);
-    }
+    const counting: TransactionCounting = {
+      c: this.c,
+      mode: this.mode,
+      bridge: this.bridge,
+      trm: (word) => this.trm(word),
+      wcp: (op, a, b) => this.wcp(op, a, b),
+      euc: (dividend, divisor) => this.euc(dividend, divisor),
+    };
+    foldTransaction(counting, tx, result, {
+      instructionHub: this.instructionHubRows(),
+      codeFrames: this.codeFrames,
+      start: this.txStart,
+    });
   }
 
   // -------------------------------------------------------------------------------- opcode hooks
@@ -872,34 +827,6 @@ export class LineCounter {
   }
 
   /**
-   * London's TXN_DATA comparisons in WCP (TxndataOperation.setCallsToEucAndWcp, 658ab6d1): the nonce
-   * below EIP-2681's maximum, the upfront wei cost (value + gas limit × gas price or max fee) at most
-   * the initial balance, the intrinsic gas at most the gas limit, the refunds below their limit (the
-   * gas consumed / 5, EUC's), the payload's size zero or not, and the fees against the base fee.
-   */
-  private txnDataComparisons(tx: TypedTransaction, result: Pick<RunTxResult, 'execResult'> | undefined): void {
-    const start = this.txStart;
-    if (start === undefined) return;
-    this.wcp(LT, tx.nonce, MAX_NONCE);
-    const maxFee = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
-    const initial = start.balance + (start.gasBought ? tx.gasLimit * start.gasPrice : 0n);
-    this.wcp(LEQ, tx.value + maxFee * tx.gasLimit, initial);
-    const intrinsic = tx.getIntrinsicGas();
-    this.wcp(LEQ, intrinsic, tx.gasLimit);
-    const consumed = intrinsic + (result?.execResult.executionGasUsed ?? 0n);
-    this.euc(consumed, MAX_REFUND_QUOTIENT);
-    this.wcp(LT, result?.execResult.gasRefund ?? 0n, consumed / MAX_REFUND_QUOTIENT);
-    const size = BigInt(tx.data.length);
-    this.wcp(ISZERO, size);
-    if ('maxPriorityFeePerGas' in tx) {
-      const tip = tx.maxPriorityFeePerGas as bigint;
-      this.wcp(LEQ, start.baseFee, maxFee);
-      this.wcp(LEQ, tip, maxFee);
-      this.wcp(LEQ, tip + start.baseFee, maxFee);
-    } else this.wcp(LEQ, start.baseFee, maxFee);
-  }
-
-  /**
    * Every message the EVM runs (calls, creations, the transaction's own) passes through runCall.
    * ZkCounter.traceContextExit: each that ends (precompiles and code-less calls too) adds a HUB and a
    * GAS row. ZkTracer: a CALL or CREATE section's rows depend on where the message went and how it
@@ -1276,36 +1203,6 @@ function interpreterResult(f: FrameEnd): InterpreterResult {
     gas: BigInt(f.gasLeft),
     returnValue: f.returnData,
     runState: { programCounter: 0, opCode: f.opCode, stack: f.stack, memoryWordCount: BigInt(f.memoryWords) },
-  };
-}
-
-function accessListRows(tx: TypedTransaction): number {
-  const list = (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList;
-  return list.reduce((s, [, keys]) => s + 1 + keys.length, 0);
-}
-
-function txShape(tx: TypedTransaction) {
-  const t = tx as unknown as {
-    gasPrice?: bigint;
-    maxPriorityFeePerGas?: bigint;
-    maxFeePerGas?: bigint;
-    accessList?: [Uint8Array, Uint8Array[]][];
-    chainId?: bigint;
-  };
-  return {
-    type: tx.type,
-    chainId: t.chainId ?? tx.common.chainId(),
-    nonce: tx.nonce,
-    gasPrice: t.gasPrice ?? 0n,
-    maxPriorityFee: t.maxPriorityFeePerGas ?? 0n,
-    maxFee: t.maxFeePerGas ?? 0n,
-    isCreate: tx.to === undefined,
-    value: tx.value,
-    dataSize: tx.data.length,
-    accessList: (t.accessList ?? []).map(([, keys]) => keys.length),
-    v: tx.v ?? 0n,
-    r: tx.r ?? 0n,
-    s: tx.s ?? 0n,
   };
 }
 
