@@ -5,24 +5,10 @@
  * uses that run on either (an estimate, a call's line counts) or still on ethereumjs (a trace, a
  * 100-call eth_simulateV1), through the RPC layer.
  */
-const { execFileSync } = require('node:child_process');
+const { ENGINES, perEngine, Chain, signer, deploy, erc20Transfer, tokenAbi } = require('./lib');
 
-const ENGINES = ['own', 'ethereumjs'];
-
-if (process.argv[2] === '--child') {
-  measure().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-} else {
-  const rows = ENGINES.map((engine) =>
-    JSON.parse(
-      execFileSync(process.execPath, [__filename, '--child'], {
-        env: { ...process.env, L2DEVNET_ENGINE: engine },
-        encoding: 'utf8',
-      }),
-    ),
-  );
+const rows = perEngine(__filename, measure);
+if (rows !== undefined) {
   console.log("## Engines, in process (own = the node's, evm/; ethereumjs = L2DEVNET_ENGINE=ethereumjs)");
   const labels = Object.keys(rows[0]);
   console.log(`${'use'.padEnd(44)}${ENGINES.map((e) => e.padStart(12)).join('')}   own/ethereumjs`);
@@ -37,7 +23,6 @@ if (process.argv[2] === '--child') {
 async function measure() {
   const { bytesToHex } = require('@ethereumjs/util');
   const { createRpc } = require('../../packages/rpc/dist');
-  const { Chain, signer, deploy, erc20Transfer, tokenAbi } = require('./lib');
   const chain = await Chain.create({ workers: 0 });
   const rpc = createRpc(chain);
   const alice = signer(chain, 0);
@@ -90,5 +75,5 @@ async function measure() {
   out['eth_simulateV1 of 100 ERC20 transfers (ms)'] = await per(40, () => call('eth_simulateV1', [simulate, 'latest']));
   rpc.close();
   await chain.close();
-  process.stdout.write(JSON.stringify(out));
+  return out;
 }

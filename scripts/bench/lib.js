@@ -1,5 +1,9 @@
 'use strict';
-/** Shared pieces of the benchmarks: a chain with the ERC20 fixture deployed, signed transactions, statistics. */
+/**
+ * Shared pieces of the benchmarks: a chain with the ERC20 fixture deployed, signed transactions,
+ * statistics, a measurement on each engine.
+ */
+const { execFileSync } = require('node:child_process');
 const { readFileSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -77,7 +81,38 @@ function dirBytes(dir) {
   return total;
 }
 
+/** The engines a measurement runs on: the node's own (evm/) and ethereumjs (L2DEVNET_ENGINE=ethereumjs). */
+const ENGINES = ['own', 'ethereumjs'];
+
+/**
+ * `measure` (which gives an object of figures) in a process of its own for each engine: `script`
+ * (the caller's file) runs again as each child, with `--child`. In the parent, the figures of each
+ * engine, in ENGINES' order; in a child, undefined (it writes its figures out).
+ */
+function perEngine(script, measure) {
+  if (process.argv[2] === '--child') {
+    measure().then(
+      (figures) => process.stdout.write(JSON.stringify(figures)),
+      (e) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
+    return undefined;
+  }
+  return ENGINES.map((engine) =>
+    JSON.parse(
+      execFileSync(process.execPath, [script, '--child'], {
+        env: { ...process.env, L2DEVNET_ENGINE: engine },
+        encoding: 'utf8',
+      }),
+    ),
+  );
+}
+
 module.exports = {
+  ENGINES,
+  perEngine,
   Chain,
   artifact,
   token,

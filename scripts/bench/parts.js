@@ -5,24 +5,10 @@
  * process: timers around the chain's parts, µs per use (a part's time includes the parts listed under
  * it). The transfers each go to a new holder, the calls each ask for one.
  */
-const { execFileSync } = require('node:child_process');
+const { ENGINES, perEngine, Chain, signer, deploy, erc20Transfer, tokenAbi } = require('./lib');
 
-const ENGINES = ['own', 'ethereumjs'];
-
-if (process.argv[2] === '--child') {
-  measure().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-} else {
-  const rows = ENGINES.map((engine) =>
-    JSON.parse(
-      execFileSync(process.execPath, [__filename, '--child'], {
-        env: { ...process.env, L2DEVNET_ENGINE: engine },
-        encoding: 'utf8',
-      }),
-    ),
-  );
+const rows = perEngine(__filename, measure);
+if (rows !== undefined) {
   console.log('## Parts of a transfer and of a call, in process (µs per use; a part includes those under it)');
   console.log(`${'part'.padEnd(52)}${ENGINES.map((e) => e.padStart(12)).join('')}`);
   for (const label of Object.keys(rows[0]))
@@ -38,7 +24,6 @@ async function measure() {
   const { bytesToHex } = require('@ethereumjs/util');
   const dist = (path) => require(`../../packages/core/dist/${path}`);
   const { createRpc } = require('../../packages/rpc/dist');
-  const { Chain, signer, deploy, erc20Transfer, tokenAbi } = require('./lib');
 
   /** Total ms and count per part, while `on`. */
   const parts = new Map();
@@ -120,5 +105,5 @@ async function measure() {
   await measured(callParts, 'eth_call balanceOf through the RPC layer (in all)', 20_000, call);
   rpc.close();
   await chain.close();
-  process.stdout.write(JSON.stringify(out));
+  return out;
 }

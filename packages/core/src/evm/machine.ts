@@ -15,7 +15,7 @@ import type { EngineHooks, MemoryView, MessageStart, RunState, StackView } from 
 import { Memory } from './memory';
 import type { ForkRules } from './rules';
 import type { Account, Log, World } from './world';
-import { hasCode, keyOf, wordBytes, wordOf } from './world';
+import { hasCode, keyOf, paddedWordOf, wordBytes, wordOf } from './world';
 
 /** What a block gives the code that runs in it. */
 export interface BlockEnv {
@@ -656,17 +656,7 @@ export class Machine {
           need(1);
           a = stack[f.sp - 1];
           const data = msg.data;
-          if (a >= BigInt(data.length)) stack[f.sp - 1] = 0n;
-          else {
-            const at = Number(a);
-            if (at + 32 <= data.length) stack[f.sp - 1] = wordOf(data, at, at + 32);
-            else {
-              // Past the end of the data: zeros.
-              const word = new Uint8Array(32);
-              word.set(data.subarray(at));
-              stack[f.sp - 1] = wordOf(word);
-            }
-          }
+          stack[f.sp - 1] = a >= BigInt(data.length) ? 0n : paddedWordOf(data, Number(a), 32);
           break;
         }
         case 0x36: // CALLDATASIZE
@@ -921,11 +911,8 @@ export class Machine {
           if (op >= 0x60 && op <= 0x7f) {
             // PUSH1..PUSH32
             const n = op - 0x5f;
-            const end = f.pc + n;
-            // Past the end of the code: zeros.
-            const v =
-              end <= code.length ? wordOf(code, f.pc, end) : wordOf(code, f.pc) << BigInt(8 * (end - code.length));
-            f.pc = end;
+            const v = paddedWordOf(code, f.pc, n);
+            f.pc += n;
             push(v);
           } else if (op >= 0x80 && op <= 0x8f) {
             // DUP1..DUP16

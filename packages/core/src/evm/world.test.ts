@@ -1,4 +1,4 @@
-import { wordBytes, wordOf } from './world';
+import { paddedWordOf, wordBytes, wordOf } from './world';
 
 /** Byte at a time, as the definitions read. */
 const slowWordOf = (bytes: Uint8Array) => bytes.reduce((v, b) => (v << 8n) | BigInt(b), 0n);
@@ -21,4 +21,14 @@ test('wordOf reads any run of bytes big-endian, and wordBytes writes a value bac
     expect(slowWordOf(word)).toBe(v);
     expect(wordOf(word)).toBe(v);
   }
+});
+
+test('paddedWordOf reads past the end of its bytes as zeros (PUSH at the end of code, CALLDATALOAD)', () => {
+  const bytes = Uint8Array.from({ length: 40 }, (_, i) => (i * 37 + 5) & 0xff);
+  for (let from = 0; from <= 44; from++)
+    for (const size of [1, 2, 7, 20, 32]) {
+      const padded = new Uint8Array(size);
+      padded.set(bytes.subarray(from, from + size));
+      expect(paddedWordOf(bytes, from, size)).toBe(slowWordOf(padded));
+    }
 });

@@ -426,3 +426,9 @@ export function wordOf(bytes: Uint8Array, from = 0, to = bytes.length): bigint {
   }
   return v;
 }
+
+/** The big-endian value of the `size` bytes at `from`, zeros past the end of `bytes` (PUSH, CALLDATALOAD). */
+export function paddedWordOf(bytes: Uint8Array, from: number, size: number): bigint {
+  const end = from + size;
+  return end <= bytes.length ? wordOf(bytes, from, end) : wordOf(bytes, from) << BigInt(8 * (end - bytes.length));
+}

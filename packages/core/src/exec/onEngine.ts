@@ -113,6 +113,20 @@ interface WarmSet {
   slots: [address: Uint8Array, slots: Uint8Array[]][];
 }
 
+/** A transaction runTx below takes whole, once its checks have passed: what they worked out. */
+interface WholeTransaction {
+  caller: Address;
+  /** The sender's account before the transaction. */
+  sender: Account;
+  intrinsic: bigint;
+  /** EIP-7623's floor (0 before Prague). */
+  floor: bigint;
+  gasPrice: bigint;
+  /** Of the price, what the fee recipient gets per gas from London on. */
+  tip: bigint;
+  rules: ForkRules;
+}
+
 /** Each VM's transactions on the engine, for runTransaction. */
 const onEngine = new WeakMap<VM, EngineTransactions>();
 
@@ -142,8 +156,11 @@ export class EngineTransactions {
   /** The engine's stacks and memories, reused by this VM's transactions (one at a time). */
   private readonly pool = new FramePool();
 
-  /** The warm set of the transaction runTx below is running (else runTx's, read from the journal). */
-  private warm: WarmSet | undefined;
+  /**
+   * The message of the transaction runTx below is running: its fork's rules and warm set, worked out
+   * there (a message of ethereumjs's runTx has its rules looked up and its warm set read from the journal).
+   */
+  private whole: { rules: ForkRules; warm: WarmSet } | undefined;
 
   /** `own`: false runs every transaction on ethereumjs (`--engine ethereumjs`). */
   constructor(
@@ -155,6 +172,7 @@ export class EngineTransactions {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
       const m = opts as TxMessage;
+      if (this.whole !== undefined) return this.run(m, this.whole.rules, this.whole.warm);
       if (
         !own ||
         m.message !== undefined ||
@@ -165,7 +183,7 @@ export class EngineTransactions {
         return runCall(opts);
       const rules = engineRules(vm);
       if (rules === null) return runCall(opts);
-      return this.run(m, rules, this.warm ?? this.journalWarmSet());
+      return this.run(m, rules, this.journalWarmSet());
     };
   }
 
@@ -187,7 +205,8 @@ export class EngineTransactions {
   async runTx(opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
     const { vm } = this;
     const { tx, block } = opts;
-    if (block === undefined || !this.takesWhole(opts)) return runTx(vm, opts);
+    const rules = block === undefined ? null : this.rulesTakingWhole(opts);
+    if (rules === null || block === undefined) return runTx(vm, opts);
     const common = vm.common;
     const sm = vm.stateManager;
     const header = block.header;
@@ -209,11 +228,22 @@ export class EngineTransactions {
       (opts.skipNonce !== true && account.nonce !== tx.nonce)
     )
       return runTx(vm, opts); // which throws its error
+    // The price paid, and the tip the fee recipient gets of it (before London: none, it gets the whole fee).
+    const tip = feeMarket ? (tx as FeeMarket1559Tx).getEffectivePriorityFee(baseFee) : london ? feeCap - baseFee : 0n;
+    const gasPrice = feeMarket ? tip + baseFee : feeCap;
     const journal = vm.evm.journal;
     await journal.cleanup();
     await journal.checkpoint();
     try {
-      const results = await this.runWhole(opts, block, caller, account, intrinsic, floor);
+      const results = await this.runWhole(opts, block, {
+        caller,
+        sender: account,
+        intrinsic,
+        floor,
+        gasPrice,
+        tip,
+        rules,
+      });
       await journal.commit();
       return results;
     } catch (e) {
@@ -225,13 +255,13 @@ export class EngineTransactions {
     }
   }
 
-  /** Whether runTx below takes `opts` whole (its other checks aside). */
-  private takesWhole(opts: RunTxOpts): boolean {
+  /** The fork's rules when runTx below takes `opts` whole (its other checks aside), else null. */
+  private rulesTakingWhole(opts: RunTxOpts): ForkRules | null {
     const { vm } = this;
     const { tx } = opts;
     const common = vm.common;
     const events = vm.events as unknown as { listenerCount(name: string): number };
-    return (
+    const whole =
       this.own &&
       (tx.type === TransactionType.Legacy ||
         (tx.type === TransactionType.AccessListEIP2930 && common.isActivatedEIP(2930)) ||
@@ -247,44 +277,27 @@ export class EngineTransactions {
       !common.isActivatedEIP(7778) &&
       events.listenerCount('beforeTx') === 0 &&
       events.listenerCount('afterTx') === 0 &&
-      !tracerListening(vm) &&
-      engineRules(vm) !== null
-    );
+      !tracerListening(vm);
+    return whole ? engineRules(vm) : null;
   }
 
   /** runTx's _runTx from the gas purchase on, for a transaction whose checks have passed. */
-  private async runWhole(
-    opts: RunTxOpts,
-    block: Block,
-    caller: Address,
-    sender: Account,
-    intrinsic: bigint,
-    floor: bigint,
-  ): Promise<RunTxResult> {
+  private async runWhole(opts: RunTxOpts, block: Block, t: WholeTransaction): Promise<RunTxResult> {
     const { vm } = this;
     const { tx } = opts;
+    const { caller, sender, intrinsic, gasPrice } = t;
     const common = vm.common;
     const sm = vm.stateManager;
     const journal = vm.evm.journal;
     const header = block.header;
-    const baseFee = header.baseFeePerGas ?? 0n;
-    const london = common.isActivatedEIP(1559);
-    let gasPrice: bigint;
-    let tip = 0n;
-    if (tx.supports(Capability.EIP1559FeeMarket)) {
-      tip = (tx as FeeMarket1559Tx).getEffectivePriorityFee(baseFee);
-      gasPrice = tip + baseFee;
-    } else {
-      gasPrice = (tx as LegacyTx).gasPrice;
-      if (london) tip = gasPrice - baseFee;
-    }
     // The gas bought and the nonce taken, before the message runs.
     sender.balance -= tx.gasLimit * gasPrice;
     sender.nonce += 1n;
     await journal.putAccount(caller, sender);
-    this.warm = common.isActivatedEIP(2929)
+    const warm = common.isActivatedEIP(2929)
       ? warmSet(tx, caller, common.isActivatedEIP(3651) ? header.coinbase : undefined)
       : { addresses: [], slots: [] };
+    this.whole = { rules: t.rules, warm };
     let results: RunTxResult;
     try {
       results = (await vm.evm.runCall({
@@ -298,7 +311,7 @@ export class EngineTransactions {
         skipNonceIncrement: true,
       })) as RunTxResult;
     } finally {
-      this.warm = undefined;
+      this.whole = undefined;
     }
     const exec = results.execResult;
     let spent = exec.executionGasUsed + intrinsic;
@@ -308,9 +321,9 @@ export class EngineTransactions {
       const max = spent / common.param('maxRefundQuotient');
       spent -= refund < max ? refund : max;
     }
-    if (common.isActivatedEIP(7623) && spent < floor) {
+    if (common.isActivatedEIP(7623) && spent < t.floor) {
       results.gasRefund = 0n;
-      spent = floor;
+      spent = t.floor;
     }
     results.totalGasSpent = spent;
     results.blockGasSpent = spent;
@@ -320,7 +333,7 @@ export class EngineTransactions {
     after.balance += (tx.gasLimit - spent) * gasPrice;
     await journal.putAccount(caller, after);
     const miner = (await sm.getAccount(header.coinbase)) ?? new Account();
-    results.minerValue = london ? spent * tip : results.amountSpent;
+    results.minerValue = common.isActivatedEIP(1559) ? spent * t.tip : results.amountSpent;
     miner.balance += results.minerValue;
     await journal.putAccount(header.coinbase, miner);
     // Self-destructed accounts go, since EIP-6780 only those created in the transaction.
@@ -336,7 +349,6 @@ export class EngineTransactions {
     results.bloom = bloom;
     // EIP-161: the touched accounts left empty are deleted.
     await journal.cleanup();
-    sm.originalStorageCache.clear();
     results.receipt = {
       status: exec.exceptionError === undefined ? 1 : 0,
       cumulativeBlockGasUsed: (opts.blockGasUsed ?? header.gasUsed) + spent,

@@ -367,7 +367,8 @@ export class Simulator extends ScratchVm {
           if (only !== undefined && i > only) break;
           const start = [senders[i], ...(tx.to === undefined ? [] : [tx.to.bytes]), block.header.coinbase.bytes];
           const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext(start)) : undefined;
-          const run = () => runTransaction(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+          const run = () =>
+            runTransaction(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true }, senders[i]);
           this.counter.beginTx();
           const withState = tracer?.capture !== undefined;
           // Before Byzantium a receipt holds the state root after its transaction: runTx flushes the

@@ -35,6 +35,10 @@ import {
   byteLen,
   eucRows,
   extRows,
+  GT,
+  ISZERO,
+  LEQ,
+  LT,
   modRows,
   mulRows,
   profileOf,
@@ -49,7 +53,7 @@ import { Conflation } from './conflation';
 import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
 import { foldTransaction } from './transactionRows';
-import type { TransactionCounting } from './transactionRows';
+import type { TransactionCounting, TransactionStart } from './transactionRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
 export const MESSAGE_SENT_TOPIC = keccak256(
@@ -134,11 +138,6 @@ interface Frame {
   child?: 'prc' | 'smc';
 }
 
-/** WCP's instructions, as its operation keys name them: the EVM's LT, GT and ISZERO, and its own LEQ (WCP_INST_LEQ). */
-const LT = 0x10;
-const GT = 0x11;
-const ISZERO = 0x15;
-const LEQ = 0x0e;
 const ADDRESS_MASK = (1n << 160n) - 1n;
 const TWO_160 = 1n << 160n;
 const TWO_96_MO = (1n << 96n) - 1n;
@@ -183,7 +182,9 @@ export class LineCounter {
   /** The base fee of the block a counted call would be sent in (begin). */
   private sentBaseFee: bigint | undefined;
   /** London: the transaction's sender balance, gas price and base fee as its message started (txnDataComparisons). */
-  private txStart: { balance: bigint; gasBought: boolean; gasPrice: bigint; baseFee: bigint } | undefined;
+  private txStart: TransactionStart | undefined;
+  /** What a transaction's rows as a whole (transactionRows.ts) need of this counter. */
+  private readonly counting: TransactionCounting;
 
   constructor(
     private readonly evm: VM['evm'],
@@ -195,6 +196,18 @@ export class LineCounter {
     this.profile = profileOf(tracer, counter);
     this.mode = counter === 'limitless' ? 'limitless' : tracer;
     this.c = new Conflation(this.profile);
+    const self = this;
+    this.counting = {
+      // The conflation of the moment (each block starts a new one).
+      get c() {
+        return self.c;
+      },
+      mode: this.mode,
+      bridge: this.bridge,
+      trm: (word) => this.trm(word),
+      wcp: (op, a, b) => this.wcp(op, a, b),
+      euc: (dividend, divisor) => this.euc(dividend, divisor),
+    };
     if (!this.enabled) return;
     const internals = evm as unknown as EvmInternals;
     this.hookOpcodes(internals);
@@ -297,15 +310,7 @@ export class LineCounter {
   }
 
   private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {
-    const counting: TransactionCounting = {
-      c: this.c,
-      mode: this.mode,
-      bridge: this.bridge,
-      trm: (word) => this.trm(word),
-      wcp: (op, a, b) => this.wcp(op, a, b),
-      euc: (dividend, divisor) => this.euc(dividend, divisor),
-    };
-    foldTransaction(counting, tx, result, {
+    foldTransaction(this.counting, tx, result, {
       instructionHub: this.instructionHubRows(),
       codeFrames: this.codeFrames,
       start: this.txStart,

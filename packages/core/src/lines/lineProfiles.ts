@@ -97,6 +97,12 @@ export function eucRows(dividend: bigint, divisor: bigint): number {
   return Math.max(byteLen(dividend / divisor), byteLen(divisor));
 }
 
+/** WCP's instructions, as its operation keys name them: the EVM's LT, GT and ISZERO, and its own LEQ (WCP_INST_LEQ). */
+export const LT = 0x10;
+export const GT = 0x11;
+export const ISZERO = 0x15;
+export const LEQ = 0x0e;
+
 /** LT/GT/SLT/SGT (EQ and ISZERO are one row): module/wcp/WcpOperation.java computeCtMax. */
 export function wcpRows(op: number, a: bigint, b: bigint): number {
   if (op === 0x14 || op === 0x15) return 1;

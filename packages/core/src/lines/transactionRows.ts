@@ -14,19 +14,17 @@ import type { RunTxResult } from '@ethereumjs/vm';
 
 import type { Conflation } from './conflation';
 import type { L1L2Bridge } from './lineCounter';
-import { logDataRows, logInfoRows, rlpReceiptRows, rlpTxnRows } from './lineProfiles';
+import { ISZERO, LEQ, LT, logDataRows, logInfoRows, rlpReceiptRows, rlpTxnRows } from './lineProfiles';
 import type { LogShape } from './lineProfiles';
 
-const LT = 0x10;
-const ISZERO = 0x15;
-const LEQ = 0x0e;
 /** EIP-2681's largest nonce, and EIP-3529's refund quotient. */
 const MAX_NONCE = (1n << 64n) - 1n;
 const MAX_REFUND_QUOTIENT = 5n;
 
 /** What the transaction's rows need of the counter: where they go, whose rules, London's shared operations. */
 export interface TransactionCounting {
-  c: Conflation;
+  /** The conflation counted into now. */
+  readonly c: Conflation;
   mode: 'london' | 'osaka' | 'limitless';
   bridge: L1L2Bridge;
   /** TRM's operation on an address word (London: with its WCP calls). */
