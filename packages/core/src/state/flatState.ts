@@ -52,12 +52,18 @@ type StorageCacheInternals = {
   _saveCachePreState(addressHex: string, keyHex: string): void;
 };
 
-/** The maps, shared by every state manager over one state database. */
+/**
+ * The maps, shared by every state manager over one state database. Their keys hold the root they
+ * were read at: a block moves the state root and the storage roots it writes, so what a block made
+ * old is never read again and only waits to be evicted. Sized for the reads between two blocks:
+ * at 65,536 accounts and 131,072 slots, a node that had answered 60,000 eth_calls at random holders
+ * held ~50 MiB more of its heap (RSS after the run 410 MiB against 357-370 at these sizes).
+ */
 export class FlatState {
   /** The account as decoded (handed out only as copies), or null for none. */
-  readonly accounts = new LruCache<string, Account | null>(65_536);
+  readonly accounts = new LruCache<string, Account | null>(8_192);
   /** The decoded value (empty for an unset slot). */
-  readonly storage = new LruCache<string, Uint8Array>(131_072);
+  readonly storage = new LruCache<string, Uint8Array>(16_384);
   readonly code = new LruCache<string, Uint8Array>(4_096, { weigh: (c) => c.length + 64, maxWeight: 64 << 20 });
   /** A forked chain's remote state: what a read finds missing is fetched from it (fork/forkState.ts). */
   fork: ForkState | undefined;
