@@ -1,8 +1,9 @@
 /**
  * Counts prover lines per module as Linea's sequencer does, with either of its counters: the full
  * tracer (ZkTracer, London's or today's) or the light one (ZkCounter, `limitless`). Rules and
- * sources in lineProfiles.ts, precompileRows.ts (precompile calls) and transactionRows.ts (a
- * transaction's rows as a whole).
+ * sources in lineProfiles.ts, precompileRows.ts (precompile calls), instructionRows.ts (an
+ * instruction's rows beyond its opcode count) and transactionRows.ts (a transaction's rows as a
+ * whole).
  *
  * The model is the tracer's own:
  *  - counts accumulate over a conflation, which in the sequencer is the block being built (a new
@@ -29,23 +30,15 @@ import type { EngineHooks, FrameEnd } from '../evm/hooks';
 
 import {
   LIMITLESS_STOP_IN_DEPLOYMENT,
-  addRows,
   hubRowsOfException,
-  binRows,
   byteLen,
   eucRows,
-  extRows,
-  GT,
   ISZERO,
   LEQ,
   LT,
-  modRows,
-  mulRows,
   profileOf,
   romRows,
   shakiraRows,
-  shfRows,
-  stackDeltaAlpha,
   wcpRows,
 } from './lineProfiles';
 import type { CounterName, TracerProfile, TracerProfileName } from './lineProfiles';
@@ -53,7 +46,9 @@ import { Conflation } from './conflation';
 import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
 import { foldTransaction } from './transactionRows';
-import type { TransactionCounting, TransactionStart } from './transactionRows';
+import type { TransactionStart } from './transactionRows';
+import { arith, clampedToInt, copy, hex, instructionHook, keccakBlocks, limbRows } from './instructionRows';
+import type { Frame, InstructionCounting, Stack } from './instructionRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
 export const MESSAGE_SENT_TOPIC = keccak256(
@@ -81,7 +76,6 @@ export interface LineCounterOptions {
   bridge?: L1L2Bridge;
 }
 
-type Stack = { peek(n: number): bigint[]; length: number };
 type RunState = {
   stack: Stack;
   gasLeft: bigint;
@@ -117,40 +111,11 @@ type EvmInternals = {
   stateManager: { getAccount(address: Address): Promise<{ balance: bigint } | undefined> };
 };
 
-/** A running frame, as the counter follows it. */
-interface Frame {
-  /** A creation's init code. */
-  deploying: boolean;
-  /** An explicit STOP, RETURN, REVERT or SELFDESTRUCT ended it (else it ran off its code). */
-  halted: boolean;
-  /** London: that instruction was STOP. */
-  stopped?: boolean;
-  /** London: its code's and its call data's sizes (what OOB compares a jump or a CALLDATALOAD with). */
-  codeSize?: number;
-  callDataSize?: number;
-  /** London: where its call data sits in its caller's memory (0 for a transaction's). */
-  callDataOffset?: bigint;
-  /** ZkTracer: the undo rows its sections (and its finished children's) add if it is rolled back. */
-  undo: number;
-  /** A CALL or CREATE instruction ran and its message is next (settle). */
-  pending?: 'call' | 'create';
-  /** Where that message went: a precompile or a frame with code (none: an account without code). */
-  child?: 'prc' | 'smc';
-}
-
 const ADDRESS_MASK = (1n << 160n) - 1n;
 const TWO_160 = 1n << 160n;
 const TWO_96_MO = (1n << 96n) - 1n;
 /** London's MAX_PRC_ADDRESS: its precompiles are 0x01 to 0x09. */
 const LAST_PRECOMPILE = 9n;
-const MAX_STACK = 1024n;
-/** G_callstipend: an SSTORE needs more gas than this (EIP-2200). */
-const STIPEND = 2300n;
-
-/** Stack operands beyond this are capped: the instruction would have run out of gas first. */
-const SIZE_CAP = 1n << 40n;
-const num = (n: bigint) => Number(n > SIZE_CAP ? SIZE_CAP : n);
-const hex = (n: bigint) => n.toString(16);
 
 export class LineCounter {
   readonly profile: TracerProfile;
@@ -183,8 +148,8 @@ export class LineCounter {
   private sentBaseFee: bigint | undefined;
   /** London: the transaction's sender balance, gas price and base fee as its message started (txnDataComparisons). */
   private txStart: TransactionStart | undefined;
-  /** What a transaction's rows as a whole (transactionRows.ts) need of this counter. */
-  private readonly counting: TransactionCounting;
+  /** What a transaction's rows (transactionRows.ts) and an instruction's (instructionRows.ts) need of it. */
+  private readonly counting: InstructionCounting;
 
   constructor(
     private readonly evm: VM['evm'],
@@ -204,9 +169,22 @@ export class LineCounter {
       },
       mode: this.mode,
       bridge: this.bridge,
+      profile: this.profile,
+      get lastGasLeft() {
+        return self.lastGasLeft;
+      },
+      get nextCallDataOffset() {
+        return self.nextCallDataOffset;
+      },
+      set nextCallDataOffset(offset) {
+        self.nextCallDataOffset = offset;
+      },
       trm: (word) => this.trm(word),
       wcp: (op, a, b) => this.wcp(op, a, b),
-      euc: (dividend, divisor) => this.euc(dividend, divisor),
+      euc: (dividend, divisor, width) => this.euc(dividend, divisor, width),
+      top: () => this.top(),
+      halt: (stop) => this.halt(stop),
+      deploymentStop: (frame) => this.deploymentStop(frame),
     };
     if (!this.enabled) return;
     const internals = evm as unknown as EvmInternals;
@@ -327,10 +305,7 @@ export class LineCounter {
       this.dynamicGas[code] = entry.opcodeInfo.dynamicGas ? 1 : 0;
       const inner = entry.opHandler;
       let opHandler: OpHandler;
-      const measure =
-        this.mode === 'limitless'
-          ? this.limitlessHook(code)
-          : both(this.operandHook(code), this.mode === 'osaka' ? this.sectionHook(code) : this.stackHeightHook(code));
+      const measure = instructionHook(this.counting, code);
       this.measures[code] = measure;
       if (code === 0x3c && this.mode !== 'limitless')
         opHandler = async (rs, c) => {
@@ -379,7 +354,7 @@ export class LineCounter {
    * arguments as WCP keeps it, and as the LT/GT/ISZERO instructions' own are keyed.
    */
   private wcp(op: number, a: bigint, b = 0n): void {
-    this.arith('WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
+    arith(this.counting, 'WCP', `${op}:${hex(a)}:${hex(b)}`, () => wcpRows(op, a, b));
   }
 
   /**
@@ -390,334 +365,8 @@ export class LineCounter {
    */
   private euc(dividend: bigint, divisor: bigint, width?: number): void {
     const bytes = width ?? Math.max(1, byteLen(dividend));
-    if (this.arith('EUC', `euc:${bytes}:${hex(dividend)}:${hex(divisor)}`, () => eucRows(dividend, divisor)))
+    if (arith(this.counting, 'EUC', `euc:${bytes}:${hex(dividend)}:${hex(divisor)}`, () => eucRows(dividend, divisor)))
       this.wcp(LT, dividend % divisor, divisor);
-  }
-
-  /**
-   * Rows for an arithmetic operation: London's formula (worked out only for a new operation), or one
-   * row (Osaka), once per conflation. Answers whether the operation is new.
-   */
-  private arith(module: string, key: string, londonRows: () => number): boolean {
-    return this.c.addOnce(key, module, this.profile.singleRowArithmetic ? 1 : londonRows);
-  }
-
-  /** Reads what an opcode's modules need from the stack, before the handler pops it. */
-  private operandHook(code: number): ((stack: Stack) => void) | undefined {
-    const c = () => this.c;
-    const london = !this.profile.singleRowArithmetic;
-    const two = (f: (a: bigint, b: bigint) => void) => (stack: Stack) => {
-      const [a, b] = stack.peek(2);
-      f(a, b);
-    };
-    const key = (a: bigint, b: bigint) => `${code}:${hex(a)}:${hex(b)}`;
-    switch (code) {
-      case 0x01: // ADD
-      case 0x03: // SUB
-        return two((a, b) => this.arith('ADD', key(a, b), () => addRows(code === 0x03, a, b)));
-      case 0x02: // MUL
-        return two((a, b) => this.arith('MUL', key(a, b), () => mulRows(false, a, b)));
-      case 0x0a: // EXP
-        return two((a, b) => {
-          this.arith('MUL', key(a, b), () => mulRows(true, a, b));
-          c().add('EXP', london ? 18 : 1);
-        });
-      case 0x04: // DIV
-      case 0x05: // SDIV
-      case 0x06: // MOD
-      case 0x07: // SMOD
-        return two((a, b) => this.arith('MOD', key(a, b), () => modRows(b)));
-      case 0x08: // ADDMOD
-      case 0x09: // MULMOD
-        return (stack) => {
-          const [a, b, n] = stack.peek(3);
-          this.arith('EXT', `${key(a, b)}:${hex(n)}`, () => extRows(code === 0x09, a, b, n));
-        };
-      case 0x10: // LT
-      case 0x11: // GT
-      case 0x12: // SLT
-      case 0x13: // SGT
-      case 0x14: // EQ
-        return two((a, b) => this.wcp(code, a, b));
-      case 0x15: // ISZERO
-        return (stack) => this.wcp(code, stack.peek(1)[0]);
-      case 0x16: // AND
-      case 0x17: // OR
-      case 0x18: // XOR
-      case 0x0b: // SIGNEXTEND
-      case 0x1a: // BYTE
-        if (!london) return undefined;
-        return two((a, b) => c().addOnce(key(a, b), 'BIN', () => binRows(code, a, b)));
-      case 0x19: // NOT
-        if (!london) return undefined;
-        return (stack) => {
-          const [a] = stack.peek(1);
-          c().addOnce(key(a, 0n), 'BIN', 16);
-        };
-      case 0x1b: // SHL
-      case 0x1c: // SHR
-      case 0x1d: // SAR
-        return two((shift, value) => this.arith('SHF', key(shift, value), () => shfRows(code, shift)));
-      case 0x20: // KECCAK256
-        return two((offset, size) => {
-          const n = num(size);
-          this.mxp(n === 0 ? 'trivial' : 'word');
-          this.move(n, offset, 0n);
-          if (n > 0) {
-            c().add('SHAKIRA_DATA', shakiraRows(n));
-            c().add('BLOCK_KECCAK', Math.ceil(n / 136));
-          }
-        });
-      case 0x31: // BALANCE
-      case 0x3b: // EXTCODESIZE
-      case 0x3f: // EXTCODEHASH
-        return (stack) => this.trm(stack.peek(1)[0]);
-      case 0xff: // SELFDESTRUCT
-        return (stack) => {
-          this.trm(stack.peek(1)[0]);
-          this.halt();
-        };
-      case 0x35: // CALLDATALOAD
-        return (stack) => {
-          c().add('OOB', OOB.CDL);
-          if (this.mode === 'london') this.callDataLoadComparisons(stack.peek(1)[0]);
-        };
-      case 0x37: // CALLDATACOPY
-      case 0x39: // CODECOPY
-      case 0x5e: // MCOPY
-        return (stack) => this.copy(stack.peek(3));
-      case 0x3e: // RETURNDATACOPY
-        return (stack) => {
-          c().add('OOB', OOB.RDC);
-          this.copy(stack.peek(3));
-        };
-      case 0x40: // BLOCKHASH
-        return (stack) => {
-          const k = `${code}:${hex(stack.peek(1)[0])}`;
-          c().addOnce(k, 'BLOCK_HASH', 6);
-          c().addOnce(`${k}:wcp`, 'WCP', 65);
-        };
-      case 0x51: // MLOAD
-      case 0x52: // MSTORE
-        return (stack) => {
-          const offset = stack.peek(1)[0];
-          this.mxp('word');
-          c().add('MMU', 4);
-          c().add('MMIO', offset % 16n === 0n ? 2 : 32);
-          // London's MMU divides the offset by a limb's 16 bytes (the offset as 8 bytes) and asks
-          // whether the word is limb-aligned (MLoad.java, MStore.java: ISZERO of the remainder).
-          if (this.mode !== 'london') return;
-          this.euc(offset, 16n, 8);
-          this.wcp(ISZERO, offset % 16n);
-        };
-      case 0x53: // MSTORE8
-        return () => {
-          this.mxp('byte');
-          c().add('MMU', 3);
-          c().add('MMIO', 16);
-        };
-      case 0x59: // MSIZE
-        return () => this.mxp('msize');
-      case 0x55: // SSTORE
-        return () => {
-          c().add('OOB', OOB.SSTORE);
-          // London's OOB: the stipend below the gas the SSTORE starts with (SstoreOobCall).
-          if (this.mode === 'london') this.wcp(LT, STIPEND, this.lastGasLeft);
-        };
-      case 0x56: // JUMP
-        return (stack) => {
-          c().add('OOB', OOB.JUMP);
-          // London's OOB: the destination inside the code (JumpOobCall).
-          if (this.mode === 'london') this.wcp(LT, stack.peek(1)[0], BigInt(this.top().codeSize ?? 0));
-        };
-      case 0x57: // JUMPI
-        return (stack) => {
-          c().add('OOB', OOB.JUMPI);
-          // London's OOB: the destination inside the code, and the condition zero (JumpiOobCall).
-          if (this.mode !== 'london') return;
-          const [destination, condition] = stack.peek(2);
-          this.wcp(LT, destination, BigInt(this.top().codeSize ?? 0));
-          this.wcp(ISZERO, condition);
-        };
-      case 0xf0: // CREATE
-      case 0xf5: // CREATE2
-        return (stack) => {
-          const [, offset, size] = stack.peek(3);
-          const n = num(size);
-          this.mxp(n === 0 ? 'trivial' : 'word');
-          this.move(n, offset, 0n);
-          c().add('OOB', OOB.CREATE);
-          c().add('STP', london ? 3 : 1);
-          c().add('GAS', london ? 3 : 1);
-          c().add('RLP_ADDR', code === 0xf0 ? 8 : 6);
-          c().add('BLOCK_KECCAK', 1);
-          if (code === 0xf5 && n > 0) {
-            c().add('SHAKIRA_DATA', shakiraRows(n));
-            c().add('BLOCK_KECCAK', Math.ceil(n / 136));
-          }
-        };
-      case 0xf1: // CALL
-      case 0xf2: // CALLCODE
-      case 0xf4: // DELEGATECALL
-      case 0xfa: // STATICCALL
-        return (stack) => {
-          const withValue = code === 0xf1 || code === 0xf2;
-          const s = stack.peek(withValue ? 7 : 6);
-          const [argsOffset, argsSize, retOffset, retSize] = withValue ? s.slice(3) : s.slice(2);
-          this.trm(s[1]);
-          // The callee's call data sits at argsOffset in this frame's memory (London's MMU reads it there).
-          if (this.mode === 'london') this.nextCallDataOffset = argsOffset;
-          this.mxp(argsSize === 0n && retSize === 0n ? 'trivial' : 'word');
-          this.move(num(argsSize), argsOffset, 0n);
-          this.move(num(retSize), 0n, retOffset);
-          c().add('OOB', OOB.CALL);
-          c().add('STP', london ? 5 : 1);
-          c().add('GAS', london ? 3 : 1);
-        };
-      case 0xf3: // RETURN
-      case 0xfd: // REVERT
-        return two((offset, size) => {
-          this.halt();
-          const n = num(size);
-          this.mxp(n === 0 ? 'trivial' : 'word');
-          this.move(n, offset, 0n);
-        });
-      case 0x00: // STOP
-        return () => this.halt(true);
-      default:
-        if (code >= 0xa0 && code <= 0xa4)
-          return two((offset, size) => {
-            const n = num(size);
-            this.mxp(n === 0 ? 'trivial' : 'word');
-            this.move(n, offset, 0n);
-          });
-        return undefined;
-    }
-  }
-
-  /**
-   * ZkTracer's HUB sections beyond the instruction table (hubRowsOsakaTracer): rows that depend on
-   * the instruction's operands or frame, undo rows a rollback of the frame would add, and the CALL
-   * or CREATE whose message the next runCall settles (hub/section/**).
-   */
-  private sectionHook(code: number): ((stack: Stack) => void) | undefined {
-    const undo = (n: number) => () => {
-      this.top().undo += n;
-    };
-    switch (code) {
-      case 0x31: // BALANCE, EXTCODESIZE, EXTCODEHASH: AccountSection's undo ACC
-      case 0x3b:
-      case 0x3f:
-      case 0x54: // SLOAD, SSTORE: undo STO
-      case 0x55:
-      case 0x5d: // TSTORE: undo transient row
-        return undo(1);
-      case 0xff: // SELFDESTRUCT: 2 undo ACC and a CON at the end of the transaction (5 + 1, or 8)
-        return undo(2);
-      case 0x5e: // MCOPY: a second IMC when it copies something
-        return (stack) => {
-          if (stack.peek(3)[2] !== 0n) this.c.add('HUB', 1);
-        };
-      case 0x00: // STOP in a deployment
-        return () => this.deploymentStop(this.top());
-      case 0xf3: // RETURN from a deployment: 6 (empty code) or 7 rows and an undo ACC
-        return (stack) => {
-          const frame = this.top();
-          if (!frame.deploying) return;
-          this.c.add('HUB', stack.peek(2)[1] === 0n ? 1 : 2);
-          frame.undo++;
-        };
-      case 0xf0:
-      case 0xf5:
-        return () => {
-          this.top().pending = 'create';
-        };
-      case 0xf1:
-      case 0xf2:
-      case 0xf4:
-      case 0xfa:
-        return () => {
-          const frame = this.top();
-          frame.pending = 'call';
-          frame.undo += 2; // an aborted call's; settle adjusts it
-        };
-      default:
-        return undefined;
-    }
-  }
-
-  /**
-   * ZkCounter.tracePreExecution, beyond the HUB rows (folded from the opcode counts): MXP, GAS, STP,
-   * BLOCK_HASH, SHAKIRA_DATA, RLP_ADDR and BLOCK_KECCAK. Only KECCAK256 and CREATE2 read the stack,
-   * and only when it holds their operands (a stack exception adds the instruction's stack rows instead).
-   */
-  private limitlessHook(code: number): ((stack: Stack) => void) | undefined {
-    const c = () => this.c;
-    // MXP whatever the size: NB_ROWS_MXP_UPDT_W, _UPDT_B, _MSIZE (the osaka MXP rows, mxp()).
-    const word = () => this.mxp('word');
-    switch (code) {
-      case 0x40: // BLOCKHASH: NB_ROWS_BLOCKHASH
-        return () => c().add('BLOCK_HASH', 6);
-      case 0x59: // MSIZE
-        return () => this.mxp('msize');
-      case 0x53: // MSTORE8
-        return () => this.mxp('byte');
-      case 0x00: // STOP
-        return () => {
-          this.halt();
-          this.deploymentStop(this.top());
-        };
-      case 0xf3: // RETURN
-      case 0xfd: // REVERT
-        return () => {
-          this.halt();
-          word();
-        };
-      case 0xff: // SELFDESTRUCT
-        return () => this.halt();
-      case 0x20: // SHA3
-        return (stack) => {
-          word();
-          if (stack.length < 2) return c().add('HUB', 1); // stack exception: its stack row
-          const size = clampedToInt(stack.peek(2)[1]);
-          if (size === 0) return;
-          c().add('SHAKIRA_DATA', limbRows(size) + 2);
-          c().add('BLOCK_KECCAK', keccakBlocks(size));
-        };
-      case 0xf0: // CREATE
-        return () => {
-          c().add('GAS', 1);
-          c().add('STP', 1);
-          word();
-          c().add('RLP_ADDR', 8);
-          c().add('BLOCK_KECCAK', keccakBlocks(31)); // MAX_SIZE_RLP_HASH_CREATE
-        };
-      case 0xf5: // CREATE2
-        return (stack) => {
-          c().add('GAS', 1);
-          c().add('STP', 1);
-          word();
-          c().add('RLP_ADDR', 6);
-          c().add('BLOCK_KECCAK', keccakBlocks(85)); // MAX_SIZE_RLP_HASH_CREATE2
-          if (stack.length < 4) return c().add('HUB', 2);
-          const size = clampedToInt(stack.peek(3)[2]);
-          c().add('SHAKIRA_DATA', limbRows(size) + 2);
-          c().add('BLOCK_KECCAK', keccakBlocks(size));
-        };
-      case 0xf1: // CALL
-      case 0xf2: // CALLCODE
-      case 0xf4: // DELEGATECALL
-      case 0xfa: // STATICCALL
-        return () => {
-          c().add('GAS', 1);
-          word();
-          c().add('STP', 1);
-        };
-      default:
-        // LOGn, the COPY family, MCOPY, MLOAD, MSTORE: a word-priced memory update.
-        if ((code >= 0xa0 && code <= 0xa4) || [0x37, 0x39, 0x3c, 0x3e, 0x5e, 0x51, 0x52].includes(code)) return word;
-        return undefined;
-    }
   }
 
   /**
@@ -948,89 +597,13 @@ export class LineCounter {
     this.wcp(LEQ, address, LAST_PRECOMPILE);
   }
 
-  /**
-   * London's CALLDATALOAD comparisons: OOB's, whether the offset is inside the call data
-   * (CallDataLoadOobCall); when it is, the MMU's extraction of the word (mmu/instructions/
-   * RightPaddedWordExtraction.java, 658ab6d1): the word's end against the call data's size, the
-   * bytes it takes against a limb, and each limb's bytes against one limb's reach from its offset.
-   */
-  private callDataLoadComparisons(offset: bigint): void {
-    const frame = this.top();
-    const size = BigInt(frame.callDataSize ?? 0);
-    this.wcp(LT, offset, size);
-    if (offset >= size) return;
-    this.wcp(LT, offset + 32n, size);
-    const extraction = offset + 32n < size ? 32n : size - offset;
-    this.wcp(LT, extraction, 16n);
-    const firstLimbPadded = extraction < 16n;
-    const firstLimb = firstLimbPadded ? extraction : 16n;
-    const secondLimb = offset + 32n < size ? 16n : firstLimbPadded ? 0n : extraction - 16n;
-    this.euc(firstLimb, 16n, 1);
-    const sourceOffset = offset + (frame.callDataOffset ?? 0n);
-    this.euc(sourceOffset, 16n);
-    const byteOffset = sourceOffset % 16n;
-    this.wcp(LT, byteOffset + firstLimb, 17n);
-    this.wcp(LT, byteOffset + secondLimb, 17n);
-    this.wcp(ISZERO, secondLimb);
-  }
-
-  /**
-   * London's stack checks (runtime/stack/Stack.java, 658ab6d1): every instruction asks WCP whether
-   * the stack's height is below what it takes (underflow) and, when it is not, whether the height
-   * after it is above 1,024 (overflow); WCP keeps each comparison once.
-   */
-  private stackHeightHook(code: number): (stack: Stack) => void {
-    const [delta, alpha] = stackDeltaAlpha(code);
-    const d = BigInt(delta);
-    return (stack) => {
-      const height = BigInt(stack.length);
-      this.wcp(LT, height, d);
-      if (stack.length < delta) return;
-      const after = BigInt(stack.length - delta + alpha);
-      this.wcp(GT, after, MAX_STACK);
-    };
-  }
-
-  /** MXP rows by instruction type (MxpOperation.java). */
-  private mxp(kind: 'msize' | 'trivial' | 'word' | 'byte'): void {
-    const london = !this.profile.singleRowArithmetic;
-    const rows = london
-      ? kind === 'msize' || kind === 'trivial'
-        ? 1
-        : 4
-      : { msize: 4, trivial: 5, word: 14, byte: 13 }[kind];
-    this.c.add('MXP', rows);
-  }
-
-  /** *COPY with (destination, source, size) on the stack. */
-  private copy([dst, src, size]: bigint[]): void {
-    const n = num(size);
-    this.mxp(n === 0 ? 'trivial' : 'word');
-    this.move(n, src, dst);
-  }
-
-  /** MMU and MMIO rows of a memory move of `size` bytes (approximate; see the profile notes). */
-  private move(size: number, src: bigint, dst: bigint): void {
-    if (size === 0) return;
-    const first = Number(dst % 16n);
-    const limbs = Math.ceil((first + size) / 16);
-    this.c.add('MMU', 1 + 5 + limbs);
-    if (src % 16n !== dst % 16n) {
-      this.c.add('MMIO', 16 * limbs);
-      return;
-    }
-    let partial = (first !== 0 ? 1 : 0) + ((first + size) % 16 !== 0 ? 1 : 0);
-    partial = Math.min(partial, limbs);
-    this.c.add('MMIO', limbs - partial + 16 * partial);
-  }
-
   /** EXTCODECOPY also adds the target's code to ROM when it copies something (async: reads the code). */
   private async extCodeCopySeen(stack: Stack, getCode: (target: Address) => Promise<Uint8Array>): Promise<void> {
     const [address, dst, src, size] = stack.peek(4);
     this.ops[0x3c]++;
     if (this.mode === 'osaka') this.top().undo++;
     this.trm(address);
-    this.copy([dst, src, size]);
+    copy(this.counting, [dst, src, size]);
     if (size !== 0n) {
       const target = createAddressFromBigInt(address & ((1n << 160n) - 1n));
       const code = await getCode(target);
@@ -1208,32 +781,5 @@ function interpreterResult(f: FrameEnd): InterpreterResult {
     gas: BigInt(f.gasLeft),
     returnValue: f.returnData,
     runState: { programCounter: 0, opCode: f.opCode, stack: f.stack, memoryWordCount: BigInt(f.memoryWords) },
-  };
-}
-
-/** Besu's Words.clampedToInt: a word as an int, Integer.MAX_VALUE past it. */
-function clampedToInt(x: bigint): number {
-  return x > 0x7fffffffn ? 0x7fffffff : Number(x);
-}
-
-/** Utils.fromDataSizeToLimbNbRows: 16-byte limbs, one row for no data. */
-function limbRows(size: number): number {
-  return size === 0 ? 1 : Math.ceil(size / 16);
-}
-
-/** Keccak.numberOfKeccakBloc: 136-byte blocks. */
-function keccakBlocks(size: number): number {
-  return Math.ceil(size / 136);
-}
-
-/** Two stack readers as one. */
-function both(
-  a: ((stack: Stack) => void) | undefined,
-  b: ((stack: Stack) => void) | undefined,
-): ((stack: Stack) => void) | undefined {
-  if (a === undefined || b === undefined) return a ?? b;
-  return (stack) => {
-    a(stack);
-    b(stack);
   };
 }

@@ -31,8 +31,8 @@ export interface TransactionCounting {
   trm(word: bigint): void;
   /** A comparison asked of WCP. */
   wcp(op: number, a: bigint, b?: bigint): void;
-  /** A division asked of EUC. */
-  euc(dividend: bigint, divisor: bigint): void;
+  /** A division asked of EUC (the dividend as `width` bytes, or its minimal bytes when undefined). */
+  euc(dividend: bigint, divisor: bigint, width?: number): void;
 }
 
 /** London: the sender's balance, the gas price and the base fee as the transaction's message started. */
