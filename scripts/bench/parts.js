@@ -25,7 +25,7 @@ async function measure() {
   const dist = (path) => require(`../../packages/core/dist/${path}`);
   const { createRpc } = require('../../packages/rpc/dist');
 
-  /** Total ms and count per part, while `on`. */
+  /** Total ms per part, while `on`. */
   const parts = new Map();
   let on = false;
   const time = (owner, name, label) => {

@@ -13,7 +13,7 @@ const v8 = require('node:v8');
 
 // The node's heap grows by half of what a full collection leaves live, not by V8's own factor (up
 // to 4x for a heap that collects fast, as this one does). After 1,000 transfers, 60,000 eth_calls
-// and 20,000 blocks over HTTP: RSS 357-370 MiB -> 263-265 MiB, with ~1.5% of a transfer's time
+// and 20,000 blocks over HTTP: RSS 357-370 MiB -> 255-265 MiB, with ~1.5% of a transfer's time
 // more in full collections (100-119 ms against 19-23 ms over 3,000 transfers). Set here, for the
 // command's own process only: an embedding process (createDevnet) keeps its own settings.
 v8.setFlagsFromString('--heap-growing-percent=50');

@@ -205,8 +205,9 @@ export class EngineTransactions {
   async runTx(opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
     const { vm } = this;
     const { tx, block } = opts;
-    const rules = block === undefined ? null : this.rulesTakingWhole(opts);
-    if (rules === null || block === undefined) return runTx(vm, opts);
+    if (block === undefined) return runTx(vm, opts);
+    const rules = this.rulesTakingWhole(opts);
+    if (rules === null) return runTx(vm, opts);
     const common = vm.common;
     const sm = vm.stateManager;
     const header = block.header;

@@ -16,9 +16,12 @@ import { OOB } from './precompileRows';
 import {
   addRows,
   binRows,
+  clampedToInt,
   extRows,
   GT,
   ISZERO,
+  keccakBlocks,
+  limbRows,
   LT,
   modRows,
   mulRows,
@@ -95,7 +98,6 @@ export function arith(k: InstructionCounting, module: string, key: string, londo
 
 /** Reads what an opcode's modules need from the stack, before the handler pops it. */
 function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => void) | undefined {
-  const c = () => k.c;
   const london = !k.profile.singleRowArithmetic;
   const two = (f: (a: bigint, b: bigint) => void) => (stack: Stack) => {
     const [a, b] = stack.peek(2);
@@ -111,7 +113,7 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
     case 0x0a: // EXP
       return two((a, b) => {
         arith(k, 'MUL', key(a, b), () => mulRows(true, a, b));
-        c().add('EXP', london ? 18 : 1);
+        k.c.add('EXP', london ? 18 : 1);
       });
     case 0x04: // DIV
     case 0x05: // SDIV
@@ -138,12 +140,12 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
     case 0x0b: // SIGNEXTEND
     case 0x1a: // BYTE
       if (!london) return undefined;
-      return two((a, b) => c().addOnce(key(a, b), 'BIN', () => binRows(code, a, b)));
+      return two((a, b) => k.c.addOnce(key(a, b), 'BIN', () => binRows(code, a, b)));
     case 0x19: // NOT
       if (!london) return undefined;
       return (stack) => {
         const [a] = stack.peek(1);
-        c().addOnce(key(a, 0n), 'BIN', 16);
+        k.c.addOnce(key(a, 0n), 'BIN', 16);
       };
     case 0x1b: // SHL
     case 0x1c: // SHR
@@ -155,8 +157,8 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
         mxp(k, n === 0 ? 'trivial' : 'word');
         move(k, n, offset, 0n);
         if (n > 0) {
-          c().add('SHAKIRA_DATA', shakiraRows(n));
-          c().add('BLOCK_KECCAK', Math.ceil(n / 136));
+          k.c.add('SHAKIRA_DATA', shakiraRows(n));
+          k.c.add('BLOCK_KECCAK', keccakBlocks(n));
         }
       });
     case 0x31: // BALANCE
@@ -170,7 +172,7 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
       };
     case 0x35: // CALLDATALOAD
       return (stack) => {
-        c().add('OOB', OOB.CDL);
+        k.c.add('OOB', OOB.CDL);
         if (k.mode === 'london') callDataLoadComparisons(k, stack.peek(1)[0]);
       };
     case 0x37: // CALLDATACOPY
@@ -179,22 +181,22 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
       return (stack) => copy(k, stack.peek(3));
     case 0x3e: // RETURNDATACOPY
       return (stack) => {
-        c().add('OOB', OOB.RDC);
+        k.c.add('OOB', OOB.RDC);
         copy(k, stack.peek(3));
       };
     case 0x40: // BLOCKHASH
       return (stack) => {
-        const k = `${code}:${hex(stack.peek(1)[0])}`;
-        c().addOnce(k, 'BLOCK_HASH', 6);
-        c().addOnce(`${k}:wcp`, 'WCP', 65);
+        const op = `${code}:${hex(stack.peek(1)[0])}`;
+        k.c.addOnce(op, 'BLOCK_HASH', 6);
+        k.c.addOnce(`${op}:wcp`, 'WCP', 65);
       };
     case 0x51: // MLOAD
     case 0x52: // MSTORE
       return (stack) => {
         const offset = stack.peek(1)[0];
         mxp(k, 'word');
-        c().add('MMU', 4);
-        c().add('MMIO', offset % 16n === 0n ? 2 : 32);
+        k.c.add('MMU', 4);
+        k.c.add('MMIO', offset % 16n === 0n ? 2 : 32);
         // London's MMU divides the offset by a limb's 16 bytes (the offset as 8 bytes) and asks
         // whether the word is limb-aligned (MLoad.java, MStore.java: ISZERO of the remainder).
         if (k.mode !== 'london') return;
@@ -204,26 +206,26 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
     case 0x53: // MSTORE8
       return () => {
         mxp(k, 'byte');
-        c().add('MMU', 3);
-        c().add('MMIO', 16);
+        k.c.add('MMU', 3);
+        k.c.add('MMIO', 16);
       };
     case 0x59: // MSIZE
       return () => mxp(k, 'msize');
     case 0x55: // SSTORE
       return () => {
-        c().add('OOB', OOB.SSTORE);
+        k.c.add('OOB', OOB.SSTORE);
         // London's OOB: the stipend below the gas the SSTORE starts with (SstoreOobCall).
         if (k.mode === 'london') k.wcp(LT, STIPEND, k.lastGasLeft);
       };
     case 0x56: // JUMP
       return (stack) => {
-        c().add('OOB', OOB.JUMP);
+        k.c.add('OOB', OOB.JUMP);
         // London's OOB: the destination inside the code (JumpOobCall).
         if (k.mode === 'london') k.wcp(LT, stack.peek(1)[0], BigInt(k.top().codeSize ?? 0));
       };
     case 0x57: // JUMPI
       return (stack) => {
-        c().add('OOB', OOB.JUMPI);
+        k.c.add('OOB', OOB.JUMPI);
         // London's OOB: the destination inside the code, and the condition zero (JumpiOobCall).
         if (k.mode !== 'london') return;
         const [destination, condition] = stack.peek(2);
@@ -237,14 +239,14 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
         const n = num(size);
         mxp(k, n === 0 ? 'trivial' : 'word');
         move(k, n, offset, 0n);
-        c().add('OOB', OOB.CREATE);
-        c().add('STP', london ? 3 : 1);
-        c().add('GAS', london ? 3 : 1);
-        c().add('RLP_ADDR', code === 0xf0 ? 8 : 6);
-        c().add('BLOCK_KECCAK', 1);
+        k.c.add('OOB', OOB.CREATE);
+        k.c.add('STP', london ? 3 : 1);
+        k.c.add('GAS', london ? 3 : 1);
+        k.c.add('RLP_ADDR', code === 0xf0 ? 8 : 6);
+        k.c.add('BLOCK_KECCAK', 1);
         if (code === 0xf5 && n > 0) {
-          c().add('SHAKIRA_DATA', shakiraRows(n));
-          c().add('BLOCK_KECCAK', Math.ceil(n / 136));
+          k.c.add('SHAKIRA_DATA', shakiraRows(n));
+          k.c.add('BLOCK_KECCAK', keccakBlocks(n));
         }
       };
     case 0xf1: // CALL
@@ -261,9 +263,9 @@ function operandHook(k: InstructionCounting, code: number): ((stack: Stack) => v
         mxp(k, argsSize === 0n && retSize === 0n ? 'trivial' : 'word');
         move(k, num(argsSize), argsOffset, 0n);
         move(k, num(retSize), 0n, retOffset);
-        c().add('OOB', OOB.CALL);
-        c().add('STP', london ? 5 : 1);
-        c().add('GAS', london ? 3 : 1);
+        k.c.add('OOB', OOB.CALL);
+        k.c.add('STP', london ? 5 : 1);
+        k.c.add('GAS', london ? 3 : 1);
       };
     case 0xf3: // RETURN
     case 0xfd: // REVERT
@@ -343,12 +345,11 @@ function sectionHook(k: InstructionCounting, code: number): ((stack: Stack) => v
  * and only when it holds their operands (a stack exception adds the instruction's stack rows instead).
  */
 function limitlessHook(k: InstructionCounting, code: number): ((stack: Stack) => void) | undefined {
-  const c = () => k.c;
   // MXP whatever the size: NB_ROWS_MXP_UPDT_W, _UPDT_B, _MSIZE (the osaka MXP rows, mxp()).
   const word = () => mxp(k, 'word');
   switch (code) {
     case 0x40: // BLOCKHASH: NB_ROWS_BLOCKHASH
-      return () => c().add('BLOCK_HASH', 6);
+      return () => k.c.add('BLOCK_HASH', 6);
     case 0x59: // MSIZE
       return () => mxp(k, 'msize');
     case 0x53: // MSTORE8
@@ -369,40 +370,40 @@ function limitlessHook(k: InstructionCounting, code: number): ((stack: Stack) =>
     case 0x20: // SHA3
       return (stack) => {
         word();
-        if (stack.length < 2) return c().add('HUB', 1); // stack exception: its stack row
+        if (stack.length < 2) return k.c.add('HUB', 1); // stack exception: its stack row
         const size = clampedToInt(stack.peek(2)[1]);
         if (size === 0) return;
-        c().add('SHAKIRA_DATA', limbRows(size) + 2);
-        c().add('BLOCK_KECCAK', keccakBlocks(size));
+        k.c.add('SHAKIRA_DATA', limbRows(size) + 2);
+        k.c.add('BLOCK_KECCAK', keccakBlocks(size));
       };
     case 0xf0: // CREATE
       return () => {
-        c().add('GAS', 1);
-        c().add('STP', 1);
+        k.c.add('GAS', 1);
+        k.c.add('STP', 1);
         word();
-        c().add('RLP_ADDR', 8);
-        c().add('BLOCK_KECCAK', keccakBlocks(31)); // MAX_SIZE_RLP_HASH_CREATE
+        k.c.add('RLP_ADDR', 8);
+        k.c.add('BLOCK_KECCAK', keccakBlocks(31)); // MAX_SIZE_RLP_HASH_CREATE
       };
     case 0xf5: // CREATE2
       return (stack) => {
-        c().add('GAS', 1);
-        c().add('STP', 1);
+        k.c.add('GAS', 1);
+        k.c.add('STP', 1);
         word();
-        c().add('RLP_ADDR', 6);
-        c().add('BLOCK_KECCAK', keccakBlocks(85)); // MAX_SIZE_RLP_HASH_CREATE2
-        if (stack.length < 4) return c().add('HUB', 2);
+        k.c.add('RLP_ADDR', 6);
+        k.c.add('BLOCK_KECCAK', keccakBlocks(85)); // MAX_SIZE_RLP_HASH_CREATE2
+        if (stack.length < 4) return k.c.add('HUB', 2);
         const size = clampedToInt(stack.peek(3)[2]);
-        c().add('SHAKIRA_DATA', limbRows(size) + 2);
-        c().add('BLOCK_KECCAK', keccakBlocks(size));
+        k.c.add('SHAKIRA_DATA', limbRows(size) + 2);
+        k.c.add('BLOCK_KECCAK', keccakBlocks(size));
       };
     case 0xf1: // CALL
     case 0xf2: // CALLCODE
     case 0xf4: // DELEGATECALL
     case 0xfa: // STATICCALL
       return () => {
-        c().add('GAS', 1);
+        k.c.add('GAS', 1);
         word();
-        c().add('STP', 1);
+        k.c.add('STP', 1);
       };
     default:
       // LOGn, the COPY family, MCOPY, MLOAD, MSTORE: a word-priced memory update.
@@ -454,15 +455,13 @@ function stackHeightHook(k: InstructionCounting, code: number): (stack: Stack) =
   };
 }
 
-/** MXP rows by instruction type (MxpOperation.java). */
-function mxp(k: InstructionCounting, kind: 'msize' | 'trivial' | 'word' | 'byte'): void {
-  const london = !k.profile.singleRowArithmetic;
-  const rows = london
-    ? kind === 'msize' || kind === 'trivial'
-      ? 1
-      : 4
-    : { msize: 4, trivial: 5, word: 14, byte: 13 }[kind];
-  k.c.add('MXP', rows);
+type MxpKind = 'msize' | 'trivial' | 'word' | 'byte';
+/** Today's MXP rows by instruction type. */
+const OSAKA_MXP_ROWS: Record<MxpKind, number> = { msize: 4, trivial: 5, word: 14, byte: 13 };
+
+/** MXP rows by instruction type (MxpOperation.java); London's: 1 for MSIZE or no memory, else 4. */
+function mxp(k: InstructionCounting, kind: MxpKind): void {
+  k.c.add('MXP', k.profile.singleRowArithmetic ? OSAKA_MXP_ROWS[kind] : kind === 'msize' || kind === 'trivial' ? 1 : 4);
 }
 
 /** *COPY with (destination, source, size) on the stack. */
@@ -485,21 +484,6 @@ function move(k: InstructionCounting, size: number, src: bigint, dst: bigint): v
   let partial = (first !== 0 ? 1 : 0) + ((first + size) % 16 !== 0 ? 1 : 0);
   partial = Math.min(partial, limbs);
   k.c.add('MMIO', limbs - partial + 16 * partial);
-}
-
-/** Besu's Words.clampedToInt: a word as an int, Integer.MAX_VALUE past it. */
-export function clampedToInt(x: bigint): number {
-  return x > 0x7fffffffn ? 0x7fffffff : Number(x);
-}
-
-/** Utils.fromDataSizeToLimbNbRows: 16-byte limbs, one row for no data. */
-export function limbRows(size: number): number {
-  return size === 0 ? 1 : Math.ceil(size / 16);
-}
-
-/** Keccak.numberOfKeccakBloc: 136-byte blocks. */
-export function keccakBlocks(size: number): number {
-  return Math.ceil(size / 136);
 }
 
 /** Two stack readers as one. */

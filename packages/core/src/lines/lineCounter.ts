@@ -32,9 +32,12 @@ import {
   LIMITLESS_STOP_IN_DEPLOYMENT,
   hubRowsOfException,
   byteLen,
+  clampedToInt,
   eucRows,
   ISZERO,
+  keccakBlocks,
   LEQ,
+  limbRows,
   LT,
   profileOf,
   romRows,
@@ -47,7 +50,7 @@ import type { ConflationMark, LineCounts } from './conflation';
 import { countPrecompileCall, OOB } from './precompileRows';
 import { foldTransaction } from './transactionRows';
 import type { TransactionStart } from './transactionRows';
-import { arith, clampedToInt, copy, hex, instructionHook, keccakBlocks, limbRows } from './instructionRows';
+import { arith, copy, hex, instructionHook } from './instructionRows';
 import type { Frame, InstructionCounting, Stack } from './instructionRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
@@ -754,7 +757,7 @@ export class LineCounter {
       c.add('OOB', OOB.DEPLOYMENT);
       this.fragment(`${address}:code`, deployed.length);
       c.add('SHAKIRA_DATA', shakiraRows(deployed.length));
-      c.add('BLOCK_KECCAK', Math.ceil(deployed.length / 136));
+      c.add('BLOCK_KECCAK', keccakBlocks(deployed.length));
     }
   }
 }

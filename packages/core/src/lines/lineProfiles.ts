@@ -97,6 +97,21 @@ export function eucRows(dividend: bigint, divisor: bigint): number {
   return Math.max(byteLen(dividend / divisor), byteLen(divisor));
 }
 
+/** Besu's Words.clampedToInt: a word as an int, Integer.MAX_VALUE past it. */
+export function clampedToInt(x: bigint): number {
+  return x > 0x7fffffffn ? 0x7fffffff : Number(x);
+}
+
+/** Utils.fromDataSizeToLimbNbRows: 16-byte limbs, one row for no data. */
+export function limbRows(size: number): number {
+  return size === 0 ? 1 : Math.ceil(size / 16);
+}
+
+/** Keccak.numberOfKeccakBloc: 136-byte blocks. */
+export function keccakBlocks(size: number): number {
+  return Math.ceil(size / 136);
+}
+
 /** WCP's instructions, as its operation keys name them: the EVM's LT, GT and ISZERO, and its own LEQ (WCP_INST_LEQ). */
 export const LT = 0x10;
 export const GT = 0x11;

@@ -14,7 +14,7 @@ import type { RunTxResult } from '@ethereumjs/vm';
 
 import type { Conflation } from './conflation';
 import type { L1L2Bridge } from './lineCounter';
-import { ISZERO, LEQ, LT, logDataRows, logInfoRows, rlpReceiptRows, rlpTxnRows } from './lineProfiles';
+import { ISZERO, keccakBlocks, LEQ, LT, logDataRows, logInfoRows, rlpReceiptRows, rlpTxnRows } from './lineProfiles';
 import type { LogShape } from './lineProfiles';
 
 /** EIP-2681's largest nonce, and EIP-3529's refund quotient. */
@@ -108,7 +108,7 @@ export function foldTransaction(
   c.add('BLOCK_L1_SIZE', encoded.length + 20);
   const preimage = tx.getMessageToSign();
   const preimageLength = (Array.isArray(preimage) ? RLP.encode(preimage) : preimage).length;
-  c.add('BLOCK_KECCAK', Math.ceil(encoded.length / 136) + Math.ceil(preimageLength / 136) + 1);
+  c.add('BLOCK_KECCAK', keccakBlocks(encoded.length) + keccakBlocks(preimageLength) + 1);
   if (tx.to === undefined) {
     c.add('RLP_ADDR', 8);
     c.add('BLOCK_KECCAK', 1);

@@ -4,7 +4,7 @@ import { bytesToUnprefixedHex, KECCAK256_RLP } from '@ethereumjs/util';
 import fc from 'fast-check';
 
 import { initFastCrypto, keccak256 } from '../config/fastCrypto';
-import { orderedTrieRoot, updateTrie } from './updateTrie';
+import { orderedTrieRoot, readTrieNode, updateTrie } from './updateTrie';
 import type { TrieChange, TrieNodeStore } from './updateTrie';
 
 beforeAll(() => initFastCrypto());
@@ -100,4 +100,18 @@ test('the root of a list is the one of the trie keyed by RLP(index)', async () =
     const values = Array.from({ length: n }, (_, i) => RLP.encode([i, new Uint8Array(i % 50)]));
     expect(await orderedTrieRoot(values)).toEqual(await referenceRoot(values.map((v, i) => [RLP.encode(i), v])));
   }
+});
+
+test("readTrieNode's items hold none of the store's buffer, which a kept node would keep in memory", async () => {
+  const node = RLP.encode([Uint8Array.of(0x20, 1, 2, 3), new Uint8Array(40).fill(7)]);
+  const hash = keccak256(node);
+  // As an in-memory store reads: a view into a large buffer of many rows.
+  const buffer = new Uint8Array(1 << 16);
+  buffer.set(node, 1000);
+  const items = (await readTrieNode(
+    { get: async () => buffer.subarray(1000, 1000 + node.length) },
+    hash,
+  )) as Uint8Array[];
+  expect(items.map((i) => [...i])).toEqual([[0x20, 1, 2, 3], new Array(40).fill(7)]);
+  for (const item of items) expect(item.buffer).not.toBe(buffer.buffer);
 });

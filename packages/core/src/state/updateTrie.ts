@@ -109,14 +109,19 @@ function commonPrefix(a: number[], b: number[], bFrom: number): number {
  */
 const recentNodes = new LruCache<string, NestedUint8Array>(RECENT_NODES);
 
-/** The node stored by `hash`, as RLP items (not to be changed). */
+/**
+ * The node stored by `hash`, as RLP items (not to be changed). They are decoded from a copy of what
+ * the store gave: an in-memory store's read is a view into one of its 8 MiB buffers (store/
+ * byteMap.ts), which a node kept here, or a value decoded from it and kept in the flat maps, would
+ * hold in memory after the store had written it to its file or compacted it away.
+ */
 export async function readTrieNode(store: Pick<TrieNodeStore, 'get'>, hash: Uint8Array): Promise<NestedUint8Array> {
   const key = bytesToUnprefixedHex(hash);
   const recent = recentNodes.get(key);
   if (recent !== undefined) return recent;
   const encoded = await store.get(hash);
   if (encoded === undefined) throw new MissingTrieNodeError(hash);
-  const items = decodeRlp(encoded) as NestedUint8Array;
+  const items = decodeRlp(encoded.slice()) as NestedUint8Array;
   recentNodes.set(key, items);
   return items;
 }
