@@ -5,8 +5,10 @@
  * (programs.ts) run as calls (eth_call of the program as a creation, and calls into a store whose
  * slots earlier blocks wrote) and as transactions of each type the fork has, PER_BLOCK to a block
  * (on the node's engine whole, without ethereumjs's runTx): return data and errors,
- * receipts (status, gas, logs, created contracts, which later programs call), and every block (state,
- * receipts and transactions roots, bloom, gas). A difference fails with the request that shows it.
+ * receipts (status, gas, logs, created contracts, which later programs call), every block (state,
+ * receipts and transactions roots, bloom, gas), and traces of blocks and calls by every tracer but
+ * the struct logger (on the node's engine, through its hooks). A difference fails with the request
+ * that shows it.
  *
  * fastPath.test.ts puts fewer programs through every method (estimates, access lists, simulations,
  * line counts, the call workers) against ethereumjs as published.
@@ -30,6 +32,20 @@ const GAS_PRICE = '0x174876e800'; // 100 gwei, above any base fee these chains r
 const SELF_DESTRUCTING = '0x6002600c60003960026000f333ff';
 /** The addresses programs call (pushed as operands): at most this many, the newest contracts replacing older ones. */
 const MAX_ADDRESSES = 48;
+
+/**
+ * Every tracer that reads no step (the struct logger runs on ethereumjs on both), in one run: the
+ * frames with their logs, Parity's flat traces, selectors, the state before and after, line counts.
+ */
+const TRACERS = {
+  callTracer: { withLog: true },
+  flatCallTracer: {},
+  '4byteTracer': {},
+  prestateTracer: { diffMode: true },
+  lineCountTracer: {},
+};
+/** One program's call in this many is traced as well (debug_traceCall). */
+const TRACED_CALLS = 16;
 
 const word = (n: number) => n.toString(16).padStart(64, '0');
 
@@ -86,6 +102,15 @@ describe.each(FORKS)('%s', (fork) => {
       if (fork === 'spuriousDragon') expect(runTxs[0]).toBe(runTxs[1]);
       else expect(runTxs[0]).toBe(0);
       expect(runTxs[1]).toBeGreaterThan(0);
+      // ... and traces, but the struct logger's (it reads every step, which only ethereumjs gives).
+      for (const tracer of [{ tracer: 'muxTracer', tracerConfig: TRACERS }, {}]) {
+        const traced = [];
+        for (const node of nodes)
+          traced.push(await ethereumjsTransactions(() => ask(node, 'debug_traceBlockByNumber', ['latest', tracer])));
+        if (fork === 'spuriousDragon' || tracer.tracer === undefined) expect(traced[0]).toBe(traced[1]);
+        else expect(traced[0]).toBe(0);
+        expect(traced[1]).toBeGreaterThan(0);
+      }
 
       const kvHash = await both('eth_sendTransaction', { from: ALICE, data: KV_STORE, gas: PROGRAM_GAS });
       const doomedHash = await both('eth_sendTransaction', { from: ALICE, data: SELF_DESTRUCTING, gas: PROGRAM_GAS });
@@ -131,6 +156,11 @@ describe.each(FORKS)('%s', (fork) => {
       for (let i = 0; i < PROGRAMS; i++) {
         const code = program(rand, addresses, i % 256);
         await both('eth_call', { from: ALICE, data: code, gas: PROGRAM_GAS }, 'latest');
+        if (i % TRACED_CALLS === 0)
+          await both('debug_traceCall', { from: ALICE, data: code, gas: PROGRAM_GAS }, 'latest', {
+            tracer: 'muxTracer',
+            tracerConfig: TRACERS,
+          });
         const hash = await both('eth_sendTransaction', { from: ALICE, data: code, gas: PROGRAM_GAS, ...kind(i) });
         if (typeof hash === 'string') pending.push(hash);
         // The store: a write sent now, a read of what earlier blocks wrote.
@@ -146,6 +176,9 @@ describe.each(FORKS)('%s', (fork) => {
         if ((i + 1) % PER_BLOCK !== 0 && i !== PROGRAMS - 1) continue;
         await both('evm_mine');
         await both('eth_getBlockByNumber', 'latest', false);
+        // Every other block traced: on the node's engine through its hooks, on the other through ethereumjs's events.
+        if ((i + 1) % (2 * PER_BLOCK) === 0)
+          await both('debug_traceBlockByNumber', 'latest', { tracer: 'muxTracer', tracerConfig: TRACERS });
         for (const h of pending) {
           const receipt = await both('eth_getTransactionReceipt', h);
           if (receipt === null) continue;

@@ -26,10 +26,13 @@ import { Bloom, runTx } from '@ethereumjs/vm';
 import type { RunTxOpts, RunTxResult, VM } from '@ethereumjs/vm';
 
 import { FramePool, MAX_ENGINE_GAS, rulesOf, runMessage, World } from '../evm/engine';
+import { bothHooks } from '../evm/hooks';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
 import type { LineCounter } from '../lines/lineCounter';
 import type { ExecutionGuard } from './executionGuard';
+import { attach, engineObserver } from './tracers/attach';
+import type { EvmObserver } from './tracers/tracer';
 import type { FlatStateManager } from '../state/flatState';
 import { wordBytes } from '../evm/world';
 
@@ -133,11 +136,24 @@ const onEngine = new WeakMap<VM, EngineTransactions>();
 /**
  * Runs a transaction as ethereumjs's runTx does (the same state after it, the same result and
  * receipt, the same errors), on the node's engine where `vm` has one (EngineTransactions.runTx).
- * `sender`: the transaction's, when known (else it is recovered).
+ * `sender`: the transaction's, when known (else it is recovered). `observer`: a tracer fed the run's
+ * events, on the engine's hooks where the engine takes the transaction whole and the tracer reads no
+ * step event, else on ethereumjs's events (tracers/attach.ts). Throws what the tracer threw.
  */
-export function runTransaction(vm: VM, opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
+export async function runTransaction(
+  vm: VM,
+  opts: RunTxOpts,
+  sender?: Uint8Array,
+  observer?: EvmObserver,
+): Promise<RunTxResult> {
   const engine = onEngine.get(vm);
-  return engine === undefined ? runTx(vm, opts) : engine.runTx(opts, sender);
+  if (engine !== undefined && observer?.steps !== true) return engine.runTx(opts, sender, observer);
+  const detach = observer === undefined ? undefined : attach(vm.evm, observer);
+  try {
+    return await (engine === undefined ? runTx(vm, opts) : engine.runTx(opts, sender));
+  } finally {
+    detach?.();
+  }
 }
 
 /**
@@ -160,7 +176,7 @@ export class EngineTransactions {
    * The message of the transaction runTx below is running: its fork's rules and warm set, worked out
    * there (a message of ethereumjs's runTx has its rules looked up and its warm set read from the journal).
    */
-  private whole: { rules: ForkRules; warm: WarmSet } | undefined;
+  private whole: { rules: ForkRules; warm: WarmSet; observer?: EngineHooks } | undefined;
 
   /** `own`: false runs every transaction on ethereumjs (`--engine ethereumjs`). */
   constructor(
@@ -172,7 +188,8 @@ export class EngineTransactions {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
       const m = opts as TxMessage;
-      if (this.whole !== undefined) return this.run(m, this.whole.rules, this.whole.warm);
+      const whole = this.whole;
+      if (whole !== undefined) return this.run(m, whole.rules, whole.warm, whole.observer);
       if (
         !own ||
         m.message !== undefined ||
@@ -202,12 +219,19 @@ export class EngineTransactions {
    * that fails, whose error is runTx's) runs on runTx. The message goes through `evm.runCall` all
    * the same, where the line counter and the guard wrap it and the engine runs it.
    */
-  async runTx(opts: RunTxOpts, sender?: Uint8Array): Promise<RunTxResult> {
+  async runTx(opts: RunTxOpts, sender?: Uint8Array, observer?: EvmObserver): Promise<RunTxResult> {
     const { vm } = this;
     const { tx, block } = opts;
-    if (block === undefined) return runTx(vm, opts);
-    const rules = this.rulesTakingWhole(opts);
-    if (rules === null) return runTx(vm, opts);
+    const rules = block === undefined ? null : this.rulesTakingWhole(opts);
+    if (block === undefined || rules === null) {
+      // A tracer then reads ethereumjs's events.
+      const detach = observer === undefined ? undefined : attach(vm.evm, observer);
+      try {
+        return await runTx(vm, opts);
+      } finally {
+        detach?.();
+      }
+    }
     const common = vm.common;
     const sm = vm.stateManager;
     const header = block.header;
@@ -228,23 +252,21 @@ export class EngineTransactions {
       account.balance < tx.value + (feeMarket ? tx.gasLimit * feeCap : 0n) ||
       (opts.skipNonce !== true && account.nonce !== tx.nonce)
     )
-      return runTx(vm, opts); // which throws its error
+      return runTx(vm, opts); // which throws its error (a tracer sees nothing of a transaction that is not valid)
     // The price paid, and the tip the fee recipient gets of it (before London: none, it gets the whole fee).
     const tip = feeMarket ? (tx as FeeMarket1559Tx).getEffectivePriorityFee(baseFee) : london ? feeCap - baseFee : 0n;
     const gasPrice = feeMarket ? tip + baseFee : feeCap;
     const journal = vm.evm.journal;
     await journal.cleanup();
     await journal.checkpoint();
+    const observed = observer === undefined ? undefined : engineObserver(observer);
     try {
-      const results = await this.runWhole(opts, block, {
-        caller,
-        sender: account,
-        intrinsic,
-        floor,
-        gasPrice,
-        tip,
-        rules,
-      });
+      const results = await this.runWhole(
+        opts,
+        block,
+        { caller, sender: account, intrinsic, floor, gasPrice, tip, rules },
+        observed?.hooks,
+      );
       await journal.commit();
       return results;
     } catch (e) {
@@ -253,6 +275,7 @@ export class EngineTransactions {
     } finally {
       if (common.isActivatedEIP(2929)) journal.cleanJournal();
       sm.originalStorageCache.clear();
+      observed?.done();
     }
   }
 
@@ -282,8 +305,16 @@ export class EngineTransactions {
     return whole ? engineRules(vm) : null;
   }
 
-  /** runTx's _runTx from the gas purchase on, for a transaction whose checks have passed. */
-  private async runWhole(opts: RunTxOpts, block: Block, t: WholeTransaction): Promise<RunTxResult> {
+  /**
+   * runTx's _runTx from the gas purchase on, for a transaction whose checks have passed; `observer`:
+   * a tracer's hooks, called before the line counter's.
+   */
+  private async runWhole(
+    opts: RunTxOpts,
+    block: Block,
+    t: WholeTransaction,
+    observer: EngineHooks | undefined,
+  ): Promise<RunTxResult> {
     const { vm } = this;
     const { tx } = opts;
     const { caller, sender, intrinsic, gasPrice } = t;
@@ -298,7 +329,7 @@ export class EngineTransactions {
     const warm = common.isActivatedEIP(2929)
       ? warmSet(tx, caller, common.isActivatedEIP(3651) ? header.coinbase : undefined)
       : { addresses: [], slots: [] };
-    this.whole = { rules: t.rules, warm };
+    this.whole = { rules: t.rules, warm, observer };
     let results: RunTxResult;
     try {
       results = (await vm.evm.runCall({
@@ -375,7 +406,7 @@ export class EngineTransactions {
     return warm;
   }
 
-  private async run(m: TxMessage, rules: ForkRules, warm: WarmSet): Promise<EVMResult> {
+  private async run(m: TxMessage, rules: ForkRules, warm: WarmSet, observer?: EngineHooks): Promise<EVMResult> {
     const vm = this.vm;
     const precompiles = (vm.evm as unknown as { _precompiles: Map<string, Precompile> })._precompiles;
     const backend = stateBackend(vm);
@@ -390,7 +421,7 @@ export class EngineTransactions {
         warmPrecompiles: precompiles,
         precompileContext: { common: vm.common, _EVM: vm.evm },
         check: this.check,
-        hooks: this.hooks(m.block.header.baseFeePerGas),
+        hooks: bothHooks(observer, this.hooks(m.block.header.baseFeePerGas)),
         pool: this.pool,
       },
       {

@@ -9,7 +9,7 @@ import { createBlock } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import type { EVMOpts, EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
+import { Account, Address, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, InsufficientFundsError } from '../errors';
@@ -307,10 +307,16 @@ export class ScratchVm {
     observed?.done();
     for (const [key, slots] of accessed ?? [])
       access?.set(key, new Set([...slots].map((s) => s.toString(16).padStart(64, '0'))));
-    if (settle) {
+    // What the run wrote stays in the VM's state when it settles, or for an observer that reads the
+    // state after it (on ethereumjs the writes are there until the caller reverts them), with the
+    // caller at its next nonce, as ethereumjs's runCall leaves it (and geth's debug_traceCall).
+    if (settle || observer?.capture !== undefined) {
       await writeBack(this.vm, world);
-      await this.settled();
+      const account = (await this.vm.stateManager.getAccount(caller)) ?? new Account();
+      account.nonce += 1n;
+      await this.vm.evm.journal.putAccount(caller, account);
     }
+    if (settle) await this.settled();
     return result as unknown as EVMResult;
   }
 

@@ -11,7 +11,6 @@ import type { EVMResult } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
-import type { RunTxResult } from '@ethereumjs/vm';
 
 import { ExecutionHaltedError, ExecutionRevertedError, UpfrontCostError } from '../errors';
 import type { LineCounts } from '../lines/conflation';
@@ -31,10 +30,10 @@ import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from '
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
 import type { SimBlockInput, SimHost, SimOptions, SimulatedBlock } from './simulate';
-import { attach, stateReader } from './tracers/attach';
+import { stateReader } from './tracers/attach';
 import { countsLines, makeTracer } from './tracers/makeTracer';
 import { gethError } from './tracers/tracer';
-import type { TraceOptions, TraceResult } from './tracers/tracer';
+import type { TraceOptions, TraceResult, Tracer } from './tracers/tracer';
 
 export { RPC_EVM_TIMEOUT_MS } from './scratchVm';
 export type { CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
@@ -367,8 +366,13 @@ export class Simulator extends ScratchVm {
           if (only !== undefined && i > only) break;
           const start = [senders[i], ...(tx.to === undefined ? [] : [tx.to.bytes]), block.header.coinbase.bytes];
           const tracer = only === undefined || i === only ? makeTracer(options, this.tracerContext(start)) : undefined;
-          const run = () =>
-            runTransaction(this.vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true }, senders[i]);
+          const run = (observer?: Tracer) =>
+            runTransaction(
+              this.vm,
+              { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true },
+              senders[i],
+              observer,
+            );
           this.counter.beginTx();
           const withState = tracer?.capture !== undefined;
           // Before Byzantium a receipt holds the state root after its transaction: runTx flushes the
@@ -376,13 +380,7 @@ export class Simulator extends ScratchVm {
           // it is then read at the root it started from, and nothing runs twice.
           const rootBefore = withState && !byzantium ? await sm.getStateRoot() : undefined;
           if (withState && byzantium) await this.vm.evm.journal.checkpoint();
-          const detach = tracer === undefined ? () => {} : attach(this.vm.evm, tracer);
-          let result: RunTxResult;
-          try {
-            result = await run();
-          } finally {
-            detach();
-          }
+          const result = await run(tracer);
           const lineCounts = this.counter.endTx(tx, result);
           this.counter.commitTx();
           if (rootBefore !== undefined) {
@@ -459,13 +457,9 @@ export class Simulator extends ScratchVm {
         const sent = this.counter.isActive ? await this.sentAs(req, block) : undefined;
         await this.counter.begin(sentBaseFee(block));
         if (tracer.capture !== undefined) await this.vm.evm.journal.checkpoint();
-        const detach = attach(this.vm.evm, tracer);
-        let result: EVMResult;
-        try {
-          result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n);
-        } finally {
-          detach();
-        }
+        const result = await this.runCall(req, block, gas > intrinsic.upfront ? gas - intrinsic.upfront : 0n, {
+          observer: tracer,
+        });
         const lineCounts = this.counter.end(sent?.(req.gas ?? gasSpent(intrinsic, result.execResult, false)), result);
         if (tracer.capture !== undefined) {
           await tracer.capture('post', stateReader(this.vm.stateManager));

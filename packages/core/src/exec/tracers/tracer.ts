@@ -41,7 +41,6 @@ export interface MessageEvent {
   depth: number;
   delegatecall?: boolean;
   isStatic?: boolean;
-  salt?: Uint8Array;
 }
 export interface MessageResult {
   createdAddress?: Addr;
@@ -309,7 +308,7 @@ export class FrameTracker {
 
   protected frameType(message: MessageEvent): string {
     if (message.depth === 0) return message.to === undefined ? 'CREATE' : 'CALL';
-    if (message.to === undefined) return message.salt !== undefined ? 'CREATE2' : 'CREATE';
+    // The opcode that opened it ran just before (its hook, on either engine).
     return this.lastOp;
   }
 }
