@@ -251,9 +251,9 @@ export class LineCounter {
     this.c.popTx();
   }
 
-  /** Ends the transaction: adds its transaction-level rows; returns the conflation's counts. */
+  /** Ends the transaction: adds its transaction-level rows; returns the conflation's counts (none when not counting). */
   endTx(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): LineCounts {
-    if (!this.enabled) return {};
+    if (!this.enabled || !this.active) return {};
     this.foldTransaction(tx, result);
     return this.c.counts();
   }
