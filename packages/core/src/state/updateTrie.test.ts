@@ -115,3 +115,18 @@ test("readTrieNode's items hold none of the store's buffer, which a kept node wo
   expect(items.map((i) => [...i])).toEqual([[0x20, 1, 2, 3], new Array(40).fill(7)]);
   for (const item of items) expect(item.buffer).not.toBe(buffer.buffer);
 });
+
+test('the nodes a write stores are kept decoded: the next read of them does not go to the store', async () => {
+  const store = memoryStore();
+  const changes: TrieChange[] = Array.from({ length: 20 }, (_, i) => [
+    keccak256(Uint8Array.of(i, 0xa5)),
+    Uint8Array.of(i + 1),
+  ]);
+  const root = await updateTrie(store, KECCAK256_RLP, changes);
+  const nowhere = { get: async () => undefined };
+  for (const hash of [root, ...(RLP.decode((await store.get(root))!) as Uint8Array[]).filter((c) => c.length === 32)])
+    expect(RLP.encode(await readTrieNode(nowhere, hash))).toEqual(await store.get(hash));
+  // A list's trie (a block's transactions or receipts) is not kept: nothing reads its nodes.
+  const values = Array.from({ length: 20 }, (_, i) => RLP.encode([i, new Uint8Array(40)]));
+  await expect(readTrieNode(nowhere, await orderedTrieRoot(values))).rejects.toThrow('missing trie node');
+});

@@ -49,7 +49,8 @@ export class MissingTrieNodeError extends Error {
 }
 
 /**
- * The root of the trie at `root` with `changes` made, its new nodes written to `store`. Every node
+ * The root of the trie at `root` with `changes` made, its new nodes written to `store` and kept
+ * decoded (readTrieNode), since the next reads and writes of the state walk them first. Every node
  * on a changed key's path must be in the store; a node off them that a deletion needs (the one
  * sibling a branch keeps) is asked of `reveal` when the store lacks it.
  */
@@ -58,6 +59,16 @@ export async function updateTrie(
   root: Uint8Array,
   changes: TrieChange[],
   reveal?: RevealNode,
+): Promise<Uint8Array> {
+  return changed(store, root, changes, reveal, true);
+}
+
+async function changed(
+  store: TrieNodeStore,
+  root: Uint8Array,
+  changes: TrieChange[],
+  reveal: RevealNode | undefined,
+  keep: boolean,
 ): Promise<Uint8Array> {
   let node: Child | null = equalsBytes(root, KECCAK256_RLP) ? null : { kind: 'stored', hash: root };
   for (const [key, value] of changes) {
@@ -71,18 +82,24 @@ export async function updateTrie(
   if (node.kind === 'stored') return node.hash;
   const writes: Write[] = [];
   // The root is stored by its hash whatever its size.
-  const hash = stored(RLP.encode(raw(node, writes)), writes);
-  for (const [h, e] of writes) await store.put(h, e);
+  const items = raw(node, writes);
+  const hash = stored(RLP.encode(items), items, writes);
+  for (const [h, e, decoded] of writes) {
+    await store.put(h, e);
+    if (keep) recentNodes.set(bytesToUnprefixedHex(h), decoded);
+  }
   return hash;
 }
 
 /** The root of a trie holding `values` at keys RLP(0), RLP(1), ...: a block's transactions, receipts, withdrawals. */
 export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
   const discard: TrieNodeStore = { get: async () => undefined, put: () => {} };
-  return updateTrie(
+  return changed(
     discard,
     KECCAK256_RLP,
     values.map((v, i) => [RLP.encode(i), v]),
+    undefined,
+    false,
   );
 }
 
@@ -305,7 +322,7 @@ function hexPrefix(path: number[], leaf: boolean): Uint8Array {
   return out;
 }
 
-type Write = [hash: Uint8Array, encoded: Uint8Array];
+type Write = [hash: Uint8Array, encoded: Uint8Array, items: NestedUint8Array];
 
 /** The node as RLP items, its children by reference; the nodes to store go to `writes`. */
 function raw(node: TrieNode, writes: Write[]): NestedUint8Array {
@@ -324,13 +341,13 @@ function reference(child: Child, writes: Write[]): Uint8Array | NestedUint8Array
   if (child.kind === 'stored') return child.hash;
   const items = raw(child, writes);
   const encoded = RLP.encode(items);
-  return encoded.length < 32 ? items : stored(encoded, writes);
+  return encoded.length < 32 ? items : stored(encoded, items, writes);
 }
 
 /** The hash of an encoded node, which joins the writes. */
-function stored(encoded: Uint8Array, writes: Write[]): Uint8Array {
+function stored(encoded: Uint8Array, items: NestedUint8Array, writes: Write[]): Uint8Array {
   const hash = keccak256(encoded);
-  writes.push([hash, encoded]);
+  writes.push([hash, encoded, items]);
   return hash;
 }
 
