@@ -2,9 +2,8 @@
 /**
  * The node's own engine beside ethereumjs (L2DEVNET_ENGINE=ethereumjs), in process, each in its own
  * process: the cost of one eth_call of an ERC20 balanceOf, one automined ERC20 transfer, and the
- * uses that run on either (an estimate, a call's line counts, a 100-call eth_simulateV1) or still on
- * ethereumjs's interpreter (a trace with the struct logger, which reads every step), through the RPC
- * layer.
+ * uses that run on either (an estimate, a call's line counts, a 100-call eth_simulateV1, a trace with
+ * the struct logger), through the RPC layer.
  */
 const { ENGINES, perEngine, Chain, signer, deploy, erc20Transfer, tokenAbi } = require('./lib');
 

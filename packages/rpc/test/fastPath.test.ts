@@ -240,6 +240,8 @@ test('the patched packages are the ones installed (patch-package applied patches
   const evmSource = readFileSync(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'interpreter.js'), 'utf8');
   expect(evmSource).toContain('_runStepAsync');
   expect(evmSource).toContain('jumpAnalyses');
+  // The step event shows all of the memory in use, and a REVERT without its operands has a step.
+  expect(evmSource).toContain('zeros past what its buffer holds yet');
   const evmMain = readFileSync(require.resolve('@ethereumjs/evm').replace(/index\.js$/, 'evm.js'), 'utf8');
   expect(evmMain).toContain('is built when first read');
   // A top-level eth_call that moves no value writes no account (the simulator's `untouched` runs).
@@ -333,39 +335,46 @@ test("transactions, calls and their line counts run on the node's engine (no eth
   expect(original.counted).toBeGreaterThan(2);
 });
 
+/** A fork's run is many blocks and calls on two nodes: minutes on a slow machine, past jest's default limit. */
+const FORK_TIMEOUT_MS = 300_000;
+
 describe.each(FORKS)('%s: the fast path, on the main thread and in the call workers, answers as ethereumjs', (fork) => {
-  test(`fixtures and ${PROGRAMS_PER_FORK} random programs`, async () => {
-    const seed = SEED + FORKS.indexOf(fork);
-    const { out: expected, asked } = await record(stock, fork, seed);
-    const actual = (await record(fast, fork, seed)).out;
-    const inWorkers = await record(fast, fork, seed, 2);
-    for (const [name, answers] of [
-      ['fast', actual],
-      ['workers', inWorkers.out],
-    ] as const) {
-      expect(answers.length).toBe(expected.length);
-      for (let i = 0; i < expected.length; i++) {
-        if (JSON.stringify(answers[i]) !== JSON.stringify(expected[i]))
-          throw new Error(
-            `seed ${seed}, answer ${i} to ${asked[i]}:\nstock   ${JSON.stringify(expected[i])}\n${name.padEnd(7)} ${JSON.stringify(answers[i])}`,
-          );
+  test(
+    `fixtures and ${PROGRAMS_PER_FORK} random programs`,
+    async () => {
+      const seed = SEED + FORKS.indexOf(fork);
+      const { out: expected, asked } = await record(stock, fork, seed);
+      const actual = (await record(fast, fork, seed)).out;
+      const inWorkers = await record(fast, fork, seed, 2);
+      for (const [name, answers] of [
+        ['fast', actual],
+        ['workers', inWorkers.out],
+      ] as const) {
+        expect(answers.length).toBe(expected.length);
+        for (let i = 0; i < expected.length; i++) {
+          if (JSON.stringify(answers[i]) !== JSON.stringify(expected[i]))
+            throw new Error(
+              `seed ${seed}, answer ${i} to ${asked[i]}:\nstock   ${JSON.stringify(expected[i])}\n${name.padEnd(7)} ${JSON.stringify(answers[i])}`,
+            );
+        }
       }
-    }
-    // Every eth_call ran in the workers: four for each program, besides the fixtures'.
-    expect(inWorkers.workerCalls).toBeGreaterThanOrEqual(PROGRAMS_PER_FORK * 4);
-    // The programs did run: some succeeded (before Byzantium a receipt has a state root instead of a
-    // status), some failed, some logged.
-    const receipts = actual.filter(
-      (r): r is { status?: string; root?: string; logs: unknown[] } =>
-        typeof r === 'object' && r !== null && ('status' in r || 'root' in r),
-    );
-    if (receipts.some((r) => r.root !== undefined)) {
-      // Before Byzantium: every receipt has its post-transaction state root, and the state moved.
-      expect(receipts.every((r) => /^0x[0-9a-f]{64}$/.test(r.root ?? ''))).toBe(true);
-      expect(new Set(receipts.map((r) => r.root)).size).toBeGreaterThan(1);
-    } else expect(receipts.some((r) => r.status === '0x1')).toBe(true);
-    const calls = actual.filter((r) => typeof r === 'object' && r !== null && 'error' in r);
-    expect(calls.length).toBeGreaterThan(0);
-    expect(receipts.some((r) => r.logs.length > 0)).toBe(true);
-  });
+      // Every eth_call ran in the workers: four for each program, besides the fixtures'.
+      expect(inWorkers.workerCalls).toBeGreaterThanOrEqual(PROGRAMS_PER_FORK * 4);
+      // The programs did run: some succeeded (before Byzantium a receipt has a state root instead of a
+      // status), some failed, some logged.
+      const receipts = actual.filter(
+        (r): r is { status?: string; root?: string; logs: unknown[] } =>
+          typeof r === 'object' && r !== null && ('status' in r || 'root' in r),
+      );
+      if (receipts.some((r) => r.root !== undefined)) {
+        // Before Byzantium: every receipt has its post-transaction state root, and the state moved.
+        expect(receipts.every((r) => /^0x[0-9a-f]{64}$/.test(r.root ?? ''))).toBe(true);
+        expect(new Set(receipts.map((r) => r.root)).size).toBeGreaterThan(1);
+      } else expect(receipts.some((r) => r.status === '0x1')).toBe(true);
+      const calls = actual.filter((r) => typeof r === 'object' && r !== null && 'error' in r);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(receipts.some((r) => r.logs.length > 0)).toBe(true);
+    },
+    FORK_TIMEOUT_MS,
+  );
 });

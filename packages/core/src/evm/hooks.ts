@@ -30,9 +30,41 @@ export interface FrameEnd {
   returnData: Uint8Array;
   /** The opcode that ended it or raised its error; the last one run when it ran off its code. */
   opCode: number;
+  /** Where it was then: past its code's end when it ran off it. */
+  pc: number;
   /** The stack as it was then (an instruction that failed its checks has popped nothing). */
   stack: StackView;
   memoryWords: number;
+  memory: MemoryView;
+  /** The transaction's refund counter then. */
+  refund: number;
+}
+
+/**
+ * An instruction as it starts (ethereumjs's step event): its gas worked out but not yet charged.
+ * Every instruction the frame reaches has one, the one that fails included: `cost` is what it is
+ * charged; for one that fails, what ethereumjs's step reports (machine.ts failedCost: out of gas,
+ * the whole cost its gas handler works out; else its static fee).
+ */
+export interface StepStart {
+  pc: number;
+  /** The opcode byte at pc. */
+  op: number;
+  /** The frame's gas before the instruction. */
+  gasLeft: number;
+  cost: bigint;
+  /** 0 for the run's own message. */
+  depth: number;
+  /** The stack, bottom first (a copy). */
+  stack: bigint[];
+  /** The frame's memory, of which the instruction found `memoryWords` words in use (it may have grown them since). */
+  memory: MemoryView;
+  memoryWords: number;
+  /** The transaction's refund counter (an SSTORE's own change to it in). */
+  refund: number;
+  /** The running contract (the caller's, in a DELEGATECALL or CALLCODE). */
+  address: Uint8Array;
+  state: RunState;
 }
 
 /** The state as the run sees it now (its own writes included). */
@@ -85,6 +117,11 @@ export interface EngineHooks {
   /** The run's first message is about to start. */
   transactionStart?(tx: TransactionStart): Promise<void> | void;
   /**
+   * Each instruction as it starts (StepStart), before `opcode`; costly (a copy of the stack each
+   * time), so given only by an observer that reads every step. A promise given is waited for.
+   */
+  step?(step: StepStart): Promise<void> | void;
+  /**
    * An instruction passed its checks and was charged its gas (`gasLeft` is what is left): it runs
    * next, with its operands still on the stack; `frame` is the running frame's address and memory,
    * `state` the state as the run sees it now. A promise given is waited for.
@@ -115,6 +152,13 @@ export function bothHooks(first: EngineHooks | undefined, second: EngineHooks | 
       if (a instanceof Promise) return a.then(() => second.transactionStart?.(tx));
       return second.transactionStart?.(tx);
     },
+    ...((first.step !== undefined || second.step !== undefined) && {
+      step: (step: StepStart) => {
+        const a = first.step?.(step);
+        if (a instanceof Promise) return a.then(() => second.step?.(step));
+        return second.step?.(step);
+      },
+    }),
     opcode: (op, stack, gasLeft, state, frame) => {
       const a = first.opcode(op, stack, gasLeft, state, frame);
       if (a instanceof Promise) return a.then(() => second.opcode(op, stack, gasLeft, state, frame));

@@ -116,6 +116,14 @@ interface Frame {
   op: number;
   /** ethereumjs analyses a frame's jump destinations at its first JUMP, JUMPI or MCOPY byte. */
   analysed: boolean;
+  /** For the step hook: where the instruction starting now is, and the gas and memory it found. */
+  stepPc: number;
+  stepGas: number;
+  stepWords: number;
+  /** That instruction's step was given (or none is due). */
+  stepped: boolean;
+  /** An EXTCODECOPY's access cost, worked out before its charges (for the step of one that runs out of gas). */
+  stepAccess: number;
   /** Its stack as hooks read it (made when first asked for). */
   view?: StackView;
   /** Its address and memory as hooks read them (made when first asked for). */
@@ -324,6 +332,11 @@ export class Machine {
       returnData: EMPTY,
       op: 0,
       analysed: false,
+      stepPc: 0,
+      stepGas: 0,
+      stepWords: 0,
+      stepped: true,
+      stepAccess: 0,
     };
     const hooks = this.hooks;
     if (hooks !== undefined)
@@ -333,6 +346,9 @@ export class Machine {
       out = await this.run(frame);
     } catch (e) {
       if (!(e instanceof Halt)) throw e;
+      // An instruction that failed before its step was given: its step, charged what ethereumjs's
+      // step reports of it.
+      if (!frame.stepped && hooks?.step !== undefined) await this.step(frame, hooks, this.failedCost(frame, e));
       out = { error: e.error, returnData: EMPTY, gasLeft: 0 };
     }
     if (hooks !== undefined)
@@ -341,8 +357,11 @@ export class Machine {
         gasLeft: out.gasLeft,
         returnData: out.returnData,
         opCode: frame.op,
+        pc: frame.pc,
         stack: this.view(frame),
         memoryWords: frame.memory.words,
+        memory: this.frameView(frame).memory,
+        refund: this.world.refund,
       });
     return out;
   }
@@ -362,10 +381,112 @@ export class Machine {
     });
   }
 
-  /** The hooks' turn: the instruction passed its checks and paid its gas. */
+  /** The frame's address and memory as hooks read them. */
+  private frameView(f: Frame): { address: Uint8Array; memory: MemoryView } {
+    return (f.hookFrame ??= { address: f.msg.to, memory: { read: (offset, size) => f.memory.padded(offset, size) } });
+  }
+
+  /**
+   * The hooks' turn: the instruction passed its checks and paid its gas. Its step first, if the
+   * hooks take steps: charged what it paid.
+   */
   private opcodeHook(f: Frame, hooks: EngineHooks): Promise<void> | void {
-    f.hookFrame ??= { address: f.msg.to, memory: { read: (offset, size) => f.memory.padded(offset, size) } };
-    return hooks.opcode(f.op, this.view(f), f.gas, (this.runState ??= this.stateView()), f.hookFrame);
+    if (!f.stepped && hooks.step !== undefined) {
+      const given = this.step(f, hooks, f.stepGas - f.gas);
+      if (given !== undefined) return given.then(() => this.opcodeHook(f, hooks));
+    }
+    return hooks.opcode(f.op, this.view(f), f.gas, (this.runState ??= this.stateView()), this.frameView(f));
+  }
+
+  /**
+   * What ethereumjs's step reports as the cost of an instruction that failed before it was charged
+   * (interpreter.ts runs an opcode's gas handler, then the step, then the charge): out of gas, the
+   * whole cost its gas handler works out in 256-bit integers (opcodes/gas.ts at 10.1.3), where the
+   * engine charges in parts and stops at the first it cannot pay; its static fee where the handler
+   * itself fails (a missing operand, a write in a static call, RETURNDATACOPY past the data, a CALL
+   * it cannot pay for) or the opcode does not exist.
+   */
+  private failedCost(f: Frame, error: Halt): bigint {
+    const r = this.rules;
+    const op = f.code.code[f.stepPc];
+    const fee = r.fee[op];
+    const base = BigInt(fee < 0 ? 0 : fee);
+    if (error !== OOG) return base;
+    const s = (i: number) => f.stack[f.sp - 1 - i];
+    let words = BigInt(f.stepWords);
+    const memoryCost = (n: bigint) => n * BigInt(r.memoryGas) + (n * n) / BigInt(r.quadCoefficientDivGas);
+    // ethereumjs's subMemUsage: the memory grown to cover [offset, offset + size), its cost since the last growth.
+    const memory = (offset: bigint, size: bigint): bigint => {
+      if (size === 0n) return 0n;
+      const next = (offset + size + 31n) / 32n;
+      if (next <= words) return 0n;
+      const cost = memoryCost(next) - memoryCost(words);
+      words = next;
+      return cost;
+    };
+    const wordsOf = (size: bigint) => (size + 31n) / 32n;
+    switch (op) {
+      case 0x20: // KECCAK256
+        return base + memory(s(0), s(1)) + BigInt(r.keccak256WordGas) * wordsOf(s(1));
+      case 0x37: // CALLDATACOPY
+      case 0x39: // CODECOPY
+        return base + memory(s(0), s(2)) + BigInt(r.copyGas) * wordsOf(s(2));
+      case 0x3c: // EXTCODECOPY
+        return base + BigInt(f.stepAccess) + memory(s(1), s(3)) + BigInt(r.copyGas) * wordsOf(s(3));
+      case 0x3e: // RETURNDATACOPY
+        if (s(1) + s(2) > BigInt(f.returnData.length)) return base;
+        return base + memory(s(0), s(2)) + BigInt(r.copyGas) * wordsOf(s(2));
+      case 0x51: // MLOAD
+      case 0x52: // MSTORE
+        return base + memory(s(0), 32n);
+      case 0x53: // MSTORE8
+        return base + memory(s(0), 1n);
+      case 0x5e: // MCOPY
+        return base + BigInt(r.copyGas) * wordsOf(s(2)) + memory(s(1), s(2)) + memory(s(0), s(2));
+      case 0xa0:
+      case 0xa1:
+      case 0xa2:
+      case 0xa3:
+      case 0xa4: // LOG0..LOG4
+        return base + memory(s(0), s(1)) + BigInt(r.logTopicGas * (op - 0xa0)) + s(1) * BigInt(r.logDataGas);
+      case 0xf3: // RETURN
+      case 0xfd: // REVERT
+        return base + memory(s(0), s(1));
+      case 0xf0: // CREATE
+      case 0xf5: // CREATE2
+        return (
+          base +
+          memory(s(1), s(2)) +
+          (r.eip3860 ? BigInt(r.initCodeWordGas) * wordsOf(s(2)) : 0n) +
+          (op === 0xf5 ? BigInt(r.keccak256WordGas) * wordsOf(s(2)) : 0n)
+        );
+      case 0xf1: // CALL
+      case 0xf2: // CALLCODE
+      case 0xf4: // DELEGATECALL
+      case 0xfa: // STATICCALL
+        return base;
+      default:
+        // One charge of everything, which went below zero.
+        return BigInt(f.stepGas - f.gas);
+    }
+  }
+
+  /** The step of the instruction starting at f.stepPc, charged `cost`. */
+  private step(f: Frame, hooks: EngineHooks, cost: number | bigint): Promise<void> | void {
+    f.stepped = true;
+    return hooks.step?.({
+      pc: f.stepPc,
+      op: f.code.code[f.stepPc],
+      gasLeft: f.stepGas,
+      cost: BigInt(cost),
+      depth: f.msg.depth,
+      stack: f.stack.slice(0, f.sp),
+      memory: this.frameView(f).memory,
+      memoryWords: f.stepWords,
+      refund: this.world.refund,
+      address: f.msg.to,
+      state: (this.runState ??= this.stateView()),
+    });
   }
 
   /** The state as this run sees it, for hooks (made when first asked for). */
@@ -412,6 +533,7 @@ export class Machine {
     const jumpdests = f.code.jumpdests;
     const stack = f.stack;
     const msg = f.msg;
+    const stepping = hooks?.step !== undefined;
     let steps = 0;
     const need = (n: number) => {
       if (f.sp < n) throw STACK_UNDERFLOW;
@@ -430,6 +552,12 @@ export class Machine {
       if (f.pc >= code.length) return { error: undefined, returnData: EMPTY, gasLeft: f.gas };
       const op = code[f.pc];
       f.op = op;
+      if (stepping) {
+        f.stepPc = f.pc;
+        f.stepGas = f.gas;
+        f.stepWords = f.memory.words;
+        f.stepped = false;
+      }
       const base = fee[op];
       if (base < 0) {
         if (f.analysed) f.op = 0xfe;
@@ -687,6 +815,7 @@ export class Machine {
           const codeOffset = stack[f.sp - 3];
           const size = stack[f.sp - 4];
           const access = this.accessCost(key);
+          f.stepAccess = access;
           this.useGas(f, base);
           this.expand(f, memOffset, size);
           this.useGas(f, Math.ceil(Number(size) / 32) * rules.copyGas + access);

@@ -31,7 +31,7 @@ import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/eng
 import type { ForkRules } from '../evm/rules';
 import type { LineCounter } from '../lines/lineCounter';
 import type { ExecutionGuard } from './executionGuard';
-import { attach, engineObserver } from './tracers/attach';
+import { attach, engineObserver, opcodeInfo } from './tracers/attach';
 import type { EvmObserver } from './tracers/tracer';
 import type { FlatStateManager } from '../state/flatState';
 import { wordBytes } from '../evm/world';
@@ -137,8 +137,8 @@ const onEngine = new WeakMap<VM, EngineTransactions>();
  * Runs a transaction as ethereumjs's runTx does (the same state after it, the same result and
  * receipt, the same errors), on the node's engine where `vm` has one (EngineTransactions.runTx).
  * `sender`: the transaction's, when known (else it is recovered). `observer`: a tracer fed the run's
- * events, on the engine's hooks where the engine takes the transaction whole and the tracer reads no
- * step event, else on ethereumjs's events (tracers/attach.ts). Throws what the tracer threw.
+ * events, on the engine's hooks where the engine takes the transaction whole, else on ethereumjs's
+ * events (tracers/attach.ts). Throws what the tracer threw.
  */
 export async function runTransaction(
   vm: VM,
@@ -147,10 +147,10 @@ export async function runTransaction(
   observer?: EvmObserver,
 ): Promise<RunTxResult> {
   const engine = onEngine.get(vm);
-  if (engine !== undefined && observer?.steps !== true) return engine.runTx(opts, sender, observer);
+  if (engine !== undefined) return engine.runTx(opts, sender, observer);
   const detach = observer === undefined ? undefined : attach(vm.evm, observer);
   try {
-    return await (engine === undefined ? runTx(vm, opts) : engine.runTx(opts, sender));
+    return await runTx(vm, opts);
   } finally {
     detach?.();
   }
@@ -259,7 +259,7 @@ export class EngineTransactions {
     const journal = vm.evm.journal;
     await journal.cleanup();
     await journal.checkpoint();
-    const observed = observer === undefined ? undefined : engineObserver(observer);
+    const observed = observer === undefined ? undefined : engineObserver(observer, opcodeInfo(vm.evm));
     try {
       const results = await this.runWhole(
         opts,

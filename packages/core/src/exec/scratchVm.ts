@@ -20,7 +20,7 @@ import type { Precompile } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
 import { ExecutionGuard } from './executionGuard';
 import { blockEnv, engineRules, stateBackend, tracerListening, writeBack } from './onEngine';
-import { attach, engineObserver } from './tracers/attach';
+import { attach, engineObserver, opcodeInfo } from './tracers/attach';
 import type { EngineTransactions } from './onEngine';
 import { callIntrinsicGas, callTransaction, gasSpent, intrinsicGasParts } from '../pool/intrinsicGas';
 import type { IntrinsicGas } from '../pool/intrinsicGas';
@@ -239,9 +239,9 @@ export class ScratchVm {
    * ethereumjs's journal reports them). `observer`: fed the run (tracers/attach.ts).
    *
    * It runs on the node's own engine where that has the fork's rules, with the line counter's hooks
-   * when the counter is on and the observer's when it reads no step event; on ethereumjs when a
-   * tracer listens to the EVM's events, the observer reads steps, or a stop condition watches the
-   * counts (the guard's checks are ethereumjs's opcodes). A settled run's changes are written back.
+   * when the counter is on and the observer's; on ethereumjs when a tracer listens to the EVM's
+   * events or a stop condition watches the counts (the guard's checks are ethereumjs's opcodes). A
+   * settled run's changes are written back.
    */
   protected async runCall(req: CallRequest, block: Block, gasLimit: bigint, opts: RunOptions = {}): Promise<EVMResult> {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
@@ -256,11 +256,7 @@ export class ScratchVm {
     }
     const context = this.context(block, named === undefined && opts.price === undefined);
     const rules =
-      this.ownEngine &&
-      opts.observer?.steps !== true &&
-      !tracerListening(this.vm) &&
-      !this.guard.watching &&
-      gasLimit <= MAX_ENGINE_GAS
+      this.ownEngine && !tracerListening(this.vm) && !this.guard.watching && gasLimit <= MAX_ENGINE_GAS
         ? engineRules(this.vm)
         : null;
     const run = { caller, gasPrice, value, gasLimit, context };
@@ -276,7 +272,7 @@ export class ScratchVm {
   ): Promise<EVMResult> {
     const backend = stateBackend(this.vm);
     const world = new World(backend);
-    const observed = observer === undefined ? undefined : engineObserver(observer);
+    const observed = observer === undefined ? undefined : engineObserver(observer, opcodeInfo(this.vm.evm));
     const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();
     const result = await runMessage(
       {

@@ -435,3 +435,56 @@ test("prestateTracer: an SLOAD that runs out of gas touches no slot, as geth's O
     expect((await trace(22_000))[READER].storage).toBeUndefined();
   });
 });
+
+describe.each(['l2devnet', 'ethereumjs'] as const)('the struct logger on the %s engine', (engine) => {
+  type Log = { pc: number; op: string; gasCost: number; error?: string; memory?: string[] };
+  const steps = (node: TestRpc, to: string) =>
+    node
+      .call<{ structLogs: Log[] }>('debug_traceCall', { from: ALICE, to, gas: '0x30d40' }, 'latest', {
+        enableMemory: true,
+      })
+      .then((r) => r.structLogs);
+
+  test('a REVERT that lacks an operand, or asks for more memory than gas can pay for, has its step, with the error', async () => {
+    await withTestRpc({ engine }, async (node) => {
+      const SHORT = '0x0000000000000000000000000000000000000c03';
+      const HUGE = '0x0000000000000000000000000000000000000c04';
+      await node.call('anvil_setCode', SHORT, '0x600afd'); // PUSH1 10 REVERT
+      await node.call('anvil_setCode', HUGE, `0x7f${'ff'.repeat(32)}6000fd`); // REVERT(0, 2^256-1)
+      expect((await steps(node, SHORT)).map(({ op, gasCost, error }) => ({ op, gasCost, error }))).toEqual([
+        { op: 'PUSH1', gasCost: 3, error: undefined },
+        { op: 'REVERT', gasCost: 0, error: 'stack underflow' },
+      ]);
+      const huge = await steps(node, HUGE);
+      expect(huge.map(({ op, error }) => ({ op, error }))).toEqual([
+        { op: 'PUSH32', error: undefined },
+        { op: 'PUSH1', error: undefined },
+        { op: 'REVERT', error: 'out of gas' },
+      ]);
+      // The whole cost worked out, as ethereumjs's gas handler has it: the memory for 2^256-1 bytes.
+      expect(huge[2].gasCost).toBeGreaterThan(1e140);
+    });
+  });
+
+  test("a step's memory is all of the memory in use, the part nothing has written to yet included", async () => {
+    await withTestRpc({ engine }, async (node) => {
+      const CALLER = '0x0000000000000000000000000000000000000c05';
+      // CALL of an account without code, its output to [0x3000, 0x3020): the memory grows to 385
+      // words, and the empty answer writes none of them. Then STOP.
+      await node.call('anvil_setCode', CALLER, '0x6020613000600060006000610c005af100');
+      const logs = await steps(node, CALLER);
+      expect(logs.map((l) => l.op)).toEqual([
+        'PUSH1',
+        'PUSH2',
+        'PUSH1',
+        'PUSH1',
+        'PUSH1',
+        'PUSH2',
+        'GAS',
+        'CALL',
+        'STOP',
+      ]);
+      expect(logs[8].memory).toHaveLength(0x3020 / 32);
+    });
+  });
+});

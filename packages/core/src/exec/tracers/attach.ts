@@ -6,8 +6,8 @@ import { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 
 import { TracerError } from '../../errors';
-import type { EngineHooks } from '../../evm/hooks';
-import type { EvmObserver, MessageEvent, MessageResult, OpcodeState, StateReader, StepEvent } from './tracer';
+import type { EngineHooks, FrameEnd, RunState, StepStart } from '../../evm/hooks';
+import type { EndState, EvmObserver, MessageEvent, MessageResult, OpcodeState, StateReader, StepEvent } from './tracer';
 
 /**
  * Feeds `evm`'s events to `tracer` until the returned function is called; that function throws what
@@ -58,17 +58,57 @@ export function attach(evm: VM['evm'], tracer: EvmObserver): () => void {
   };
 }
 
+/** An opcode's name and static fee as the EVM's opcode table has them for its fork (ethereumjs's step event reports them). */
+export type OpcodeInfo = (op: number) => { name: string; fee: number };
+
+/** `evm`'s opcode table, for engineObserver. */
+export function opcodeInfo(evm: VM['evm']): OpcodeInfo {
+  const table = (evm as unknown as { _opcodeMap: ({ opcodeInfo: { fullName: string; fee: number } } | undefined)[] })
+    ._opcodeMap;
+  return (op) => {
+    const info = table[op]?.opcodeInfo;
+    return info === undefined ? { name: 'INVALID', fee: 0 } : { name: info.fullName, fee: info.fee };
+  };
+}
+
 /**
- * The same feeding on the node's own engine, for an observer that reads no step event (steps false):
- * its messages, and its opcodes with the state as the run sees it. `done` throws what the tracer
- * threw, as attach's detach does.
+ * The same feeding on the node's own engine: its messages, its opcodes with the state as the run
+ * sees it, and, for an observer that reads steps, each instruction as ethereumjs's step event has
+ * it (named by `info`) and each frame's interpreter state as it ended. `done` throws what the
+ * tracer threw, as attach's detach does.
  */
-export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(): void } {
+export function engineObserver(tracer: EvmObserver, info: OpcodeInfo): { hooks: EngineHooks; done(): void } {
   let failure: unknown;
   const wanted = new Uint8Array(256);
   for (const code of tracer.opcodes ?? []) wanted[code] = 1;
   const onOpcode = tracer.onOpcode;
+  /** Per message open: its frame's code and how the frame ended (none for a message without code). */
+  const frames: { code?: Uint8Array; end?: FrameEnd }[] = [];
+  const steps = tracer.steps && tracer.onStep !== undefined;
+  /** The run's state as a step's stateManager, made once (the run's state is the same for all its steps). */
+  let stateManager: { state: RunState; view: StepEvent['stateManager'] } | undefined;
   const hooks: EngineHooks = {
+    ...(steps && {
+      step: (s) => {
+        if (stateManager?.state !== s.state) {
+          const state = s.state;
+          stateManager = {
+            state,
+            view: {
+              getStorage: (address, key) => state.storage(address.bytes, key),
+              getAccount: async (address) => ({ balance: await state.balance(address.bytes) }),
+            },
+          };
+        }
+        const event = new EngineStep(s, info(s.op), stateManager.view);
+        try {
+          const r = tracer.onStep?.(event);
+          if (r instanceof Promise) return r.catch((e: unknown) => void (failure ??= e));
+        } catch (e) {
+          failure ??= e;
+        }
+      },
+    }),
     opcode: (op, stack, _gasLeft, state, frame) => {
       if (wanted[op] === 0 || onOpcode === undefined) return;
       const view: OpcodeState = {
@@ -88,6 +128,7 @@ export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(
       }
     },
     enter: (m) => {
+      if (steps) frames.push({});
       const message: MessageEvent = {
         caller: { bytes: m.caller },
         ...(m.to !== undefined && { to: { bytes: m.to } }),
@@ -102,12 +143,14 @@ export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(
       tracer.onEnter?.(message);
     },
     exit: (_m, end) => {
+      const frame = steps ? frames.pop() : undefined;
       const result: MessageResult = {
         ...(end.created !== undefined && { createdAddress: { bytes: end.created } }),
         execResult: {
           ...(end.error !== undefined && { exceptionError: { error: end.error } }),
           returnValue: end.returnData,
           executionGasUsed: BigInt(end.gasUsed),
+          ...(frame?.code !== undefined && frame.end !== undefined && { runState: endState(frame.code, frame.end) }),
         },
       };
       tracer.onExit?.(result);
@@ -116,6 +159,10 @@ export function engineObserver(tracer: EvmObserver): { hooks: EngineHooks; done(
     frameEnd: () => {},
     precompile: () => {},
   };
+  if (steps) {
+    hooks.frameStart = (f) => void (frames[frames.length - 1].code = f.code);
+    hooks.frameEnd = (f) => void (frames[frames.length - 1].end = f);
+  }
   return {
     hooks,
     done: () => {
@@ -212,6 +259,50 @@ function hookOpcodes(evm: VM['evm'], tracer: EvmObserver, fail: (e: unknown) => 
   return () => {
     evm.common.events.off('hardforkChanged', hook);
     unhook();
+  };
+}
+
+/** An engine's step as ethereumjs's step event has it; its memory copied only when read. */
+class EngineStep implements StepEvent {
+  readonly pc: number;
+  readonly gasLeft: bigint;
+  readonly gasRefund: bigint;
+  readonly opcode: StepEvent['opcode'];
+  readonly stack: bigint[];
+  readonly depth: number;
+  readonly address: { bytes: Uint8Array };
+
+  constructor(
+    private readonly s: StepStart,
+    { name, fee }: { name: string; fee: number },
+    readonly stateManager: StepEvent['stateManager'],
+  ) {
+    this.pc = s.pc;
+    this.gasLeft = BigInt(s.gasLeft);
+    this.gasRefund = BigInt(s.refund);
+    this.opcode = { name, code: s.op, fee, dynamicFee: s.cost };
+    this.stack = s.stack;
+    this.depth = s.depth;
+    this.address = { bytes: s.address };
+  }
+
+  get memory(): Uint8Array {
+    return this.s.memory.read(0, this.s.memoryWords * 32);
+  }
+}
+
+/** A frame's interpreter state as it ended, as ethereumjs's result carries it (copies: the engine reuses its stacks and memories). */
+function endState(code: Uint8Array, end: FrameEnd): EndState {
+  const stack = end.stack.length === 0 ? [] : end.stack.peek(end.stack.length).reverse();
+  const memory = end.memory.read(0, end.memoryWords * 32);
+  return {
+    programCounter: end.pc,
+    code,
+    gasLeft: BigInt(end.gasLeft),
+    gasRefund: BigInt(end.refund),
+    stack: { getStack: () => stack },
+    memory: { _store: memory },
+    memoryWordCount: BigInt(end.memoryWords),
   };
 }
 
