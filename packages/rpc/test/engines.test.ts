@@ -221,3 +221,210 @@ describe.each(FORKS)('%s', (fork) => {
     FORK_TIMEOUT_MS,
   );
 });
+
+/**
+ * Blob and EIP-7702 transactions, which the node's engine also takes whole: the same signed
+ * transactions to both chains (the sequencer's rules off, which refuse blobs), every block, receipt,
+ * trace and authority's account alike, and none of them on ethereumjs's runTx on the node's engine.
+ */
+describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions', (fork) => {
+  test(
+    'answer alike on both engines, run whole on the node engine',
+    async () => {
+      const { createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx } =
+        require('@ethereumjs/tx') as typeof import('@ethereumjs/tx');
+      const { bytesToHex, eoaCode7702SignAuthorization, privateToAddress } =
+        require('@ethereumjs/util') as typeof import('@ethereumjs/util');
+      const nodes: Node[] = await Promise.all(
+        ENGINES.map(async (engine) => {
+          const chain = await Chain.create({
+            hardfork: fork,
+            engine,
+            sequencerRules: false,
+            clock: new NodeClock(() => 1_750_000_000_000),
+            mining: { mode: 'manual' },
+          });
+          return { chain, rpc: createRpc(chain, { logError: () => undefined }) };
+        }),
+      );
+      let id = 1;
+      const ask = async (node: Node, method: string, params: unknown[]) => {
+        const r = (await node.rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
+        return 'error' in r ? { error: r.error } : r.result;
+      };
+      const both = async (method: string, ...params: unknown[]): Promise<any> => {
+        const [ours, reference] = [await ask(nodes[0], method, params), await ask(nodes[1], method, params)];
+        if (JSON.stringify(ours) !== JSON.stringify(reference))
+          throw new Error(
+            `${fork}, ${JSON.stringify({ method, params }).slice(0, 400)}:\nl2devnet   ${JSON.stringify(ours)}\nethereumjs ${JSON.stringify(reference)}`,
+          );
+        return ours;
+      };
+      const { common, accounts } = nodes[0].chain;
+      const [alice, bob, carol] = accounts;
+      const hexOf = (b: Uint8Array) => bytesToHex(b);
+      const nonces = new Map<string, bigint>();
+      const nonceOf = (key: Uint8Array) => {
+        const k = hexOf(key);
+        const n = nonces.get(k) ?? 0n;
+        nonces.set(k, n + 1n);
+        return n;
+      };
+      const fees = { maxFeePerGas: 100n * 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, chainId: common.chainId() };
+      const authorize = (key: Uint8Array, address: string, nonce: bigint, chainId = common.chainId()) =>
+        eoaCode7702SignAuthorization(
+          { chainId: `0x${chainId.toString(16)}`, address: address as `0x${string}`, nonce: `0x${nonce.toString(16)}` },
+          key,
+        );
+      const send = async (raw: Uint8Array) => both('eth_sendRawTransaction', hexOf(raw));
+      /** Mines what was sent: the block, its receipts and traces alike; none on runTx on the node's engine. */
+      const mine = async (hashes: string[]) => {
+        const runTxs = await ethereumjsTransactions(() => ask(nodes[0], 'evm_mine', []));
+        await ask(nodes[1], 'evm_mine', []);
+        expect(runTxs).toBe(0);
+        await both('eth_getBlockByNumber', 'latest', true);
+        const receipts = [];
+        for (const h of hashes) receipts.push(await both('eth_getTransactionReceipt', h));
+        await both('debug_traceBlockByNumber', 'latest', { tracer: 'muxTracer', tracerConfig: TRACERS });
+        await both('debug_traceBlockByNumber', 'latest', {});
+        return receipts;
+      };
+      try {
+        // A store (KV_STORE); a contract that keeps what a blob transaction shows it (BLOBHASH 0 and 1
+        // and BLOBBASEFEE in slots 0, 1, 2); one that reads the balances of the two addresses it is
+        // sent, paying for each what EIP-2929 asks (cold or warm).
+        const reader = '0x600d600c600039600d6000f3' + '600049600055600149600155' + '4a600255' + '00';
+        const prober = '0x600b600c600039600b6000f3' + '6000353150' + '6020353150' + '00';
+        const deploy = (code: string) =>
+          send(
+            createFeeMarket1559Tx(
+              { ...fees, nonce: nonceOf(alice.privateKey), data: hexToBytesOf(code), gasLimit: 200_000n },
+              { common },
+            )
+              .sign(alice.privateKey)
+              .serialize(),
+          );
+        const deployed = await mine([await deploy(KV_STORE), await deploy(reader), await deploy(prober)]);
+        const [kv, readerAddress, proberAddress] = deployed.map((r) => r.contractAddress as string);
+
+        // A blob transaction to the reader: its blob gas bought and in its receipt.
+        const blob = createBlob4844Tx(
+          {
+            ...fees,
+            nonce: nonceOf(alice.privateKey),
+            to: readerAddress,
+            blobsData: ['l2devnet'],
+            maxFeePerBlobGas: 10n,
+            gasLimit: 200_000n,
+          },
+          { common },
+        ).sign(alice.privateKey);
+        const [blobReceipt] = await mine([await send(blob.serializeNetworkWrapper())]);
+        expect(blobReceipt).toMatchObject({ status: '0x1', blobGasUsed: '0x20000' });
+        for (const slot of ['0x0', '0x1', '0x2']) await both('eth_getStorageAt', readerAddress, slot, 'latest');
+        expect(await both('eth_getStorageAt', readerAddress, '0x0', 'latest')).toBe(blob.blobVersionedHashes[0]);
+        await both('eth_getBalance', hexOf(alice.address), 'latest');
+        if (fork === 'cancun') return;
+
+        // EIP-7702: authorizations that hold (an account that exists, so refunded; one that does not;
+        // one for any chain; the same authority twice) and ones skipped (another chain, a nonce not
+        // the account's), in one transaction to the prober, which reads the balance of an authority
+        // whose authorization held and of one whose authorization was skipped (warm both).
+        const fresh = new Uint8Array(32).fill(7);
+        const freshAddress = hexOf(privateToAddress(fresh));
+        const dave = accounts[3];
+        const wordOf = (address: string) => address.slice(2).padStart(64, '0');
+        const writeSlot = (slot: number, value: number) => hexToBytesOf(`0x${word(slot)}${word(value)}`);
+        const bobNonce = 0n;
+        const list = [
+          authorize(bob.privateKey, kv, bobNonce),
+          authorize(fresh, kv, 0n),
+          authorize(carol.privateKey, kv, 0n, 0n),
+          authorize(bob.privateKey, readerAddress, bobNonce + 1n),
+          authorize(dave.privateKey, kv, 5n),
+          authorize(carol.privateKey, kv, 1n, 999n),
+        ];
+        const delegating = createEOACode7702Tx(
+          {
+            ...fees,
+            nonce: nonceOf(alice.privateKey),
+            to: proberAddress,
+            data: hexToBytesOf(`0x${wordOf(freshAddress)}${wordOf(hexOf(dave.address))}`),
+            gasLimit: 300_000n,
+            authorizationList: list,
+          },
+          { common },
+        ).sign(alice.privateKey);
+        nonces.set(hexOf(bob.privateKey), bobNonce + 2n);
+        nonces.set(hexOf(carol.privateKey), 1n);
+        const [delegated] = await mine([await send(delegating.serialize())]);
+        expect(delegated.status).toBe('0x1');
+        for (const a of [hexOf(bob.address), hexOf(carol.address), hexOf(dave.address), freshAddress]) {
+          await both('eth_getCode', a, 'latest');
+          await both('eth_getTransactionCount', a, 'latest');
+          await both('eth_getBalance', a, 'latest');
+        }
+        expect(await both('eth_getCode', hexOf(carol.address), 'latest')).toBe(`0xef0100${kv.slice(2)}`);
+        expect(await both('eth_getCode', hexOf(dave.address), 'latest')).toBe('0x');
+
+        // A delegated account sends (EIP-3607 as EIP-7702 amends it), a self-sponsored authorization
+        // (its nonce one past the transaction's), a call into a delegated account, and a delegation cleared.
+        const bobSends = createFeeMarket1559Tx(
+          {
+            ...fees,
+            nonce: nonceOf(bob.privateKey),
+            to: hexOf(carol.address),
+            data: writeSlot(4, 10),
+            gasLimit: 100_000n,
+          },
+          { common },
+        ).sign(bob.privateKey);
+        const carolNonce = nonceOf(carol.privateKey);
+        const selfSponsored = createEOACode7702Tx(
+          {
+            ...fees,
+            nonce: carolNonce,
+            to: hexOf(carol.address),
+            data: writeSlot(5, 11),
+            gasLimit: 300_000n,
+            authorizationList: [authorize(carol.privateKey, readerAddress, carolNonce + 1n)],
+          },
+          { common },
+        ).sign(carol.privateKey);
+        nonceOf(carol.privateKey);
+        const hashes = [await send(bobSends.serialize()), await send(selfSponsored.serialize())];
+        const [bobReceipt, selfReceipt] = await mine(hashes);
+        expect(bobReceipt.status).toBe('0x1');
+        expect(await both('eth_getStorageAt', hexOf(carol.address), '0x4', 'latest')).toBe(`0x${word(10)}`);
+        expect(selfReceipt.status).toBe('0x1');
+        expect(await both('eth_getCode', hexOf(carol.address), 'latest')).toBe(`0xef0100${readerAddress.slice(2)}`);
+        const clearing = createEOACode7702Tx(
+          {
+            ...fees,
+            nonce: nonceOf(alice.privateKey),
+            to: hexOf(bob.address),
+            gasLimit: 100_000n,
+            authorizationList: [authorize(bob.privateKey, `0x${'00'.repeat(20)}`, nonceOf(bob.privateKey))],
+          },
+          { common },
+        ).sign(alice.privateKey);
+        await mine([await send(clearing.serialize())]);
+        expect(await both('eth_getCode', hexOf(bob.address), 'latest')).toBe('0x');
+        for (const a of [hexOf(alice.address), hexOf(bob.address), hexOf(carol.address)]) {
+          await both('eth_getTransactionCount', a, 'latest');
+          await both('eth_getBalance', a, 'latest');
+        }
+      } finally {
+        for (const node of nodes) {
+          node.rpc.close();
+          await node.chain.close();
+        }
+      }
+    },
+    FORK_TIMEOUT_MS,
+  );
+});
+
+function hexToBytesOf(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
+}

@@ -1,27 +1,34 @@
 /**
  * The node's own engine (evm/) inside an ethereumjs VM: the state it reads, the block it runs in, and
- * transactions. A legacy, EIP-2930 or EIP-1559 transaction runs whole here (runTransaction), in
- * runTx's steps: checks, fees, nonce, the message on the engine, refunds, the fee recipient's tip,
- * self-destructs, EIP-161's cleanup, the receipt. Any other keeps ethereumjs's runTx around its
- * execution (blob and EIP-7702 transactions, a check that fails), and the message it hands to
- * `evm.runCall` runs on the engine. Either way what the message changed is written back through the
- * VM's journal, so checkpoints, reverts and the line counter's transaction rows stay ethereumjs's.
+ * transactions. A transaction of any type runs whole here (runTransaction), in runTx's steps:
+ * checks, gas and blob gas bought, nonce, EIP-7702's authorizations, the message on the engine,
+ * refunds, the fee recipient's tip, self-destructs, EIP-161's cleanup, the receipt. Any other
+ * (before Byzantium, on a proof-of-authority chain, failing a check) keeps ethereumjs's runTx around
+ * its execution, and the message it hands to `evm.runCall` runs on the engine. Either way what the
+ * message changed is written back through the VM's journal, so checkpoints, reverts and the line
+ * counter's transaction rows stay ethereumjs's.
  */
 import type { Block } from '@ethereumjs/block';
 import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import type { EVMResult } from '@ethereumjs/evm';
-import { Capability, getCalldataFloorGas, TransactionType } from '@ethereumjs/tx';
-import type { AccessList2930Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx';
+import { Capability, getCalldataFloorGas, isBlob4844Tx, isEOACode7702Tx, TransactionType } from '@ethereumjs/tx';
+import type { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx';
 import {
   Account,
   Address,
   bigIntToBytes,
+  bytesToBigInt,
+  concatBytes,
+  eoaCode7702RecoverAuthority,
   equalsBytes,
   hexToBytes,
   KECCAK256_NULL,
   KECCAK256_RLP,
+  MAX_UINT64,
+  SECP256K1_ORDER_DIV_2,
 } from '@ethereumjs/util';
+import type { PrefixedHexString } from '@ethereumjs/util';
 import { Bloom, runTx } from '@ethereumjs/vm';
 import type { RunTxOpts, RunTxResult, VM } from '@ethereumjs/vm';
 
@@ -100,7 +107,8 @@ interface TxMessage {
   gasLimit: bigint;
   gasPrice: bigint;
   block: Block;
-  blobVersionedHashes?: Uint8Array[];
+  /** A blob transaction's versioned hashes (hex, as ethereumjs keeps them). */
+  blobVersionedHashes?: PrefixedHexString[];
 }
 
 type Journal = {
@@ -127,6 +135,8 @@ interface WholeTransaction {
   gasPrice: bigint;
   /** Of the price, what the fee recipient gets per gas from London on. */
   tip: bigint;
+  /** A blob transaction's blob gas and its price in the block. */
+  blob: { gas: bigint; price: bigint } | undefined;
   rules: ForkRules;
 }
 
@@ -211,13 +221,13 @@ export class EngineTransactions {
   }
 
   /**
-   * A transaction as ethereumjs's runTx runs it (vm/src/runTx.ts: checks, gas bought, nonce, the
-   * message, refunds capped by maxRefundQuotient, the EIP-7623 floor, the fee recipient's tip,
-   * self-destructs (EIP-6780), EIP-161's cleanup, the receipt), without runTx, when the engine takes
-   * it whole: a legacy, EIP-2930 or EIP-1559 transaction that passes runTx's checks, from Byzantium
-   * on, with no tracer or transaction listener. Any other (a blob or EIP-7702 transaction, a check
-   * that fails, whose error is runTx's) runs on runTx. The message goes through `evm.runCall` all
-   * the same, where the line counter and the guard wrap it and the engine runs it.
+   * A transaction as ethereumjs's runTx runs it (vm/src/runTx.ts: checks, gas and blob gas bought,
+   * nonce, EIP-7702's authorizations, the message, refunds capped by maxRefundQuotient, the EIP-7623
+   * floor, the fee recipient's tip, self-destructs (EIP-6780), EIP-161's cleanup, the receipt),
+   * without runTx, when the engine takes it whole: a transaction that passes runTx's checks, from
+   * Byzantium on, before Amsterdam, with no transaction listener or tracer on ethereumjs's events.
+   * Any other (a check that fails, whose error is runTx's) runs on runTx. The message goes through
+   * `evm.runCall` all the same, where the line counter and the guard wrap it and the engine runs it.
    */
   async runTx(opts: RunTxOpts, sender?: Uint8Array, observer?: EvmObserver): Promise<RunTxResult> {
     const { vm } = this;
@@ -243,13 +253,21 @@ export class EngineTransactions {
     const intrinsic = tx.getIntrinsicGas();
     const floor = getCalldataFloorGas(tx, caller);
     const account = (await sm.getAccount(caller)) ?? new Account();
+    // EIP-4844: the blob gas, bought at the block's blob gas price, within the blob fee cap.
+    const blob = isBlob4844Tx(tx)
+      ? { gas: common.param('blobGasPerBlob') * BigInt(tx.numBlobs()), price: header.getBlobGasPrice() }
+      : undefined;
     if (
       header.gasLimit < tx.gasLimit ||
       tx.gasLimit < (intrinsic > floor ? intrinsic : floor) ||
       (london && feeCap < baseFee) ||
-      !equalsBytes(account.codeHash, KECCAK256_NULL) ||
+      !(equalsBytes(account.codeHash, KECCAK256_NULL) || (await this.delegated(caller))) ||
       account.balance < tx.getUpfrontCost(baseFee) ||
-      account.balance < tx.value + (feeMarket ? tx.gasLimit * feeCap : 0n) ||
+      account.balance <
+        tx.value +
+          (feeMarket ? tx.gasLimit * feeCap : 0n) +
+          (blob === undefined ? 0n : blob.gas * (tx as Blob4844Tx).maxFeePerBlobGas) ||
+      (blob !== undefined && (tx as Blob4844Tx).maxFeePerBlobGas < blob.price) ||
       (opts.skipNonce !== true && account.nonce !== tx.nonce)
     )
       return runTx(vm, opts); // which throws its error (a tracer sees nothing of a transaction that is not valid)
@@ -264,7 +282,7 @@ export class EngineTransactions {
       const results = await this.runWhole(
         opts,
         block,
-        { caller, sender: account, intrinsic, floor, gasPrice, tip, rules },
+        { caller, sender: account, intrinsic, floor, gasPrice, tip, blob, rules },
         observed?.hooks,
       );
       await journal.commit();
@@ -279,6 +297,12 @@ export class EngineTransactions {
     }
   }
 
+  /** EIP-3607 as EIP-7702 amends it: a sender with code may send if the code is a delegation. */
+  private async delegated(address: Address): Promise<boolean> {
+    if (!this.vm.common.isActivatedEIP(7702)) return false;
+    return isDelegation(await this.vm.stateManager.getCode(address));
+  }
+
   /** The fork's rules when runTx below takes `opts` whole (its other checks aside), else null. */
   private rulesTakingWhole(opts: RunTxOpts): ForkRules | null {
     const { vm } = this;
@@ -289,7 +313,9 @@ export class EngineTransactions {
       this.own &&
       (tx.type === TransactionType.Legacy ||
         (tx.type === TransactionType.AccessListEIP2930 && common.isActivatedEIP(2930)) ||
-        (tx.type === TransactionType.FeeMarketEIP1559 && common.isActivatedEIP(1559))) &&
+        (tx.type === TransactionType.FeeMarketEIP1559 && common.isActivatedEIP(1559)) ||
+        (tx.type === TransactionType.BlobEIP4844 && common.isActivatedEIP(4844)) ||
+        (tx.type === TransactionType.EOACodeEIP7702 && common.isActivatedEIP(7702))) &&
       opts.skipHardForkValidation === true &&
       opts.skipBalance !== true &&
       opts.skipBlockGasLimitValidation !== true &&
@@ -299,6 +325,7 @@ export class EngineTransactions {
       common.gteHardfork(Hardfork.Byzantium) &&
       common.consensusType() !== ConsensusType.ProofOfAuthority &&
       !common.isActivatedEIP(7778) &&
+      !common.isActivatedEIP(8037) &&
       events.listenerCount('beforeTx') === 0 &&
       events.listenerCount('afterTx') === 0 &&
       !tracerListening(vm);
@@ -322,13 +349,14 @@ export class EngineTransactions {
     const sm = vm.stateManager;
     const journal = vm.evm.journal;
     const header = block.header;
-    // The gas bought and the nonce taken, before the message runs.
-    sender.balance -= tx.gasLimit * gasPrice;
+    // The gas (and blob gas) bought and the nonce taken, before the message runs.
+    sender.balance -= tx.gasLimit * gasPrice + (t.blob === undefined ? 0n : t.blob.gas * t.blob.price);
     sender.nonce += 1n;
     await journal.putAccount(caller, sender);
     const warm = common.isActivatedEIP(2929)
       ? warmSet(tx, caller, common.isActivatedEIP(3651) ? header.coinbase : undefined)
       : { addresses: [], slots: [] };
+    const authorityRefund = isEOACode7702Tx(tx) ? await this.authorize(tx, warm) : 0n;
     this.whole = { rules: t.rules, warm, observer };
     let results: RunTxResult;
     try {
@@ -340,6 +368,7 @@ export class EngineTransactions {
         to: tx.to,
         value: tx.value,
         data: tx.data,
+        ...(isBlob4844Tx(tx) && { blobVersionedHashes: tx.blobVersionedHashes }),
         skipNonceIncrement: true,
       })) as RunTxResult;
     } finally {
@@ -347,7 +376,7 @@ export class EngineTransactions {
     }
     const exec = results.execResult;
     let spent = exec.executionGasUsed + intrinsic;
-    const refund = exec.gasRefund ?? 0n;
+    const refund = authorityRefund + (exec.gasRefund ?? 0n);
     results.gasRefund = refund;
     if (refund !== 0n) {
       const max = spent / common.param('maxRefundQuotient');
@@ -359,6 +388,7 @@ export class EngineTransactions {
     }
     results.totalGasSpent = spent;
     results.blockGasSpent = spent;
+    if (t.blob !== undefined) results.blobGasUsed = t.blob.gas;
     results.amountSpent = spent * gasPrice;
     // The gas not used back to the sender, the tip (or, before London, the whole fee) to the fee recipient.
     const after = (await sm.getAccount(caller)) ?? new Account();
@@ -382,12 +412,55 @@ export class EngineTransactions {
     // EIP-161: the touched accounts left empty are deleted.
     await journal.cleanup();
     results.receipt = {
+      ...(t.blob !== undefined && { blobGasUsed: t.blob.gas, blobGasPrice: t.blob.price }),
       status: exec.exceptionError === undefined ? 1 : 0,
       cumulativeBlockGasUsed: (opts.blockGasUsed ?? header.gasUsed) + spent,
       bitvector: bloom.bitvector,
       logs: exec.logs ?? [],
     };
     return results;
+  }
+
+  /**
+   * EIP-7702's authorizations, as runTx's processAuthorizationList does before Amsterdam (EIP-8037):
+   * each valid one takes its authority's nonce and sets its code to a delegation (none for the zero
+   * address); an authority recovered is warm whether its authorization holds or not (into `warm`).
+   * Returns the refund of the authorities that existed (perEmptyAccountCost - perAuthBaseGas each).
+   */
+  private async authorize(tx: EOACode7702Tx, warm: WarmSet): Promise<bigint> {
+    const { common, stateManager: sm } = this.vm;
+    const journal = this.vm.evm.journal;
+    let refund = 0n;
+    for (const item of tx.authorizationList) {
+      const [chainId, address, nonce, yParity, , s] = item;
+      const chain = bytesToBigInt(chainId);
+      if (
+        (chain !== 0n && chain !== common.chainId()) ||
+        bytesToBigInt(nonce) >= MAX_UINT64 ||
+        bytesToBigInt(s) > SECP256K1_ORDER_DIV_2 ||
+        bytesToBigInt(yParity) > 1n
+      )
+        continue;
+      let authority: Address;
+      try {
+        authority = eoaCode7702RecoverAuthority(item);
+      } catch {
+        continue;
+      }
+      const stored = await sm.getAccount(authority);
+      const account = stored ?? new Account();
+      warm.addresses.push(authority.bytes);
+      if (account.isContract() && !isDelegation(await sm.getCode(authority))) continue;
+      if (account.nonce !== bytesToBigInt(nonce)) continue;
+      if (stored !== undefined) refund += common.param('perEmptyAccountCost') - common.param('perAuthBaseGas');
+      account.nonce++;
+      await journal.putAccount(authority, account);
+      await sm.putCode(
+        authority,
+        equalsBytes(address, ZERO_ADDRESS) ? new Uint8Array() : concatBytes(DELEGATION_PREFIX, address),
+      );
+    }
+    return refund;
   }
 
   /** Warm as runTx left the journal: the sender, the recipient, the coinbase, the access list, the authorities. */
@@ -416,7 +489,11 @@ export class EngineTransactions {
         rules,
         backend,
         block: blockEnv(vm, m.block),
-        tx: { origin: m.caller.bytes, gasPrice: m.gasPrice, blobHashes: m.blobVersionedHashes ?? [] },
+        tx: {
+          origin: m.caller.bytes,
+          gasPrice: m.gasPrice,
+          blobHashes: m.blobVersionedHashes?.map((h) => hexToBytes(h)) ?? [],
+        },
         precompiles,
         warmPrecompiles: precompiles,
         precompileContext: { common: vm.common, _EVM: vm.evm },
@@ -478,6 +555,14 @@ export async function writeBack(vm: VM, world: World): Promise<void> {
       await sm.putStorage(address, wordBytes(slot), value === 0n ? new Uint8Array() : bigIntToBytes(value));
   }
   for (const key of world.touched) if (!written.has(key)) journal.touchAccount(key);
+}
+
+/** EIP-7702: the code of an account that delegates to another's is this prefix and that address. */
+const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00]);
+const ZERO_ADDRESS = new Uint8Array(20);
+
+function isDelegation(code: Uint8Array): boolean {
+  return code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
 }
 
 /** runTx's warm set (EIP-2929, EIP-3651), the precompiles aside. */
