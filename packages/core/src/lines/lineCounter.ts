@@ -2,8 +2,9 @@
  * Counts prover lines per module as Linea's sequencer does, with either of its counters: the full
  * tracer (ZkTracer, London's or today's) or the light one (ZkCounter, `limitless`). Rules and
  * sources in lineProfiles.ts, precompileRows.ts (precompile calls), instructionRows.ts (an
- * instruction's rows beyond its opcode count) and transactionRows.ts (a transaction's rows as a
- * whole).
+ * instruction's rows beyond its opcode count), frameRows.ts (a frame's and a message's rows) and
+ * transactionRows.ts (a transaction's rows as a whole); this file holds the hooks that reach them
+ * and the state they share.
  *
  * The model is the tracer's own:
  *  - counts accumulate over a conflation, which in the sequencer is the block being built (a new
@@ -28,30 +29,17 @@ import { keccak256 } from 'ethereum-cryptography/keccak';
 
 import type { EngineHooks, FrameEnd } from '../evm/hooks';
 
-import {
-  LIMITLESS_STOP_IN_DEPLOYMENT,
-  hubRowsOfException,
-  byteLen,
-  clampedToInt,
-  eucRows,
-  ISZERO,
-  keccakBlocks,
-  LEQ,
-  limbRows,
-  LT,
-  profileOf,
-  romRows,
-  shakiraRows,
-  wcpRows,
-} from './lineProfiles';
+import { byteLen, eucRows, ISZERO, LEQ, LT, profileOf, wcpRows } from './lineProfiles';
 import type { CounterName, TracerProfile, TracerProfileName } from './lineProfiles';
 import { Conflation } from './conflation';
 import type { ConflationMark, LineCounts } from './conflation';
-import { countPrecompileCall, OOB } from './precompileRows';
+import { countPrecompileCall } from './precompileRows';
 import { foldTransaction } from './transactionRows';
 import type { TransactionStart } from './transactionRows';
 import { arith, copy, hex, instructionHook } from './instructionRows';
-import type { Frame, InstructionCounting, Stack } from './instructionRows';
+import type { Frame, Stack } from './instructionRows';
+import { deploymentStop, fragment, frameFinished, frameStarted, messageEntered, messageExited } from './frameRows';
+import type { FrameCounting, FrameStarted, InterpreterResult, MessageEntered } from './frameRows';
 
 /** Topic of MessageSent, the event an L2→L1 message emits. */
 export const MESSAGE_SENT_TOPIC = keccak256(
@@ -96,14 +84,6 @@ type Message = {
   to?: { bytes: Uint8Array };
   isCreate?: boolean;
 };
-type InterpreterResult = {
-  exceptionError?: { error?: string };
-  /** The gas left at its end. */
-  gas?: bigint;
-  returnValue?: Uint8Array;
-  /** Built when read (a pinned patch makes it lazy): read only at a frame's exceptional or deployment end. */
-  runState?: { programCounter: number; opCode: number; stack: Stack; memoryWordCount: bigint };
-};
 // The EVM keeps these on its instance; they are the only hooks cheaper than the `step` event.
 type EvmInternals = {
   _opcodeMap: (OpEntry | undefined)[];
@@ -127,9 +107,8 @@ export class LineCounter {
   private readonly ops = new Uint32Array(256);
   /** The frames running, innermost last. */
   private readonly stack: Frame[] = [];
-  /** Frames with code run in the current transaction. */
-  private codeFrames = 0;
-  private exceptionalFrames = 0;
+  /** The current transaction's frames with code, and London's exceptional ones. */
+  private readonly tally = { codeFrames: 0, exceptionalFrames: 0 };
   private active = true;
   /** Per opcode: what its hook reads from the stack and counts (beyond the opcode count). */
   private readonly measures: (((stack: Stack) => void) | undefined)[] = [];
@@ -151,8 +130,8 @@ export class LineCounter {
   private sentBaseFee: bigint | undefined;
   /** London: the transaction's sender balance, gas price and base fee as its message started (txnDataComparisons). */
   private txStart: TransactionStart | undefined;
-  /** What a transaction's rows (transactionRows.ts) and an instruction's (instructionRows.ts) need of it. */
-  private readonly counting: InstructionCounting;
+  /** What a transaction's rows (transactionRows.ts), an instruction's (instructionRows.ts) and a frame's (frameRows.ts) need of it. */
+  private readonly counting: FrameCounting;
 
   constructor(
     private readonly evm: VM['evm'],
@@ -187,7 +166,12 @@ export class LineCounter {
       euc: (dividend, divisor, width) => this.euc(dividend, divisor, width),
       top: () => this.top(),
       halt: (stop) => this.halt(stop),
-      deploymentStop: (frame) => this.deploymentStop(frame),
+      deploymentStop: (frame) => deploymentStop(self.counting, frame),
+      frames: this.stack,
+      ops: this.ops,
+      measures: this.measures,
+      dynamicGas: this.dynamicGas,
+      tally: this.tally,
     };
     if (!this.enabled) return;
     const internals = evm as unknown as EvmInternals;
@@ -214,7 +198,7 @@ export class LineCounter {
 
   /** HUB rows of the instructions run so far in this transaction, exceptional context exits included. */
   private instructionHubRows(): number {
-    let hub = this.exceptionalFrames;
+    let hub = this.tally.exceptionalFrames;
     for (let op = 0; op < 256; op++) if (this.ops[op] !== 0) hub += this.ops[op] * this.profile.hubRows[op];
     return hub;
   }
@@ -247,7 +231,7 @@ export class LineCounter {
     this.sentBaseFee = undefined;
     this.ops.fill(0);
     this.stack.length = 0;
-    this.codeFrames = this.exceptionalFrames = 0;
+    this.tally.codeFrames = this.tally.exceptionalFrames = 0;
     this.c.popTx();
   }
 
@@ -293,7 +277,7 @@ export class LineCounter {
   private foldTransaction(tx: TypedTransaction | undefined, result: Pick<RunTxResult, 'execResult'> | undefined): void {
     foldTransaction(this.counting, tx, result, {
       instructionHub: this.instructionHubRows(),
-      codeFrames: this.codeFrames,
+      codeFrames: this.tally.codeFrames,
       start: this.txStart,
     });
   }
@@ -454,7 +438,7 @@ export class LineCounter {
         this.measured(op, stack, gasLeft);
       },
       enter: ({ depth }) => {
-        if (!london && (top || depth > 0)) messages.push(this.messageEntered(depth === 0));
+        if (!london && (top || depth > 0)) messages.push(messageEntered(this.counting, depth === 0));
       },
       exit: ({ depth }, { error }) => {
         if (london || (!top && depth === 0)) return;
@@ -468,12 +452,12 @@ export class LineCounter {
           address: bytesToUnprefixedHex(f.address),
           data: f.data,
         };
-        frames.push({ started, frame: this.frameStarted(started) });
+        frames.push({ started, frame: frameStarted(this.counting, started) });
       },
       frameEnd: (f) => {
         const { started, frame } = frames.pop() as { started: FrameStarted; frame: Frame };
         this.stack.pop();
-        this.frameFinished(started, interpreterResult(f), frame);
+        frameFinished(this.counting, started, interpreterResult(f), frame);
       },
       precompile: (fn, data, result) => {
         const caller = this.stack.at(-1);
@@ -492,7 +476,7 @@ export class LineCounter {
   private hookCalls(evm: EvmInternals): void {
     const runCall = evm.runCall.bind(evm);
     evm.runCall = (opts) => {
-      const entered = this.messageEntered((opts as { message?: unknown }).message === undefined);
+      const entered = messageEntered(this.counting, (opts as { message?: unknown }).message === undefined);
       // The transaction's own message: the full tracer has nothing to settle for it.
       if (entered === undefined) return runCall(opts);
       return runCall(opts).then((result) => {
@@ -502,74 +486,8 @@ export class LineCounter {
     };
   }
 
-  /** A message starts: its caller's pending CALL or CREATE (undefined: nothing to do at its end). */
-  private messageEntered(top: boolean): MessageEntered | undefined {
-    const caller = top ? undefined : this.stack.at(-1);
-    if (this.mode !== 'limitless' && caller === undefined) return undefined;
-    const kind = caller?.pending;
-    if (caller !== undefined) caller.pending = caller.child = undefined;
-    return { caller, kind };
-  }
-
-  private messageExited({ caller, kind }: MessageEntered, failed: boolean): void {
-    if (!this.active) return;
-    if (this.mode === 'limitless') {
-      this.c.add('HUB', 1);
-      this.c.add('GAS', 1);
-    } else if (caller !== undefined && kind !== undefined) this.settle(caller, kind, failed);
-  }
-
-  /**
-   * ZkTracer's CALL and CREATE sections once the message ran (hub/section/call/CallSection.java,
-   * CreateSection.java): the rows a child adds at entry or at the parent's re-entry, and the undo
-   * rows the section takes if the caller's frame is rolled back. The instruction's table rows assume
-   * an aborted message (CALL 9 rows, 2 undo; CREATE 7, none).
-   */
-  private settle(caller: Frame, kind: 'call' | 'create', failed: boolean): void {
-    if (kind === 'create') {
-      // Failure condition, empty init code or a child that succeeds: 8; a child that fails: 10.
-      this.c.add('HUB', 1 + (caller.child === 'smc' && failed ? 2 : 0));
-      caller.undo += 2;
-    } else if (caller.child === 'smc') {
-      // The child failed: 3 undo ACC rows at re-entry now, 2 later; else 3 later.
-      if (failed) this.c.add('HUB', 3);
-      else caller.undo += 1;
-    } else if (caller.child === 'prc')
-      caller.undo += failed ? -2 : 1; // CALL_PRC_FAILURE: no undo
-    else caller.undo += 1; // an account without code
-  }
-
-  /**
-   * A frame of the light counter ended. An exception raised before its instruction ran (out of gas,
-   * stack, invalid opcode) still counts that instruction (tracePreExecution sees it first); a
-   * deployment that ends well hashes its memory (traceAccountCreationResult), and feeds SHAKIRA_DATA
-   * when it ends with RETURN.
-   */
-  private limitlessFrameEnded(message: FrameStarted, result: InterpreterResult): void {
-    const error = result.exceptionError?.error;
-    const state = error !== undefined || message.isCreate ? result.runState : undefined;
-    if (error !== undefined && error !== 'revert' && state !== undefined && !this.ran(state.opCode, error)) {
-      this.ops[state.opCode]++;
-      this.measures[state.opCode]?.(state.stack);
-      return;
-    }
-    if (!message.isCreate || error !== undefined || state === undefined) return;
-    const memory = clampedToInt(state.memoryWordCount * 32n);
-    if (state.opCode === 0xf3) this.c.add('SHAKIRA_DATA', limbRows(memory) + 2); // it ended with RETURN
-    this.c.add('BLOCK_KECCAK', keccakBlocks(memory));
-  }
-
-  /**
-   * STOP in a deployment, explicit or at the end of the init code: the instruction table has a
-   * message call's 3 rows; ZkTracer's section has 4 and an undo ACC, ZkCounter's bound is 5.
-   */
-  private deploymentStop(frame: Frame): void {
-    if (!frame.deploying || this.mode === 'london') return;
-    if (this.mode === 'limitless') this.c.add('HUB', LIMITLESS_STOP_IN_DEPLOYMENT - 3);
-    else {
-      this.c.add('HUB', 1);
-      frame.undo++;
-    }
+  private messageExited(entered: MessageEntered, failed: boolean): void {
+    if (this.active) messageExited(this.counting, entered, failed);
   }
 
   /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
@@ -610,15 +528,8 @@ export class LineCounter {
     if (size !== 0n) {
       const target = createAddressFromBigInt(address & ((1n << 160n) - 1n));
       const code = await getCode(target);
-      if (code.length > 0) this.fragment(`${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
+      if (code.length > 0) fragment(this.c, `${bytesToUnprefixedHex(target.bytes)}:code`, code.length);
     }
-  }
-
-  /** ROM and ROM_LEX: a code fragment, counted once per conflation. */
-  private fragment(key: string, size: number): void {
-    if (size === 0) return;
-    this.c.addOnce(`rom:${key}`, 'ROM', () => romRows(size));
-    this.c.addOnce(`romlex:${key}`, 'ROM_LEX', 1);
   }
 
   // --------------------------------------------------------------------------------- frame hooks
@@ -655,126 +566,17 @@ export class LineCounter {
         address: bytesToUnprefixedHex((message.isCreate ? message.to : message.codeAddress)?.bytes ?? new Uint8Array()),
         data: message.data ?? new Uint8Array(),
       };
-      const frame = this.frameStarted(started);
+      const frame = frameStarted(this.counting, started);
       let result: InterpreterResult;
       try {
         result = await runInterpreter(message, opts);
       } finally {
         this.stack.pop();
       }
-      this.frameFinished(started, result, frame);
+      frameFinished(this.counting, started, result, frame);
       return result;
     };
   }
-
-  /** A frame with code starts: its code's rows, and the frame the counter follows (pushed). */
-  private frameStarted(message: FrameStarted): Frame {
-    const { code, address } = message;
-    this.codeFrames++;
-    const caller = this.stack.at(-1);
-    if (caller !== undefined) caller.child = 'smc';
-    const frame: Frame = { deploying: message.isCreate, halted: false, undo: 0 };
-    if (this.mode === 'london') {
-      // A transaction's call data goes to its recipient's memory through the MMU (ImcFragment.forTxInit,
-      // ExoToRamTransplants.java: its size, as 4 bytes, divided by 16) when the recipient has code.
-      const size = message.data.length;
-      if (this.stack.length === 0 && !message.isCreate && size > 0) this.euc(BigInt(size), 16n, 4);
-      frame.codeSize = code.length;
-      frame.callDataSize = size;
-      frame.callDataOffset = message.isCreate ? 0n : (this.nextCallDataOffset ?? 0n);
-      this.nextCallDataOffset = undefined;
-    }
-    if (this.mode !== 'limitless') {
-      if (message.isCreate) {
-        this.fragment(`${address}:init`, code.length);
-        this.trm(BigInt(`0x${address}`));
-      } else this.fragment(`${address}:code`, code.length);
-    }
-    this.stack.push(frame);
-    return frame;
-  }
-
-  /** That frame ended (and was popped): its exit's rows. */
-  private frameFinished(message: FrameStarted, result: InterpreterResult, frame: Frame): void {
-    // A frame that ran off the end of its code executes the virtual STOP.
-    if (result.exceptionError === undefined && !frame.halted) {
-      this.ops[0x00]++;
-      this.deploymentStop(frame);
-    }
-    if (this.mode === 'limitless') this.limitlessFrameEnded(message, result);
-    else this.frameEnded(message, message.address, result, frame);
-  }
-
-  /**
-   * Whether the instruction that raised `error` ran (its handler, and so its hook, was reached):
-   * ethereumjs raises out of gas, invalid opcodes and static-call violations before the handler, and
-   * a stack short of operands in the gas handler of an instruction with dynamic gas; the rest (a bad
-   * jump, returned data out of bounds, a stack error of a static-gas instruction) from the handler.
-   */
-  private ran(op: number, error: string): boolean {
-    if (error === 'out of gas' || error === 'invalid opcode' || error === 'static state change') return false;
-    return !(error.startsWith('stack') && this.dynamicGas[op] === 1);
-  }
-
-  /**
-   * ZkTracer at a frame's exit (Hub.traceContextExit, TraceSections.lineCount): an exception adds the
-   * exceptional context row, and the rows of the instruction that raised it when it never ran; a
-   * frame that reverts or fails takes the undo rows of its sections and its children's
-   * (resolveUponRollback), a frame that succeeds hands them to its caller.
-   */
-  private rollOrPass(frame: Frame, error: string | undefined, exceptional: InterpreterResult | undefined): void {
-    const state = exceptional?.runState;
-    if (state !== undefined) {
-      const ran = this.ran(state.opCode, error ?? '');
-      this.c.add('HUB', ran ? 1 : hubRowsOfException(state.opCode, error ?? ''));
-    }
-    const caller = this.stack.at(-1);
-    if (error !== undefined) this.c.add('HUB', frame.undo);
-    else if (caller !== undefined) caller.undo += frame.undo;
-  }
-
-  private frameEnded(message: FrameStarted, address: string, result: InterpreterResult, frame: Frame): void {
-    const c = this.c;
-    const london = this.mode === 'london';
-    const error = result.exceptionError?.error;
-    const exceptional = error !== undefined && error !== 'revert';
-    if (!london) this.rollOrPass(frame, error, exceptional ? result : undefined);
-    if (exceptional) {
-      if (london) this.exceptionalFrames++;
-      c.add('GAS', london ? (error === 'out of gas' ? 3 : 2) : 1);
-      return;
-    }
-    c.add('GAS', london ? 3 : 1);
-    // London's GAS module compares, at a STOP (explicit or past the code's end), the gas left and the
-    // STOP's cost 0 (GasOperation.java, 658ab6d1): LEQ(0, gas), LEQ(0, 0), LT(gas, 0).
-    if (london && error === undefined && (frame.stopped === true || !frame.halted) && result.gas !== undefined) {
-      this.wcp(LEQ, 0n, result.gas);
-      this.wcp(LEQ, 0n, 0n);
-      this.wcp(LT, result.gas, 0n);
-    }
-    const deployed = result.returnValue;
-    if (message.isCreate && error === undefined && deployed !== undefined && deployed.length > 0) {
-      c.add('OOB', OOB.DEPLOYMENT);
-      this.fragment(`${address}:code`, deployed.length);
-      c.add('SHAKIRA_DATA', shakiraRows(deployed.length));
-      c.add('BLOCK_KECCAK', keccakBlocks(deployed.length));
-    }
-  }
-}
-
-/** A frame as the counter reads it at its start (ethereumjs's message, or the engine's frame). */
-interface FrameStarted {
-  code: Uint8Array;
-  isCreate: boolean;
-  /** Unprefixed hex: a creation's new address, a call's code address. */
-  address: string;
-  data: Uint8Array;
-}
-
-/** A message started: the frame that sent it and what it sent, settled at its end. */
-interface MessageEntered {
-  caller: Frame | undefined;
-  kind: 'call' | 'create' | undefined;
 }
 
 /** An engine frame's end in ethereumjs's shape (its runInterpreter result). */
