@@ -2,6 +2,8 @@
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 
 import { deploy, send, word } from '../../test/helpers';
+import { Machine } from '../evm/machine';
+import { FlatStateManager } from '../state/flatState';
 import { Chain } from './chain';
 
 const COUNTER_INCREMENT = '0xd09de08a';
@@ -46,6 +48,23 @@ describe('Calls', () => {
     expect(receipt.status).toBe(1);
     expect(gas).toBeGreaterThanOrEqual(receipt.gasUsed);
     expect(gas).toBeLessThan((receipt.gasUsed * 110n) / 100n + 3_000n);
+  });
+
+  test("estimateGas's tries read the state once between them", async () => {
+    const counter = await deploy(chain, 'Counter');
+    const req = { from: chain.accounts[0].address, to: counter, data: hexToBytes(COUNTER_INCREMENT) };
+    await send(chain, 0, { ...req, gasLimit: 100_000n }); // a count in its slot, which the tries read
+    const runs = jest.spyOn(Machine.prototype, 'callMessage');
+    const reads = jest.spyOn(FlatStateManager.prototype, 'getStorage');
+    try {
+      await chain.calls.estimateGas(req, chain.headNumber);
+      // The first try, the optimistic one, then bisection: each reads the counter's slot, the store once.
+      expect(runs.mock.calls.length).toBeGreaterThan(2);
+      expect(reads.mock.calls.filter(([address]) => bytesToHex(address.bytes) === bytesToHex(counter))).toHaveLength(1);
+    } finally {
+      runs.mockRestore();
+      reads.mockRestore();
+    }
   });
 
   test('a call on the state a replayed pre-Byzantium block started from sees that state, not the replay', async () => {

@@ -372,7 +372,8 @@ function equalsNull(hash: Uint8Array): boolean {
   return true;
 }
 
-function hexOf(bytes: Uint8Array): string {
+/** Bytes as unprefixed hex. */
+export function hexOf(bytes: Uint8Array): string {
   let s = '';
   for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]];
   return s;

@@ -41,7 +41,7 @@ import type { ExecutionGuard } from './executionGuard';
 import { attach, engineObserver, opcodeInfo } from './tracers/attach';
 import type { EvmObserver } from './tracers/tracer';
 import type { FlatStateManager } from '../state/flatState';
-import { wordBytes } from '../evm/world';
+import { hexOf, keyOf, wordBytes } from '../evm/world';
 
 type Blockchain = { getBlock(n: number): Promise<{ hash(): Uint8Array }> };
 
@@ -60,6 +60,36 @@ export function stateBackend(vm: VM): StateBackend {
     },
     code: (address) => sm.getCode(new Address(address)),
     storage: (address, slot) => sm.getStorage(new Address(address), slot),
+  };
+}
+
+/**
+ * `backend` read once per account, code and slot: for runs one after another on a state that none of
+ * them changes (an estimate's tries), which then read it once between them.
+ */
+export function readOnce(backend: StateBackend): StateBackend {
+  const accounts = new Map<string, ReturnType<StateBackend['account']>>();
+  const codes = new Map<string, Promise<Uint8Array>>();
+  const slots = new Map<string, Promise<Uint8Array>>();
+  return {
+    account: (address) => {
+      const key = keyOf(address);
+      let read = accounts.get(key);
+      if (read === undefined) accounts.set(key, (read = backend.account(address)));
+      return read;
+    },
+    code: (address, codeHash) => {
+      const key = keyOf(address);
+      let read = codes.get(key);
+      if (read === undefined) codes.set(key, (read = backend.code(address, codeHash)));
+      return read;
+    },
+    storage: (address, slot) => {
+      const key = keyOf(address) + hexOf(slot);
+      let read = slots.get(key);
+      if (read === undefined) slots.set(key, (read = backend.storage(address, slot)));
+      return read;
+    },
   };
 }
 

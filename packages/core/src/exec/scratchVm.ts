@@ -16,7 +16,7 @@ import { ExecutionHaltedError, ExecutionRevertedError, ExecutionTimeoutError, In
 import { FramePool, MAX_ENGINE_GAS, ownEngine, runMessage, World } from '../evm/engine';
 import type { EngineName } from '../evm/engine';
 import { bothHooks } from '../evm/hooks';
-import type { Precompile } from '../evm/engine';
+import type { Precompile, StateBackend } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
 import { ExecutionGuard } from './executionGuard';
 import { blockEnv, engineRules, stateBackend, tracerListening, writeBack } from './onEngine';
@@ -68,6 +68,7 @@ interface RunOptions {
   untouched?: boolean;
   access?: Map<string, Set<string>>;
   observer?: EvmObserver;
+  reads?: StateBackend;
 }
 
 /** What runCall worked out before it picks an engine. */
@@ -236,7 +237,9 @@ export class ScratchVm {
    * read (no trace, no line count, no access list), so a call that moves no value writes neither
    * account at its top frame (the patched EVM's `untouchedCalls`; patches/). `access`: filled with the
    * addresses and slots the run warms, the request's access list first (unprefixed hex, as
-   * ethereumjs's journal reports them). `observer`: fed the run (tracers/attach.ts).
+   * ethereumjs's journal reports them). `observer`: fed the run (tracers/attach.ts). `reads`: the
+   * state the engine reads, when the caller keeps one for runs that leave the state as they found it
+   * (onEngine.ts readOnce).
    *
    * It runs on the node's own engine where that has the fork's rules, with the line counter's hooks
    * when the counter is on and the observer's; on ethereumjs when a tracer listens to the EVM's
@@ -268,9 +271,9 @@ export class ScratchVm {
     req: CallRequest,
     { caller, gasPrice, value, gasLimit, context }: PreparedRun,
     rules: ForkRules,
-    { settle = false, access, observer }: RunOptions,
+    { settle = false, access, observer, reads }: RunOptions,
   ): Promise<EVMResult> {
-    const backend = stateBackend(this.vm);
+    const backend = reads ?? stateBackend(this.vm);
     const world = new World(backend);
     const observed = observer === undefined ? undefined : engineObserver(observer, opcodeInfo(this.vm.evm));
     const accessed = access === undefined ? undefined : new Map<string, Set<bigint>>();

@@ -25,7 +25,7 @@ import type { Receipt } from '../types';
 import { beginBlock, buildBlock } from './blockBuilder';
 import type { BuildInput, BuildResult } from './blockBuilder';
 import { ownEngine } from '../evm/engine';
-import { EngineTransactions, runTransaction } from './onEngine';
+import { EngineTransactions, readOnce, runTransaction, stateBackend } from './onEngine';
 import { cappedGas, ScratchVm, sentBaseFee, throwIfFailed, ZERO_ADDRESS } from './scratchVm';
 import type { Blockchain, CallRequest, CallResult, SimulatorOptions, StateOverride } from './scratchVm';
 import { simulateBlocks } from './simulate';
@@ -138,12 +138,15 @@ export class Simulator extends ScratchVm {
       async () => {
         await this.overrides.apply(opts.overrides ?? []);
         const intrinsic = this.intrinsicOf(req);
+        // Every try starts from the same state and leaves it so: the state is read once for them all.
+        const reads = readOnce(stateBackend(this.vm));
         const attempt = async (gas: bigint): Promise<EVMResult> => {
           await this.vm.evm.journal.checkpoint();
           try {
             return await this.runCall(req, block, gas - intrinsic.upfront, {
               untouched: !counting,
               price: opts.price,
+              reads,
             });
           } finally {
             await this.vm.evm.journal.revert();
