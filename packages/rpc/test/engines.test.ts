@@ -366,6 +366,20 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         }
         expect(await both('eth_getCode', hexOf(carol.address), 'latest')).toBe(`0xef0100${kv.slice(2)}`);
         expect(await both('eth_getCode', hexOf(dave.address), 'latest')).toBe('0x');
+        // Calls into a delegated account run its delegate's code there; EXTCODESIZE, EXTCODEHASH and
+        // EXTCODECOPY of it read the delegation itself (EIP-7702).
+        const carolHex = hexOf(carol.address);
+        const call = { from: hexOf(alice.address), to: carolHex, data: `0x${word(6)}${word(12)}` };
+        await both('eth_call', call, 'latest');
+        await both('eth_estimateGas', call, 'latest');
+        await both('eth_createAccessList', call, 'latest');
+        await both('debug_traceCall', call, 'latest', { tracer: 'muxTracer', tracerConfig: TRACERS });
+        await both('debug_traceCall', call, 'latest', STEPS);
+        const push = `73${carolHex.slice(2)}`;
+        // EXTCODESIZE, EXTCODEHASH to memory 0 and 32, its code to 64 (23 bytes), 96 bytes returned.
+        const inspect = `0x${push}3b600052${push}3f602052${push}60176000604083${'3c'}50${'60606000f3'}`;
+        const seen = await both('eth_call', { from: hexOf(alice.address), data: inspect }, 'latest');
+        expect(seen.slice(2, 66)).toBe(word(23));
 
         // A delegated account sends (EIP-3607 as EIP-7702 amends it), a self-sponsored authorization
         // (its nonce one past the transaction's), a call into a delegated account, and a delegation cleared.
