@@ -12,6 +12,8 @@
  * fastPath.test.ts puts fewer programs through every method (estimates, access lists, simulations,
  * line counts, the call workers) against ethereumjs as published.
  */
+import { createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { Chain, NodeClock } from '@l2devnet/core';
 
 import { ethereumjsFrames, ethereumjsTransactions } from '../../core/test/ethereumjsFrames';
@@ -55,36 +57,54 @@ type Node = { chain: Chain; rpc: ReturnType<typeof createRpc> };
 /** A fork's run is many blocks and calls on two nodes: minutes on a slow machine, past jest's default limit. */
 const FORK_TIMEOUT_MS = 300_000;
 
+/**
+ * A chain on each engine (the node's first), with the same options: `ask` sends one of them a
+ * request, `both` sends the same to both and fails, `label` first, where their answers differ.
+ */
+async function twoNodes(label: string, opts: Parameters<typeof Chain.create>[0]) {
+  const nodes: Node[] = await Promise.all(
+    ENGINES.map(async (engine) => {
+      const chain = await Chain.create({
+        ...opts,
+        engine,
+        clock: new NodeClock(() => 1_750_000_000_000),
+        mining: { mode: 'manual' },
+      });
+      return { chain, rpc: createRpc(chain, { logError: () => undefined }) };
+    }),
+  );
+  let id = 1;
+  const ask = async (node: Node, method: string, params: unknown[]) => {
+    const r = (await node.rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
+    return 'error' in r ? { error: r.error } : r.result;
+  };
+  /** The same request to both chains: their answers must be the same. */
+  const both = async (method: string, ...params: unknown[]): Promise<any> => {
+    const [ours, reference] = [await ask(nodes[0], method, params), await ask(nodes[1], method, params)];
+    if (JSON.stringify(ours) !== JSON.stringify(reference)) {
+      // A blob transaction's network form is 128 KiB of hex: the request is cut there.
+      const request = JSON.stringify({ method, params }).slice(0, 10_000);
+      throw new Error(
+        `${label}, ${request}:\nl2devnet   ${JSON.stringify(ours)}\nethereumjs ${JSON.stringify(reference)}`,
+      );
+    }
+    return ours;
+  };
+  const close = async () => {
+    for (const node of nodes) {
+      node.rpc.close();
+      await node.chain.close();
+    }
+  };
+  return { nodes, ask, both, close };
+}
+
 describe.each(FORKS)('%s', (fork) => {
   test(
     `${PROGRAMS} random programs, as calls and as transactions, answer alike on both engines`,
     async () => {
       const seed = SEED + FORKS.indexOf(fork);
-      const nodes: Node[] = await Promise.all(
-        ENGINES.map(async (engine) => {
-          const chain = await Chain.create({
-            hardfork: fork,
-            engine,
-            clock: new NodeClock(() => 1_750_000_000_000),
-            mining: { mode: 'manual' },
-          });
-          return { chain, rpc: createRpc(chain, { logError: () => undefined }) };
-        }),
-      );
-      let id = 1;
-      const ask = async (node: Node, method: string, params: unknown[]) => {
-        const r = (await node.rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
-        return 'error' in r ? { error: r.error } : r.result;
-      };
-      /** The same request to both chains: their answers must be the same. */
-      const both = async (method: string, ...params: unknown[]): Promise<any> => {
-        const [ours, reference] = [await ask(nodes[0], method, params), await ask(nodes[1], method, params)];
-        if (JSON.stringify(ours) !== JSON.stringify(reference))
-          throw new Error(
-            `seed ${seed}, ${fork}, ${JSON.stringify({ method, params })}:\nl2devnet   ${JSON.stringify(ours)}\nethereumjs ${JSON.stringify(reference)}`,
-          );
-        return ours;
-      };
+      const { nodes, ask, both, close } = await twoNodes(`seed ${seed}, ${fork}`, { hardfork: fork });
       try {
         // Each chain runs calls where it says: the node's engine runs no ethereumjs interpreter, the other does.
         const frames = [];
@@ -212,10 +232,7 @@ describe.each(FORKS)('%s', (fork) => {
         expect(seen.logged).toBeGreaterThan(0);
         expect(seen.created).toBeGreaterThan(0);
       } finally {
-        for (const node of nodes) {
-          node.rpc.close();
-          await node.chain.close();
-        }
+        await close();
       }
     },
     FORK_TIMEOUT_MS,
@@ -231,41 +248,13 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
   test(
     'answer alike on both engines, run whole on the node engine',
     async () => {
-      const { createBlob4844Tx, createEOACode7702Tx, createFeeMarket1559Tx } =
-        require('@ethereumjs/tx') as typeof import('@ethereumjs/tx');
-      const { bytesToHex, eoaCode7702SignAuthorization, privateToAddress } =
-        require('@ethereumjs/util') as typeof import('@ethereumjs/util');
-      const nodes: Node[] = await Promise.all(
-        ENGINES.map(async (engine) => {
-          const chain = await Chain.create({
-            hardfork: fork,
-            engine,
-            sequencerRules: false,
-            clock: new NodeClock(() => 1_750_000_000_000),
-            mining: { mode: 'manual' },
-          });
-          return { chain, rpc: createRpc(chain, { logError: () => undefined }) };
-        }),
-      );
-      let id = 1;
-      const ask = async (node: Node, method: string, params: unknown[]) => {
-        const r = (await node.rpc.handle({ jsonrpc: '2.0', id: id++, method, params })) as Record<string, unknown>;
-        return 'error' in r ? { error: r.error } : r.result;
-      };
-      const both = async (method: string, ...params: unknown[]): Promise<any> => {
-        const [ours, reference] = [await ask(nodes[0], method, params), await ask(nodes[1], method, params)];
-        if (JSON.stringify(ours) !== JSON.stringify(reference))
-          throw new Error(
-            `${fork}, ${JSON.stringify({ method, params }).slice(0, 400)}:\nl2devnet   ${JSON.stringify(ours)}\nethereumjs ${JSON.stringify(reference)}`,
-          );
-        return ours;
-      };
+      // The sequencer's rules off: Linea's refuse blob transactions.
+      const { nodes, ask, both, close } = await twoNodes(fork, { hardfork: fork, sequencerRules: false });
       const { common, accounts } = nodes[0].chain;
       const [alice, bob, carol] = accounts;
-      const hexOf = (b: Uint8Array) => bytesToHex(b);
       const nonces = new Map<string, bigint>();
       const nonceOf = (key: Uint8Array) => {
-        const k = hexOf(key);
+        const k = bytesToHex(key);
         const n = nonces.get(k) ?? 0n;
         nonces.set(k, n + 1n);
         return n;
@@ -276,7 +265,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
           { chainId: `0x${chainId.toString(16)}`, address: address as `0x${string}`, nonce: `0x${nonce.toString(16)}` },
           key,
         );
-      const send = async (raw: Uint8Array) => both('eth_sendRawTransaction', hexOf(raw));
+      const send = async (raw: Uint8Array) => both('eth_sendRawTransaction', bytesToHex(raw));
       /** Mines what was sent: the block, its receipts and traces alike; none on runTx on the node's engine. */
       const mine = async (hashes: string[]) => {
         const runTxs = await ethereumjsTransactions(() => ask(nodes[0], 'evm_mine', []));
@@ -298,7 +287,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         const deploy = (code: string) =>
           send(
             createFeeMarket1559Tx(
-              { ...fees, nonce: nonceOf(alice.privateKey), data: hexToBytesOf(code), gasLimit: 200_000n },
+              { ...fees, nonce: nonceOf(alice.privateKey), data: hexToBytes(code), gasLimit: 200_000n },
               { common },
             )
               .sign(alice.privateKey)
@@ -323,7 +312,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         expect(blobReceipt).toMatchObject({ status: '0x1', blobGasUsed: '0x20000' });
         for (const slot of ['0x0', '0x1', '0x2']) await both('eth_getStorageAt', readerAddress, slot, 'latest');
         expect(await both('eth_getStorageAt', readerAddress, '0x0', 'latest')).toBe(blob.blobVersionedHashes[0]);
-        await both('eth_getBalance', hexOf(alice.address), 'latest');
+        await both('eth_getBalance', bytesToHex(alice.address), 'latest');
         if (fork === 'cancun') return;
 
         // EIP-7702: authorizations that hold (an account that exists, so refunded; one that does not;
@@ -331,10 +320,10 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         // the account's), in one transaction to the prober, which reads the balance of an authority
         // whose authorization held and of one whose authorization was skipped (warm both).
         const fresh = new Uint8Array(32).fill(7);
-        const freshAddress = hexOf(privateToAddress(fresh));
+        const freshAddress = bytesToHex(privateToAddress(fresh));
         const dave = accounts[3];
         const wordOf = (address: string) => address.slice(2).padStart(64, '0');
-        const writeSlot = (slot: number, value: number) => hexToBytesOf(`0x${word(slot)}${word(value)}`);
+        const writeSlot = (slot: number, value: number) => hexToBytes(`0x${word(slot)}${word(value)}`);
         const bobNonce = 0n;
         const list = [
           authorize(bob.privateKey, kv, bobNonce),
@@ -349,27 +338,27 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
             ...fees,
             nonce: nonceOf(alice.privateKey),
             to: proberAddress,
-            data: hexToBytesOf(`0x${wordOf(freshAddress)}${wordOf(hexOf(dave.address))}`),
+            data: hexToBytes(`0x${wordOf(freshAddress)}${wordOf(bytesToHex(dave.address))}`),
             gasLimit: 300_000n,
             authorizationList: list,
           },
           { common },
         ).sign(alice.privateKey);
-        nonces.set(hexOf(bob.privateKey), bobNonce + 2n);
-        nonces.set(hexOf(carol.privateKey), 1n);
+        nonces.set(bytesToHex(bob.privateKey), bobNonce + 2n);
+        nonces.set(bytesToHex(carol.privateKey), 1n);
         const [delegated] = await mine([await send(delegating.serialize())]);
         expect(delegated.status).toBe('0x1');
-        for (const a of [hexOf(bob.address), hexOf(carol.address), hexOf(dave.address), freshAddress]) {
+        for (const a of [bytesToHex(bob.address), bytesToHex(carol.address), bytesToHex(dave.address), freshAddress]) {
           await both('eth_getCode', a, 'latest');
           await both('eth_getTransactionCount', a, 'latest');
           await both('eth_getBalance', a, 'latest');
         }
-        expect(await both('eth_getCode', hexOf(carol.address), 'latest')).toBe(`0xef0100${kv.slice(2)}`);
-        expect(await both('eth_getCode', hexOf(dave.address), 'latest')).toBe('0x');
+        expect(await both('eth_getCode', bytesToHex(carol.address), 'latest')).toBe(`0xef0100${kv.slice(2)}`);
+        expect(await both('eth_getCode', bytesToHex(dave.address), 'latest')).toBe('0x');
         // Calls into a delegated account run its delegate's code there; EXTCODESIZE, EXTCODEHASH and
         // EXTCODECOPY of it read the delegation itself (EIP-7702).
-        const carolHex = hexOf(carol.address);
-        const call = { from: hexOf(alice.address), to: carolHex, data: `0x${word(6)}${word(12)}` };
+        const carolHex = bytesToHex(carol.address);
+        const call = { from: bytesToHex(alice.address), to: carolHex, data: `0x${word(6)}${word(12)}` };
         await both('eth_call', call, 'latest');
         await both('eth_estimateGas', call, 'latest');
         await both('eth_createAccessList', call, 'latest');
@@ -378,7 +367,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         const push = `73${carolHex.slice(2)}`;
         // EXTCODESIZE, EXTCODEHASH to memory 0 and 32, its code to 64 (23 bytes), 96 bytes returned.
         const inspect = `0x${push}3b600052${push}3f602052${push}60176000604083${'3c'}50${'60606000f3'}`;
-        const seen = await both('eth_call', { from: hexOf(alice.address), data: inspect }, 'latest');
+        const seen = await both('eth_call', { from: bytesToHex(alice.address), data: inspect }, 'latest');
         expect(seen.slice(2, 66)).toBe(word(23));
 
         // A delegated account sends (EIP-3607 as EIP-7702 amends it), a self-sponsored authorization
@@ -387,7 +376,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
           {
             ...fees,
             nonce: nonceOf(bob.privateKey),
-            to: hexOf(carol.address),
+            to: bytesToHex(carol.address),
             data: writeSlot(4, 10),
             gasLimit: 100_000n,
           },
@@ -398,7 +387,7 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
           {
             ...fees,
             nonce: carolNonce,
-            to: hexOf(carol.address),
+            to: bytesToHex(carol.address),
             data: writeSlot(5, 11),
             gasLimit: 300_000n,
             authorizationList: [authorize(carol.privateKey, readerAddress, carolNonce + 1n)],
@@ -409,36 +398,31 @@ describe.each(['cancun', 'prague', 'osaka'])('%s: blob and EIP-7702 transactions
         const hashes = [await send(bobSends.serialize()), await send(selfSponsored.serialize())];
         const [bobReceipt, selfReceipt] = await mine(hashes);
         expect(bobReceipt.status).toBe('0x1');
-        expect(await both('eth_getStorageAt', hexOf(carol.address), '0x4', 'latest')).toBe(`0x${word(10)}`);
+        expect(await both('eth_getStorageAt', bytesToHex(carol.address), '0x4', 'latest')).toBe(`0x${word(10)}`);
         expect(selfReceipt.status).toBe('0x1');
-        expect(await both('eth_getCode', hexOf(carol.address), 'latest')).toBe(`0xef0100${readerAddress.slice(2)}`);
+        expect(await both('eth_getCode', bytesToHex(carol.address), 'latest')).toBe(
+          `0xef0100${readerAddress.slice(2)}`,
+        );
         const clearing = createEOACode7702Tx(
           {
             ...fees,
             nonce: nonceOf(alice.privateKey),
-            to: hexOf(bob.address),
+            to: bytesToHex(bob.address),
             gasLimit: 100_000n,
             authorizationList: [authorize(bob.privateKey, `0x${'00'.repeat(20)}`, nonceOf(bob.privateKey))],
           },
           { common },
         ).sign(alice.privateKey);
         await mine([await send(clearing.serialize())]);
-        expect(await both('eth_getCode', hexOf(bob.address), 'latest')).toBe('0x');
-        for (const a of [hexOf(alice.address), hexOf(bob.address), hexOf(carol.address)]) {
+        expect(await both('eth_getCode', bytesToHex(bob.address), 'latest')).toBe('0x');
+        for (const a of [bytesToHex(alice.address), bytesToHex(bob.address), bytesToHex(carol.address)]) {
           await both('eth_getTransactionCount', a, 'latest');
           await both('eth_getBalance', a, 'latest');
         }
       } finally {
-        for (const node of nodes) {
-          node.rpc.close();
-          await node.chain.close();
-        }
+        await close();
       }
     },
     FORK_TIMEOUT_MS,
   );
 });
-
-function hexToBytesOf(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
-}

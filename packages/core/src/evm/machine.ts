@@ -81,7 +81,7 @@ const U256 = (1n << 256n) - 1n;
 const SIGN = 1n << 255n;
 const ADDRESS_MASK = (1n << 160n) - 1n;
 /** EIP-7702's delegation designator: 0xef0100 and an address. */
-const DELEGATION = [0xef, 0x01, 0x00];
+export const DELEGATION = new Uint8Array([0xef, 0x01, 0x00]);
 /** A memory range past this many words costs more gas than any run has. */
 const MAX_WORDS = 94_906_265; // the largest n with n * n below 2^53
 const EMPTY = new Uint8Array(0);
@@ -134,7 +134,8 @@ function addressOf(v: bigint): Uint8Array {
   return wordBytes(v & ADDRESS_MASK).subarray(12);
 }
 
-function isDelegation(code: Uint8Array): boolean {
+/** The code is an EIP-7702 delegation (the designator and an address). */
+export function isDelegation(code: Uint8Array): boolean {
   return code.length === 23 && code[0] === DELEGATION[0] && code[1] === DELEGATION[1] && code[2] === DELEGATION[2];
 }
 

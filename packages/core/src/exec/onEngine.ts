@@ -13,7 +13,7 @@ import { ConsensusType, Hardfork } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import type { EVMResult } from '@ethereumjs/evm';
 import { Capability, getCalldataFloorGas, isBlob4844Tx, isEOACode7702Tx, TransactionType } from '@ethereumjs/tx';
-import type { AccessList2930Tx, Blob4844Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx';
+import type { AccessList2930Tx, EOACode7702Tx, FeeMarket1559Tx, LegacyTx } from '@ethereumjs/tx';
 import {
   Account,
   Address,
@@ -33,6 +33,7 @@ import { Bloom, runTx } from '@ethereumjs/vm';
 import type { RunTxOpts, RunTxResult, VM } from '@ethereumjs/vm';
 
 import { FramePool, MAX_ENGINE_GAS, rulesOf, runMessage, World } from '../evm/engine';
+import { DELEGATION, isDelegation } from '../evm/machine';
 import { bothHooks } from '../evm/hooks';
 import type { BlockEnv, EngineHooks, Precompile, StateBackend } from '../evm/engine';
 import type { ForkRules } from '../evm/rules';
@@ -165,8 +166,8 @@ interface WholeTransaction {
   gasPrice: bigint;
   /** Of the price, what the fee recipient gets per gas from London on. */
   tip: bigint;
-  /** A blob transaction's blob gas and its price in the block. */
-  blob: { gas: bigint; price: bigint } | undefined;
+  /** A blob transaction's blob gas, its price in the block and the transaction's cap on that price. */
+  blob: { gas: bigint; price: bigint; feeCap: bigint } | undefined;
   rules: ForkRules;
 }
 
@@ -285,7 +286,11 @@ export class EngineTransactions {
     const account = (await sm.getAccount(caller)) ?? new Account();
     // EIP-4844: the blob gas, bought at the block's blob gas price, within the blob fee cap.
     const blob = isBlob4844Tx(tx)
-      ? { gas: common.param('blobGasPerBlob') * BigInt(tx.numBlobs()), price: header.getBlobGasPrice() }
+      ? {
+          gas: common.param('blobGasPerBlob') * BigInt(tx.numBlobs()),
+          price: header.getBlobGasPrice(),
+          feeCap: tx.maxFeePerBlobGas,
+        }
       : undefined;
     if (
       header.gasLimit < tx.gasLimit ||
@@ -293,11 +298,8 @@ export class EngineTransactions {
       (london && feeCap < baseFee) ||
       !(equalsBytes(account.codeHash, KECCAK256_NULL) || (await this.delegated(caller))) ||
       account.balance < tx.getUpfrontCost(baseFee) ||
-      account.balance <
-        tx.value +
-          (feeMarket ? tx.gasLimit * feeCap : 0n) +
-          (blob === undefined ? 0n : blob.gas * (tx as Blob4844Tx).maxFeePerBlobGas) ||
-      (blob !== undefined && (tx as Blob4844Tx).maxFeePerBlobGas < blob.price) ||
+      account.balance < tx.value + (feeMarket ? tx.gasLimit * feeCap : 0n) + (blob ? blob.gas * blob.feeCap : 0n) ||
+      (blob !== undefined && blob.feeCap < blob.price) ||
       (opts.skipNonce !== true && account.nonce !== tx.nonce)
     )
       return runTx(vm, opts); // which throws its error (a tracer sees nothing of a transaction that is not valid)
@@ -354,8 +356,8 @@ export class EngineTransactions {
       tx.gasLimit <= MAX_ENGINE_GAS &&
       common.gteHardfork(Hardfork.Byzantium) &&
       common.consensusType() !== ConsensusType.ProofOfAuthority &&
+      // Amsterdam's EIP-7778 block gas; its EIP-8037 (state gas) has no engine rules (engineRules: null).
       !common.isActivatedEIP(7778) &&
-      !common.isActivatedEIP(8037) &&
       events.listenerCount('beforeTx') === 0 &&
       events.listenerCount('afterTx') === 0 &&
       !tracerListening(vm);
@@ -485,10 +487,7 @@ export class EngineTransactions {
       if (stored !== undefined) refund += common.param('perEmptyAccountCost') - common.param('perAuthBaseGas');
       account.nonce++;
       await journal.putAccount(authority, account);
-      await sm.putCode(
-        authority,
-        equalsBytes(address, ZERO_ADDRESS) ? new Uint8Array() : concatBytes(DELEGATION_PREFIX, address),
-      );
+      await sm.putCode(authority, address.every((b) => b === 0) ? new Uint8Array() : concatBytes(DELEGATION, address));
     }
     return refund;
   }
@@ -585,14 +584,6 @@ export async function writeBack(vm: VM, world: World): Promise<void> {
       await sm.putStorage(address, wordBytes(slot), value === 0n ? new Uint8Array() : bigIntToBytes(value));
   }
   for (const key of world.touched) if (!written.has(key)) journal.touchAccount(key);
-}
-
-/** EIP-7702: the code of an account that delegates to another's is this prefix and that address. */
-const DELEGATION_PREFIX = new Uint8Array([0xef, 0x01, 0x00]);
-const ZERO_ADDRESS = new Uint8Array(20);
-
-function isDelegation(code: Uint8Array): boolean {
-  return code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
 }
 
 /** runTx's warm set (EIP-2929, EIP-3651), the precompiles aside. */

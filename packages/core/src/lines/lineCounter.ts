@@ -443,7 +443,7 @@ export class LineCounter {
       exit: ({ depth }, { error }) => {
         if (london || (!top && depth === 0)) return;
         const entered = messages.pop();
-        if (entered !== undefined) this.messageExited(entered, error !== undefined);
+        if (entered !== undefined && this.active) messageExited(this.counting, entered, error !== undefined);
       },
       frameStart: (f) => {
         const started: FrameStarted = {
@@ -480,14 +480,11 @@ export class LineCounter {
       // The transaction's own message: the full tracer has nothing to settle for it.
       if (entered === undefined) return runCall(opts);
       return runCall(opts).then((result) => {
-        this.messageExited(entered, (result as { execResult: ExecResult }).execResult.exceptionError !== undefined);
+        const failed = (result as { execResult: ExecResult }).execResult.exceptionError !== undefined;
+        if (this.active) messageExited(this.counting, entered, failed);
         return result;
       });
     };
-  }
-
-  private messageExited(entered: MessageEntered, failed: boolean): void {
-    if (this.active) messageExited(this.counting, entered, failed);
   }
 
   /** SELFDESTRUCT and explicit STOP/RETURN/REVERT end their frame (the frame hook counts it). */
